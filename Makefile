@@ -1,0 +1,48 @@
+# slime: PostgreSQL extension for Minecraft worlds (PGXS build)
+
+EXTENSION = slime
+EXTVERSION = 0.1.0
+MODULE_big = slime
+DATA = $(wildcard sql/slime--*.sql)
+
+CORE_SRCS = $(sort $(wildcard src/core/*.c))
+PG_SRCS = $(sort $(wildcard src/*.c))
+OBJS = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
+
+LIBS_CORE = -lzstd -ldeflate -llz4 -lxxhash -lnettle
+SHLIB_LINK = $(LIBS_CORE)
+PG_CPPFLAGS = -Isrc/core
+PG_CFLAGS = -std=gnu99 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
+
+REGRESS = $(patsubst sql/%.sql,%,$(filter-out sql/slime--%.sql,$(sort $(wildcard sql/*.sql))))
+REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# ---- the core library, unit tests and the command-line tool ----
+CORE_CC ?= cc
+CORE_CFLAGS ?= -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
+UNIT_SRCS = $(sort $(wildcard test/unit/*.c))
+
+build/libslimecore.a: $(CORE_SRCS) $(wildcard src/core/*.h)
+	@mkdir -p build/core
+	set -e; for f in $(CORE_SRCS); do $(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -c $$f -o build/core/$$(basename $$f .c).o; done
+	rm -f $@ && ar rcs $@ build/core/*.o
+
+build/unit: build/libslimecore.a $(UNIT_SRCS) $(wildcard test/unit/*.h test/unit/*.def)
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/unit $(UNIT_SRCS) build/libslimecore.a $(LIBS_CORE) -o $@
+
+build/slimetool: build/libslimecore.a src/tool/slimetool.c
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core src/tool/slimetool.c build/libslimecore.a $(LIBS_CORE) -o $@
+
+.PHONY: unit tool
+unit: build/unit
+	cd $(CURDIR) && ./build/unit
+
+tool: build/slimetool
+
+clean: clean-core
+clean-core:
+	rm -rf build test/regress-out

@@ -1,0 +1,1351 @@
+/*
+ * sl_nbt.c - Java-edition NBT: checking, a tree form, writing and JSON.
+ *
+ * Every reader here is built on one iterative pull scanner (nbt_reader).
+ * It yields one event per tag and one per closed container, keeps an
+ * explicit stack of open compounds and lists sized once from the depth cap,
+ * and checks every length against the buffer before it is used. Each tag
+ * event consumes at least one byte (lists of End must be empty), so the
+ * work done is bounded by the size of the input.
+ */
+#include "sl_nbt.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBT_EV_DONE		0
+#define NBT_EV_TAG		1
+#define NBT_EV_CLOSE	2
+
+/* Ask the interrupt hook every 64K events or array elements. */
+#define NBT_TICK_MASK	0xFFFF
+
+/* A tree may use this many bytes of arena per allowed raw chunk byte. */
+#define NBT_TREE_FACTOR	8
+
+static const char *const nbt_type_names[] = {
+	"end", "byte", "short", "int", "long", "float", "double",
+	"byte_array", "string", "list", "compound", "int_array", "long_array"
+};
+
+/* Fewest payload bytes one tag of each type can occupy. */
+static const uint8_t nbt_min_size[] = {0, 1, 2, 4, 8, 4, 8, 4, 2, 5, 1, 4, 4};
+
+/* Keys that would be mistaken for a type wrapper in JSON. */
+static const char *const nbt_reserved_keys[] = {
+	"byte", "short", "long", "float", "double", "byte_array", "int_array",
+	"long_array", "list", "compound", "mutf8"
+};
+
+/* An open compound or list of the scanner. */
+typedef struct nbt_frame
+{
+	uint8_t		type;			/* SL_TAG_COMPOUND or SL_TAG_LIST */
+	uint8_t		elem;			/* list element type */
+	uint8_t		flag;			/* free for the caller */
+	uint32_t	count;			/* list: declared element count */
+	uint32_t	left;			/* list: elements not read yet */
+	size_t		seen;			/* entries read so far */
+	size_t		mark;			/* free for the caller */
+} nbt_frame;
+
+/* The pull scanner and the tag it read last. */
+typedef struct nbt_reader
+{
+	const uint8_t *buf;
+	size_t		len;
+	size_t		pos;
+	int			max_depth;
+	int			nframes;
+	int			depth;			/* open containers */
+	int			started;
+	uint32_t	ticks;
+	nbt_frame  *stack;
+	/* the tag of the last NBT_EV_TAG */
+	int			level;			/* containers open around it */
+	size_t		off;			/* offset of its type byte (list: payload) */
+	uint8_t		type;
+	uint16_t	name_len;
+	const uint8_t *name;
+	int64_t		i;				/* byte, short, int, long */
+	uint64_t	bits;			/* float (low 32 bits) or double */
+	const uint8_t *data;		/* string bytes or array elements */
+	uint32_t	count;			/* string length, array or list count */
+	uint8_t		elem;			/* list element type */
+} nbt_reader;
+
+/* Name of a tag type, or NULL when out of range. */
+const char *
+sl_nbt_type_name(int type)
+{
+	if (type < SL_TAG_END || type > SL_TAG_LONG_ARRAY)
+		return NULL;
+	return nbt_type_names[type];
+}
+
+/* Prepare a scanner over buf; the frame stack is allocated once here. */
+static int
+nbt_reader_init(nbt_reader *r, const uint8_t *buf, size_t len,
+				const sl_limits *lim, sl_err *err)
+{
+	size_t		nframes;
+
+	if (lim == NULL)
+		lim = &sl_default_limits;
+	memset(r, 0, sizeof(*r));
+	if (buf == NULL && len > 0)
+		return sl_fail(err, SL_ERR_INVALID, "NBT: no data buffer");
+	r->buf = buf;
+	r->len = len;
+	r->max_depth = lim->max_depth;
+	/* every level consumes at least one byte before it opens */
+	nframes = lim->max_depth > 0 ? (size_t) lim->max_depth : 1;
+	if (nframes > len + 1)
+		nframes = len + 1;
+	r->nframes = (int) nframes;
+	r->stack = sl_alloc_err(nframes * sizeof(nbt_frame), err);
+	return r->stack ? 0 : -1;
+}
+
+/* Release the scanner's frame stack. */
+static void
+nbt_reader_free(nbt_reader *r)
+{
+	sl_free(r->stack);
+	r->stack = NULL;
+}
+
+/* Fail unless n more bytes are available at the read position. */
+static int
+nbt_need(nbt_reader *r, size_t n, const char *what, sl_err *err)
+{
+	if (r->len - r->pos >= n)
+		return 0;
+	return sl_fail(err, SL_ERR_FORMAT,
+				   "NBT: %s at offset %zu runs past end of data (%zu bytes)",
+				   what, r->pos, r->len);
+}
+
+/* Open a compound or list, enforcing the depth cap and the stack hook. */
+static int
+nbt_push(nbt_reader *r, uint8_t type, uint8_t elem, uint32_t count,
+		 sl_err *err)
+{
+	nbt_frame  *f;
+
+	if (r->depth >= r->max_depth || r->depth >= r->nframes)
+		return sl_fail(err, SL_ERR_LIMIT,
+					   "NBT: %s at offset %zu nests deeper than %d levels",
+					   nbt_type_names[type], r->off, r->max_depth);
+	if (sl_hooks.stack_too_deep())
+		return sl_fail(err, SL_ERR_LIMIT,
+					   "NBT: stack depth limit reached at offset %zu", r->off);
+	f = &r->stack[r->depth++];
+	f->type = type;
+	f->elem = elem;
+	f->flag = 0;
+	f->count = count;
+	f->left = count;
+	f->seen = 0;
+	f->mark = 0;
+	return NBT_EV_TAG;
+}
+
+/* Read a u16-length name at the read position. */
+static int
+nbt_read_name(nbt_reader *r, sl_err *err)
+{
+	uint16_t	n;
+
+	if (nbt_need(r, 2, "name length", err))
+		return -1;
+	n = sl_get_u16be(r->buf + r->pos);
+	if (r->len - r->pos - 2 < n)
+		return sl_fail(err, SL_ERR_FORMAT,
+					   "NBT: name length %u at offset %zu runs past end of data (%zu bytes)",
+					   (unsigned) n, r->pos, r->len);
+	r->name_len = n;
+	r->name = r->buf + r->pos + 2;
+	r->pos += 2 + (size_t) n;
+	return 0;
+}
+
+/* Read a fixed-size number payload. */
+static int
+nbt_read_number(nbt_reader *r, uint8_t type, sl_err *err)
+{
+	const uint8_t *p = r->buf + r->pos;
+	char		what[32];
+
+	snprintf(what, sizeof(what), "%s payload", nbt_type_names[type]);
+	if (nbt_need(r, nbt_min_size[type], what, err))
+		return -1;
+	r->pos += nbt_min_size[type];
+	switch (type)
+	{
+		case SL_TAG_BYTE:
+			r->i = (int8_t) p[0];
+			break;
+		case SL_TAG_SHORT:
+			r->i = (int16_t) sl_get_u16be(p);
+			break;
+		case SL_TAG_INT:
+			r->i = (int32_t) sl_get_u32be(p);
+			break;
+		case SL_TAG_LONG:
+			r->i = (int64_t) sl_get_u64be(p);
+			break;
+		case SL_TAG_FLOAT:
+			r->bits = sl_get_u32be(p);
+			break;
+		default:
+			r->bits = sl_get_u64be(p);
+			break;
+	}
+	return NBT_EV_TAG;
+}
+
+/* Read an i32 count at the read position, rejecting negative ones. */
+static int
+nbt_read_count(nbt_reader *r, const char *what, int32_t *count, sl_err *err)
+{
+	if (nbt_need(r, 4, what, err))
+		return -1;
+	*count = (int32_t) sl_get_u32be(r->buf + r->pos);
+	if (*count < 0)
+		return sl_fail(err, SL_ERR_FORMAT, "NBT: negative %s %d at offset %zu",
+					   what, (int) *count, r->pos);
+	return 0;
+}
+
+/* Read a byte, int or long array; elements stay in the buffer. */
+static int
+nbt_read_array(nbt_reader *r, uint8_t type, sl_err *err)
+{
+	size_t		esize = type == SL_TAG_BYTE_ARRAY ? 1 : type == SL_TAG_INT_ARRAY ? 4 : 8;
+	char		what[32];
+	int32_t		n;
+
+	snprintf(what, sizeof(what), "%s count", nbt_type_names[type]);
+	if (nbt_read_count(r, what, &n, err))
+		return -1;
+	if ((uint64_t) n * esize > (uint64_t) (r->len - r->pos - 4))
+		return sl_fail(err, SL_ERR_FORMAT,
+					   "NBT: %s %d at offset %zu runs past end of data (%zu bytes)",
+					   what, (int) n, r->pos, r->len);
+	r->count = (uint32_t) n;
+	r->data = r->buf + r->pos + 4;
+	r->pos += 4 + (size_t) n * esize;
+	return NBT_EV_TAG;
+}
+
+/* Read a u16-length string; its bytes stay in the buffer. */
+static int
+nbt_read_string(nbt_reader *r, sl_err *err)
+{
+	uint16_t	n;
+
+	if (nbt_need(r, 2, "string length", err))
+		return -1;
+	n = sl_get_u16be(r->buf + r->pos);
+	if (r->len - r->pos - 2 < n)
+		return sl_fail(err, SL_ERR_FORMAT,
+					   "NBT: string length %u at offset %zu runs past end of data (%zu bytes)",
+					   (unsigned) n, r->pos, r->len);
+	r->count = n;
+	r->data = r->buf + r->pos + 2;
+	r->pos += 2 + (size_t) n;
+	return NBT_EV_TAG;
+}
+
+/* Read a list header and open the list. */
+static int
+nbt_read_list(nbt_reader *r, sl_err *err)
+{
+	size_t		at = r->pos;
+	uint8_t		elem;
+	int32_t		n;
+
+	if (nbt_need(r, 1, "list element type", err))
+		return -1;
+	elem = r->buf[r->pos++];
+	if (elem > SL_TAG_LONG_ARRAY)
+		return sl_fail(err, SL_ERR_FORMAT,
+					   "NBT: unknown list element type %u at offset %zu",
+					   (unsigned) elem, at);
+	if (nbt_read_count(r, "list count", &n, err))
+		return -1;
+	r->pos += 4;
+	if (n > 0 && elem == SL_TAG_END)
+		return sl_fail(err, SL_ERR_FORMAT,
+					   "NBT: list at offset %zu has %d elements of type end",
+					   at, (int) n);
+	if ((uint64_t) n * nbt_min_size[elem] > (uint64_t) (r->len - r->pos))
+		return sl_fail(err, SL_ERR_FORMAT,
+					   "NBT: list of %d %s at offset %zu runs past end of data (%zu bytes)",
+					   (int) n, nbt_type_names[elem], at, r->len);
+	r->elem = elem;
+	r->count = (uint32_t) n;
+	return nbt_push(r, SL_TAG_LIST, elem, (uint32_t) n, err);
+}
+
+/* Read the payload of a tag of the given type. */
+static int
+nbt_read_payload(nbt_reader *r, uint8_t type, sl_err *err)
+{
+	r->type = type;
+	switch (type)
+	{
+		case SL_TAG_BYTE_ARRAY:
+		case SL_TAG_INT_ARRAY:
+		case SL_TAG_LONG_ARRAY:
+			return nbt_read_array(r, type, err);
+		case SL_TAG_STRING:
+			return nbt_read_string(r, err);
+		case SL_TAG_LIST:
+			return nbt_read_list(r, err);
+		case SL_TAG_COMPOUND:
+			return nbt_push(r, SL_TAG_COMPOUND, SL_TAG_END, 0, err);
+		default:
+			return nbt_read_number(r, type, err);
+	}
+}
+
+/* Read the named root tag. */
+static int
+nbt_read_root(nbt_reader *r, sl_err *err)
+{
+	uint8_t		type;
+
+	r->started = 1;
+	r->level = 0;
+	r->off = 0;
+	if (r->len == 0)
+		return sl_fail(err, SL_ERR_FORMAT, "NBT: empty data");
+	type = r->buf[0];
+	if (type == SL_TAG_END)
+		return sl_fail(err, SL_ERR_FORMAT,
+					   "NBT: root tag at offset 0 is end, not a named tag");
+	if (type > SL_TAG_LONG_ARRAY)
+		return sl_fail(err, SL_ERR_FORMAT,
+					   "NBT: unknown tag type %u at offset 0", (unsigned) type);
+	r->pos = 1;
+	if (nbt_read_name(r, err))
+		return -1;
+	return nbt_read_payload(r, type, err);
+}
+
+/* Read the next element of the innermost open list. */
+static int
+nbt_next_in_list(nbt_reader *r, nbt_frame *f, sl_err *err)
+{
+	if (f->left == 0)
+	{
+		r->depth--;
+		return NBT_EV_CLOSE;
+	}
+	f->left--;
+	f->seen++;
+	r->off = r->pos;
+	return nbt_read_payload(r, f->elem, err);
+}
+
+/* Read the next entry of the innermost open compound. */
+static int
+nbt_next_in_compound(nbt_reader *r, nbt_frame *f, sl_err *err)
+{
+	uint8_t		type;
+
+	r->off = r->pos;
+	if (nbt_need(r, 1, "tag type", err))
+		return -1;
+	type = r->buf[r->pos++];
+	if (type == SL_TAG_END)
+	{
+		r->depth--;
+		return NBT_EV_CLOSE;
+	}
+	if (type > SL_TAG_LONG_ARRAY)
+		return sl_fail(err, SL_ERR_FORMAT, "NBT: unknown tag type %u at offset %zu",
+					   (unsigned) type, r->off);
+	f->seen++;
+	if (nbt_read_name(r, err))
+		return -1;
+	return nbt_read_payload(r, type, err);
+}
+
+/*
+ * Advance to the next event: NBT_EV_TAG (a tag was read; containers are
+ * now open), NBT_EV_CLOSE (a container ended; its frame is still at
+ * stack[depth]), NBT_EV_DONE after the root, or -1 on error.
+ */
+static int
+nbt_next(nbt_reader *r, sl_err *err)
+{
+	nbt_frame  *f;
+
+	if ((++r->ticks & NBT_TICK_MASK) == 0)
+		sl_interrupt();
+	if (r->depth == 0)
+		return r->started ? NBT_EV_DONE : nbt_read_root(r, err);
+	f = &r->stack[r->depth - 1];
+	r->level = r->depth;
+	r->name = NULL;
+	r->name_len = 0;
+	if (f->type == SL_TAG_LIST)
+		return nbt_next_in_list(r, f, err);
+	return nbt_next_in_compound(r, f, err);
+}
+
+/* Check one well-formed root tag and report its size. */
+int
+sl_nbt_check(const uint8_t *buf, size_t len, int any_root,
+			 const sl_limits *lim, size_t *consumed, sl_err *err)
+{
+	nbt_reader	r;
+	int			ev;
+
+	if (nbt_reader_init(&r, buf, len, lim, err))
+		return -1;
+	ev = nbt_next(&r, err);
+	if (ev > 0 && !any_root && r.type != SL_TAG_COMPOUND)
+		ev = sl_fail(err, SL_ERR_FORMAT,
+					 "NBT: root tag at offset 0 is a %s, not a compound",
+					 nbt_type_names[r.type]);
+	while (ev > 0)
+		ev = nbt_next(&r, err);
+	nbt_reader_free(&r);
+	if (ev < 0)
+		return -1;
+	if (consumed)
+		*consumed = r.pos;
+	return 0;
+}
+
+/* ---- tree ---- */
+
+/* State of sl_nbt_parse: the arena and the children of open containers. */
+typedef struct nbt_builder
+{
+	sl_arena   *arena;
+	size_t		base;			/* arena->used when parsing began */
+	size_t		cap;			/* most arena bytes the tree may take */
+	sl_buf		pending;		/* sl_nbt pointers not yet given to a parent */
+} nbt_builder;
+
+/* Allocate from the arena within the tree's memory cap. */
+static void *
+nbt_build_alloc(nbt_builder *b, size_t size, sl_err *err)
+{
+	void	   *p = sl_arena_alloc(b->arena, size, err);
+
+	if (p != NULL && b->arena->used - b->base > b->cap)
+	{
+		sl_fail(err, SL_ERR_LIMIT,
+				"NBT: tree needs more than %zu bytes of memory", b->cap);
+		return NULL;
+	}
+	return p;
+}
+
+/* Number of pointers in the pending list. */
+static size_t
+nbt_pending_count(const nbt_builder *b)
+{
+	return b->pending.len / sizeof(sl_nbt *);
+}
+
+/* Pointer at index i of the pending list. */
+static sl_nbt *
+nbt_pending_at(const nbt_builder *b, size_t i)
+{
+	sl_nbt	   *node;
+
+	memcpy(&node, b->pending.data + i * sizeof(sl_nbt *), sizeof(node));
+	return node;
+}
+
+/* Copy the scanner's current tag into a new node. */
+static void
+nbt_fill_node(sl_nbt *node, const nbt_reader *r)
+{
+	uint32_t	fbits;
+
+	memset(node, 0, sizeof(*node));
+	node->type = r->type;
+	node->name_len = r->name_len;
+	node->name = (const char *) r->name;
+	switch (r->type)
+	{
+		case SL_TAG_FLOAT:
+			fbits = (uint32_t) r->bits;
+			memcpy(&node->v.f, &fbits, sizeof(float));
+			break;
+		case SL_TAG_DOUBLE:
+			memcpy(&node->v.d, &r->bits, sizeof(double));
+			break;
+		case SL_TAG_BYTE_ARRAY:
+		case SL_TAG_INT_ARRAY:
+		case SL_TAG_LONG_ARRAY:
+			node->v.arr.data = r->data;
+			node->v.arr.count = r->count;
+			break;
+		case SL_TAG_STRING:
+			node->v.str.s = (const char *) r->data;
+			node->v.str.len = (uint16_t) r->count;
+			break;
+		case SL_TAG_LIST:
+			node->v.list.elem_type = r->elem;
+			break;
+		case SL_TAG_COMPOUND:
+			break;
+		default:
+			node->v.i = r->i;
+			break;
+	}
+}
+
+/* Make a node for the tag just read and queue it for its parent. */
+static int
+nbt_build_tag(nbt_builder *b, nbt_reader *r, sl_err *err)
+{
+	sl_nbt	   *node = nbt_build_alloc(b, sizeof(sl_nbt), err);
+
+	if (node == NULL)
+		return -1;
+	nbt_fill_node(node, r);
+	if (sl_buf_put(&b->pending, &node, sizeof(node), err))
+		return -1;
+	if (r->type == SL_TAG_LIST || r->type == SL_TAG_COMPOUND)
+		r->stack[r->depth - 1].mark = nbt_pending_count(b);
+	return 0;
+}
+
+/* Hand the queued children of the container just closed to its node. */
+static int
+nbt_build_close(nbt_builder *b, nbt_reader *r, sl_err *err)
+{
+	nbt_frame  *f = &r->stack[r->depth];
+	sl_nbt	   *node = nbt_pending_at(b, f->mark - 1);
+	size_t		n = nbt_pending_count(b) - f->mark;
+	sl_nbt	  **items = NULL;
+
+	if (n > UINT32_MAX)
+		return sl_fail(err, SL_ERR_LIMIT, "NBT: compound has more than %u entries",
+					   (unsigned) UINT32_MAX);
+	if (n > 0)
+	{
+		items = nbt_build_alloc(b, n * sizeof(sl_nbt *), err);
+		if (items == NULL)
+			return -1;
+		memcpy(items, b->pending.data + f->mark * sizeof(sl_nbt *),
+			   n * sizeof(sl_nbt *));
+	}
+	if (node->type == SL_TAG_LIST)
+	{
+		node->v.list.count = (uint32_t) n;
+		node->v.list.items = items;
+	}
+	else
+	{
+		node->v.comp.count = (uint32_t) n;
+		node->v.comp.items = items;
+	}
+	b->pending.len = f->mark * sizeof(sl_nbt *);
+	return 0;
+}
+
+/*
+ * Parse the root tag (of any type but End) into a tree in arena. On failure
+ * the arena may hold part of a tree; free it as usual.
+ */
+int
+sl_nbt_parse(const uint8_t *buf, size_t len, const sl_limits *lim,
+			 sl_arena *arena, sl_nbt **root, size_t *consumed, sl_err *err)
+{
+	nbt_reader	r;
+	nbt_builder b;
+	int			ev;
+
+	if (lim == NULL)
+		lim = &sl_default_limits;
+	memset(&b, 0, sizeof(b));
+	b.arena = arena;
+	b.base = arena->used;
+	b.cap = lim->max_chunk_raw > SIZE_MAX / NBT_TREE_FACTOR ?
+		SIZE_MAX : lim->max_chunk_raw * NBT_TREE_FACTOR;
+	if (nbt_reader_init(&r, buf, len, lim, err))
+		return -1;
+	while ((ev = nbt_next(&r, err)) > 0)
+	{
+		if (ev == NBT_EV_TAG ? nbt_build_tag(&b, &r, err) : nbt_build_close(&b, &r, err))
+		{
+			ev = -1;
+			break;
+		}
+	}
+	nbt_reader_free(&r);
+	if (ev == 0)
+	{
+		*root = nbt_pending_at(&b, 0);
+		if (consumed)
+			*consumed = r.pos;
+	}
+	sl_buf_free(&b.pending);
+	return ev < 0 ? -1 : 0;
+}
+
+/* Child of a compound by name; the last of duplicates wins, as in Minecraft. */
+const sl_nbt *
+sl_nbt_child(const sl_nbt *compound, const char *name)
+{
+	const sl_nbt *found = NULL;
+	size_t		n;
+
+	if (compound == NULL || compound->type != SL_TAG_COMPOUND || name == NULL)
+		return NULL;
+	n = strlen(name);
+	for (uint32_t i = 0; i < compound->v.comp.count; i++)
+	{
+		const sl_nbt *c = compound->v.comp.items[i];
+
+		if (c != NULL && c->name_len == n && (n == 0 || memcmp(c->name, name, n) == 0))
+			found = c;
+	}
+	return found;
+}
+
+/* ---- writing ---- */
+
+/* An open container of the writer. */
+typedef struct nbt_wframe
+{
+	const sl_nbt *node;
+	uint32_t	next;			/* index of the next child to write */
+} nbt_wframe;
+
+typedef struct nbt_writer
+{
+	nbt_wframe *frames;
+	size_t		depth;
+	size_t		cap;
+	sl_buf	   *out;
+} nbt_writer;
+
+/* Number of children of a container node. */
+static uint32_t
+nbt_child_count(const sl_nbt *node)
+{
+	return node->type == SL_TAG_LIST ? node->v.list.count : node->v.comp.count;
+}
+
+/* Child i of a container node. */
+static const sl_nbt *
+nbt_child_at(const sl_nbt *node, uint32_t i)
+{
+	return node->type == SL_TAG_LIST ? node->v.list.items[i] : node->v.comp.items[i];
+}
+
+/* Open a container in the writer, growing its stack as needed. */
+static int
+nbt_writer_push(nbt_writer *w, const sl_nbt *node, sl_err *err)
+{
+	if (w->depth == w->cap)
+	{
+		size_t		cap = w->cap ? w->cap * 2 : 64;
+		nbt_wframe *f = sl_realloc(w->frames, cap * sizeof(nbt_wframe));
+
+		if (f == NULL)
+			return sl_fail(err, SL_ERR_NOMEM, "out of memory writing NBT");
+		w->frames = f;
+		w->cap = cap;
+	}
+	w->frames[w->depth].node = node;
+	w->frames[w->depth].next = 0;
+	w->depth++;
+	return 0;
+}
+
+/* Write an array payload: i32 count and raw elements. */
+static int
+nbt_write_array(const sl_nbt *node, sl_buf *out, sl_err *err)
+{
+	size_t		esize = node->type == SL_TAG_BYTE_ARRAY ? 1 :
+		node->type == SL_TAG_INT_ARRAY ? 4 : 8;
+
+	if (node->v.arr.count > INT32_MAX || (node->v.arr.count > 0 && node->v.arr.data == NULL))
+		return sl_fail(err, SL_ERR_INVALID, "NBT: bad %s in tree",
+					   nbt_type_names[node->type]);
+	if (sl_buf_put_u32be(out, node->v.arr.count, err))
+		return -1;
+	return sl_buf_put(out, node->v.arr.data, (size_t) node->v.arr.count * esize, err);
+}
+
+/* Write a list header after checking the list node. */
+static int
+nbt_write_list_head(const sl_nbt *node, sl_buf *out, sl_err *err)
+{
+	uint8_t		elem = node->v.list.elem_type;
+	uint32_t	n = node->v.list.count;
+
+	if (elem > SL_TAG_LONG_ARRAY || n > INT32_MAX ||
+		(n > 0 && (elem == SL_TAG_END || node->v.list.items == NULL)))
+		return sl_fail(err, SL_ERR_INVALID,
+					   "NBT: bad list in tree (element type %u, count %u)",
+					   (unsigned) elem, (unsigned) n);
+	if (sl_buf_put_u8(out, elem, err))
+		return -1;
+	return sl_buf_put_u32be(out, n, err);
+}
+
+/* Write the payload of a node, opening containers in the writer. */
+static int
+nbt_write_begin(nbt_writer *w, const sl_nbt *node, sl_err *err)
+{
+	sl_buf	   *out = w->out;
+	uint32_t	fbits;
+	uint64_t	dbits;
+
+	switch (node->type)
+	{
+		case SL_TAG_BYTE:
+			return sl_buf_put_u8(out, (uint8_t) node->v.i, err);
+		case SL_TAG_SHORT:
+			return sl_buf_put_u16be(out, (uint16_t) node->v.i, err);
+		case SL_TAG_INT:
+			return sl_buf_put_u32be(out, (uint32_t) node->v.i, err);
+		case SL_TAG_LONG:
+			return sl_buf_put_u64be(out, (uint64_t) node->v.i, err);
+		case SL_TAG_FLOAT:
+			memcpy(&fbits, &node->v.f, sizeof(fbits));
+			return sl_buf_put_u32be(out, fbits, err);
+		case SL_TAG_DOUBLE:
+			memcpy(&dbits, &node->v.d, sizeof(dbits));
+			return sl_buf_put_u64be(out, dbits, err);
+		case SL_TAG_BYTE_ARRAY:
+		case SL_TAG_INT_ARRAY:
+		case SL_TAG_LONG_ARRAY:
+			return nbt_write_array(node, out, err);
+		case SL_TAG_STRING:
+			if (node->v.str.len > 0 && node->v.str.s == NULL)
+				return sl_fail(err, SL_ERR_INVALID, "NBT: string without data in tree");
+			if (sl_buf_put_u16be(out, node->v.str.len, err))
+				return -1;
+			return sl_buf_put(out, node->v.str.s, node->v.str.len, err);
+		case SL_TAG_LIST:
+			if (nbt_write_list_head(node, out, err))
+				return -1;
+			return nbt_writer_push(w, node, err);
+		case SL_TAG_COMPOUND:
+			if (node->v.comp.count > 0 && node->v.comp.items == NULL)
+				return sl_fail(err, SL_ERR_INVALID, "NBT: compound without items in tree");
+			return nbt_writer_push(w, node, err);
+		default:
+			return sl_fail(err, SL_ERR_INVALID, "NBT: bad tag type %u in tree",
+						   (unsigned) node->type);
+	}
+}
+
+/* Write a node's type byte and name. */
+static int
+nbt_write_named(const sl_nbt *node, sl_buf *out, sl_err *err)
+{
+	if (node->type == SL_TAG_END || node->type > SL_TAG_LONG_ARRAY)
+		return sl_fail(err, SL_ERR_INVALID, "NBT: bad tag type %u in tree",
+					   (unsigned) node->type);
+	if (node->name_len > 0 && node->name == NULL)
+		return sl_fail(err, SL_ERR_INVALID, "NBT: tag name without data in tree");
+	if (sl_buf_put_u8(out, node->type, err) ||
+		sl_buf_put_u16be(out, node->name_len, err))
+		return -1;
+	return sl_buf_put(out, node->name, node->name_len, err);
+}
+
+/* Write the next child of the top container, or close it. */
+static int
+nbt_write_step(nbt_writer *w, sl_err *err)
+{
+	nbt_wframe *top = &w->frames[w->depth - 1];
+	const sl_nbt *parent = top->node;
+	const sl_nbt *child;
+
+	if (top->next >= nbt_child_count(parent))
+	{
+		w->depth--;
+		if (parent->type == SL_TAG_COMPOUND)
+			return sl_buf_put_u8(w->out, SL_TAG_END, err);
+		return 0;
+	}
+	child = nbt_child_at(parent, top->next++);
+	if (child == NULL)
+		return sl_fail(err, SL_ERR_INVALID, "NBT: missing child in tree");
+	if (parent->type == SL_TAG_LIST)
+	{
+		if (child->type != parent->v.list.elem_type)
+			return sl_fail(err, SL_ERR_INVALID,
+						   "NBT: %s item in a list of %s in tree",
+						   sl_nbt_type_name(child->type) ? sl_nbt_type_name(child->type) : "bad",
+						   nbt_type_names[parent->v.list.elem_type]);
+	}
+	else if (nbt_write_named(child, w->out, err))
+		return -1;
+	return nbt_write_begin(w, child, err);
+}
+
+/* Serialize a tree back to NBT bytes; out is unchanged on failure. */
+int
+sl_nbt_write(const sl_nbt *root, sl_buf *out, sl_err *err)
+{
+	nbt_writer	w;
+	size_t		base = out->len;
+	uint32_t	ticks = 0;
+	int			rc;
+
+	if (root == NULL)
+		return sl_fail(err, SL_ERR_INVALID, "NBT: no tree to write");
+	memset(&w, 0, sizeof(w));
+	w.out = out;
+	rc = nbt_write_named(root, out, err);
+	if (rc == 0)
+		rc = nbt_write_begin(&w, root, err);
+	while (rc == 0 && w.depth > 0)
+	{
+		if ((++ticks & NBT_TICK_MASK) == 0)
+			sl_interrupt();
+		rc = nbt_write_step(&w, err);
+	}
+	sl_free(w.frames);
+	if (rc != 0)
+		out->len = base;
+	return rc;
+}
+
+/* ---- path lookup ---- */
+
+/* Is the tag just read one of byte, short, int, long? */
+static int
+nbt_is_int(uint8_t type)
+{
+	return type >= SL_TAG_BYTE && type <= SL_TAG_LONG;
+}
+
+/* Does the tag just read carry this name? */
+static int
+nbt_name_is(const nbt_reader *r, const char *name)
+{
+	size_t		n = strlen(name);
+
+	return r->name_len == n && (n == 0 || memcmp(r->name, name, n) == 0);
+}
+
+/*
+ * Look up an int-like tag along a path of compound names. The whole document
+ * is scanned and checked; of duplicate names the last one wins, as in
+ * Minecraft and jsonb.
+ */
+int
+sl_nbt_find_int(const uint8_t *buf, size_t len, const char *const *path,
+				int npath, const sl_limits *lim, int64_t *out, sl_err *err)
+{
+	nbt_reader	r;
+	int			on = 0;			/* compounds open along the path */
+	int			found = 0;
+	int64_t		value = 0;
+	int			ev;
+
+	if (npath < 0 || (npath > 0 && path == NULL))
+		return sl_fail(err, SL_ERR_INVALID, "NBT: bad path");
+	if (nbt_reader_init(&r, buf, len, lim, err))
+		return -1;
+	while ((ev = nbt_next(&r, err)) > 0)
+	{
+		if (ev == NBT_EV_CLOSE)
+		{
+			if (r.depth < on)
+				on = r.depth;
+			continue;
+		}
+		if (r.level != on || (r.level > 0 && !nbt_name_is(&r, path[r.level - 1])))
+			continue;
+		/* this tag is the current candidate for path[0..level-1] */
+		found = 0;
+		if (r.level == npath)
+		{
+			found = nbt_is_int(r.type);
+			value = r.i;
+		}
+		else if (r.type == SL_TAG_COMPOUND)
+			on = r.level + 1;
+	}
+	nbt_reader_free(&r);
+	if (ev < 0)
+		return -1;
+	if (found && out)
+		*out = value;
+	return found;
+}
+
+/* ---- JSON ---- */
+
+/* Decode a 3-byte modified UTF-8 unit (no overlong forms). */
+static int
+mutf8_three(const uint8_t *p, size_t n, uint32_t *v)
+{
+	if (n < 3 || (p[0] & 0xF0) != 0xE0 || (p[1] & 0xC0) != 0x80 ||
+		(p[2] & 0xC0) != 0x80)
+		return 0;
+	*v = ((uint32_t) (p[0] & 0x0F) << 12) | ((uint32_t) (p[1] & 0x3F) << 6) |
+		(uint32_t) (p[2] & 0x3F);
+	return *v >= 0x800;
+}
+
+/*
+ * Decode one modified UTF-8 character into a code point; returns the bytes
+ * used, or 0 when the bytes are not canonical modified UTF-8 or the result
+ * cannot appear in JSON text for jsonb (U+0000, unpaired surrogates).
+ */
+static size_t
+mutf8_decode(const uint8_t *p, size_t n, uint32_t *cp)
+{
+	uint32_t	hi;
+	uint32_t	lo;
+
+	if (p[0] >= 0x01 && p[0] <= 0x7F)
+	{
+		*cp = p[0];
+		return 1;
+	}
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+	{
+		if (n < 2 || (p[1] & 0xC0) != 0x80)
+			return 0;
+		*cp = ((uint32_t) (p[0] & 0x1F) << 6) | (uint32_t) (p[1] & 0x3F);
+		return 2;
+	}
+	if (!mutf8_three(p, n, &hi))
+		return 0;
+	if (hi < 0xD800 || hi > 0xDFFF)
+	{
+		*cp = hi;
+		return 3;
+	}
+	if (hi > 0xDBFF || !mutf8_three(p + 3, n - 3, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+		return 0;
+	*cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+	return 6;
+}
+
+/* Encode a code point as JSON string content at dst; returns bytes written. */
+static size_t
+json_encode_cp(uint32_t cp, uint8_t *dst)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (cp == '"' || cp == '\\')
+	{
+		dst[0] = '\\';
+		dst[1] = (uint8_t) cp;
+		return 2;
+	}
+	if (cp < 0x20)
+	{
+		memcpy(dst, "\\u00", 4);
+		dst[4] = (uint8_t) hex[cp >> 4];
+		dst[5] = (uint8_t) hex[cp & 15];
+		return 6;
+	}
+	if (cp < 0x80)
+	{
+		dst[0] = (uint8_t) cp;
+		return 1;
+	}
+	if (cp < 0x800)
+	{
+		dst[0] = (uint8_t) (0xC0 | (cp >> 6));
+		dst[1] = (uint8_t) (0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000)
+	{
+		dst[0] = (uint8_t) (0xE0 | (cp >> 12));
+		dst[1] = (uint8_t) (0x80 | ((cp >> 6) & 0x3F));
+		dst[2] = (uint8_t) (0x80 | (cp & 0x3F));
+		return 3;
+	}
+	dst[0] = (uint8_t) (0xF0 | (cp >> 18));
+	dst[1] = (uint8_t) (0x80 | ((cp >> 12) & 0x3F));
+	dst[2] = (uint8_t) (0x80 | ((cp >> 6) & 0x3F));
+	dst[3] = (uint8_t) (0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/*
+ * Append a modified UTF-8 string as a quoted JSON string. Returns 0, -1 on
+ * error, or 1 (with out unchanged) when it cannot be JSON text.
+ */
+static int
+json_text(sl_buf *out, const uint8_t *p, size_t n, sl_err *err)
+{
+	size_t		base = out->len;
+	uint8_t    *dst;
+	size_t		i = 0;
+
+	/* one input byte yields at most six output bytes */
+	if (sl_buf_reserve(out, n * 6 + 2, err))
+		return -1;
+	dst = out->data + out->len;
+	*dst++ = '"';
+	while (i < n)
+	{
+		uint32_t	cp;
+		size_t		used = mutf8_decode(p + i, n - i, &cp);
+
+		if (used == 0)
+		{
+			out->len = base;
+			return 1;
+		}
+		i += used;
+		dst += json_encode_cp(cp, dst);
+	}
+	*dst++ = '"';
+	out->len = (size_t) (dst - out->data);
+	return 0;
+}
+
+/* Append a string tag: JSON text, or {"mutf8": hex} when it cannot be. */
+static int
+json_string(sl_buf *out, const uint8_t *p, size_t n, sl_err *err)
+{
+	static const char hex[] = "0123456789abcdef";
+	int			rc = json_text(out, p, n, err);
+	uint8_t    *dst;
+
+	if (rc <= 0)
+		return rc;
+	if (sl_buf_reserve(out, n * 2 + 14, err))
+		return -1;
+	dst = out->data + out->len;
+	memcpy(dst, "{\"mutf8\":\"", 10);
+	dst += 10;
+	for (size_t i = 0; i < n; i++)
+	{
+		*dst++ = (uint8_t) hex[p[i] >> 4];
+		*dst++ = (uint8_t) hex[p[i] & 15];
+	}
+	memcpy(dst, "\"}", 2);
+	out->len = (size_t) (dst + 2 - out->data);
+	return 0;
+}
+
+/* Append literal text. */
+static int
+json_put(sl_buf *out, const char *s, sl_err *err)
+{
+	return sl_buf_put(out, s, strlen(s), err);
+}
+
+/* Append a signed integer. */
+static int
+json_int(sl_buf *out, int64_t v, sl_err *err)
+{
+	char		tmp[24];
+	char	   *p = tmp + sizeof(tmp);
+	uint64_t	u = v < 0 ? (uint64_t) 0 - (uint64_t) v : (uint64_t) v;
+
+	do
+	{
+		*--p = (char) ('0' + u % 10);
+		u /= 10;
+	} while (u > 0);
+	if (v < 0)
+		*--p = '-';
+	return sl_buf_put(out, p, (size_t) (tmp + sizeof(tmp) - p), err);
+}
+
+/*
+ * Append a number given as %g text in plain fixed notation that always
+ * contains a '.', e.g. "1e+300" becomes "1000...0.0".
+ */
+static int
+json_fixed(sl_buf *out, const char *g, sl_err *err)
+{
+	char		digits[40];
+	char		res[400];
+	int			nd = 0;
+	int			point = -1;
+	long		dec;
+	size_t		k = 0;
+
+	if (*g == '-')
+		res[k++] = *g++;
+	for (; *g && *g != 'e' && *g != 'E' && nd < (int) sizeof(digits); g++)
+	{
+		if (*g == '.')
+			point = nd;
+		else
+			digits[nd++] = *g;
+	}
+	dec = (point < 0 ? nd : point) + (*g ? strtol(g + 1, NULL, 10) : 0);
+	if (dec < -340 || dec > 340)
+		return sl_fail(err, SL_ERR_INVALID, "NBT: cannot format number");
+	if (dec <= 0)
+	{
+		memcpy(res + k, "0.", 2);
+		k += 2;
+		memset(res + k, '0', (size_t) -dec);
+		k += (size_t) -dec;
+		memcpy(res + k, digits, (size_t) nd);
+		k += (size_t) nd;
+	}
+	else if (dec >= nd)
+	{
+		memcpy(res + k, digits, (size_t) nd);
+		k += (size_t) nd;
+		memset(res + k, '0', (size_t) (dec - nd));
+		k += (size_t) (dec - nd);
+		memcpy(res + k, ".0", 2);
+		k += 2;
+	}
+	else
+	{
+		memcpy(res + k, digits, (size_t) dec);
+		k += (size_t) dec;
+		res[k++] = '.';
+		memcpy(res + k, digits + dec, (size_t) (nd - dec));
+		k += (size_t) (nd - dec);
+	}
+	return sl_buf_put(out, res, k, err);
+}
+
+/* Append NaN or an infinity as a wrapped string. */
+static int
+json_nonfinite(sl_buf *out, const char *type, int nan, int neg, sl_err *err)
+{
+	return sl_buf_printf(out, err, "{\"%s\":\"%s\"}", type,
+						 nan ? "NaN" : neg ? "-Infinity" : "Infinity");
+}
+
+/* Append a double: shortest of %.15g..%.17g that reads back, in fixed notation. */
+static int
+json_double(sl_buf *out, uint64_t bits, sl_err *err)
+{
+	char		g[64];
+	double		d;
+
+	if (((bits >> 52) & 0x7FF) == 0x7FF)
+		return json_nonfinite(out, "double", (bits & UINT64_C(0xFFFFFFFFFFFFF)) != 0,
+							  (int) (bits >> 63), err);
+	memcpy(&d, &bits, sizeof(d));
+	for (int prec = 15; prec <= 17; prec++)
+	{
+		snprintf(g, sizeof(g), "%.*g", prec, d);
+		if (strtod(g, NULL) == d)
+			break;
+	}
+	return json_fixed(out, g, err);
+}
+
+/* Append a float as {"float": n}: shortest of %.6g..%.9g that reads back. */
+static int
+json_float(sl_buf *out, uint32_t bits, sl_err *err)
+{
+	char		g[64];
+	float		f;
+
+	if (((bits >> 23) & 0xFF) == 0xFF)
+		return json_nonfinite(out, "float", (bits & 0x7FFFFF) != 0,
+							  (int) (bits >> 31), err);
+	memcpy(&f, &bits, sizeof(f));
+	for (int prec = 6; prec <= 9; prec++)
+	{
+		snprintf(g, sizeof(g), "%.*g", prec, (double) f);
+		if (strtof(g, NULL) == f)
+			break;
+	}
+	return json_put(out, "{\"float\":", err) || json_fixed(out, g, err) ||
+		json_put(out, "}", err) ? -1 : 0;
+}
+
+/* Append a byte, int or long array as {"<type>": [n, ...]}. */
+static int
+json_array(sl_buf *out, const nbt_reader *r, sl_err *err)
+{
+	if (sl_buf_printf(out, err, "{\"%s\":[", nbt_type_names[r->type]))
+		return -1;
+	for (uint32_t i = 0; i < r->count; i++)
+	{
+		int64_t		v;
+
+		if (((i + 1) & NBT_TICK_MASK) == 0)
+			sl_interrupt();
+		if (r->type == SL_TAG_BYTE_ARRAY)
+			v = (int8_t) r->data[i];
+		else if (r->type == SL_TAG_INT_ARRAY)
+			v = (int32_t) sl_get_u32be(r->data + (size_t) i * 4);
+		else
+			v = (int64_t) sl_get_u64be(r->data + (size_t) i * 8);
+		if ((i > 0 && sl_buf_put_u8(out, ',', err)) || json_int(out, v, err))
+			return -1;
+	}
+	return json_put(out, "]}", err);
+}
+
+/* Is this compound key one of the type-wrapper words? */
+static int
+json_reserved_key(const uint8_t *name, size_t n)
+{
+	for (size_t i = 0; i < sizeof(nbt_reserved_keys) / sizeof(nbt_reserved_keys[0]); i++)
+	{
+		if (strlen(nbt_reserved_keys[i]) == n && memcmp(nbt_reserved_keys[i], name, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Does the compound just opened start with an entry under a reserved key? */
+static int
+json_first_key_reserved(const nbt_reader *r)
+{
+	const uint8_t *p = r->buf + r->pos;
+	size_t		left = r->len - r->pos;
+	size_t		n;
+
+	if (left < 3 || p[0] == SL_TAG_END || p[0] > SL_TAG_LONG_ARRAY)
+		return 0;
+	n = sl_get_u16be(p + 1);
+	return n <= left - 3 && json_reserved_key(p + 3, n);
+}
+
+/* Append the comma and key that go before a tag inside its container. */
+static int
+json_prefix(sl_buf *out, const nbt_reader *r, sl_err *err)
+{
+	const nbt_frame *parent;
+	int			rc;
+
+	if (r->level == 0)
+		return 0;
+	parent = &r->stack[r->level - 1];
+	if (parent->seen > 1 && sl_buf_put_u8(out, ',', err))
+		return -1;
+	if (parent->type != SL_TAG_COMPOUND)
+		return 0;
+	rc = json_text(out, r->name, r->name_len, err);
+	if (rc > 0)
+		return sl_fail(err, SL_ERR_UNSUPPORTED,
+					   "NBT: name at offset %zu is not modified UTF-8 that JSON can hold",
+					   r->off);
+	return rc < 0 ? -1 : sl_buf_put_u8(out, ':', err);
+}
+
+/*
+ * Open a compound. When its first key is reserved, leave twelve spaces that
+ * become {"compound": should it turn out to have just that one entry.
+ */
+static int
+json_open_compound(sl_buf *out, nbt_reader *r, sl_err *err)
+{
+	nbt_frame  *f = &r->stack[r->depth - 1];
+
+	if (json_first_key_reserved(r))
+	{
+		f->flag = 1;
+		f->mark = out->len;
+		if (json_put(out, "            ", err))
+			return -1;
+	}
+	return sl_buf_put_u8(out, '{', err);
+}
+
+/* Append the JSON for the tag just read (containers are left open). */
+static int
+json_tag(sl_buf *out, nbt_reader *r, sl_err *err)
+{
+	const char *wrap = NULL;
+
+	if (json_prefix(out, r, err))
+		return -1;
+	switch (r->type)
+	{
+		case SL_TAG_BYTE:
+			wrap = "{\"byte\":";
+			break;
+		case SL_TAG_SHORT:
+			wrap = "{\"short\":";
+			break;
+		case SL_TAG_LONG:
+			wrap = "{\"long\":";
+			break;
+		case SL_TAG_INT:
+			return json_int(out, r->i, err);
+		case SL_TAG_FLOAT:
+			return json_float(out, (uint32_t) r->bits, err);
+		case SL_TAG_DOUBLE:
+			return json_double(out, r->bits, err);
+		case SL_TAG_STRING:
+			return json_string(out, r->data, r->count, err);
+		case SL_TAG_LIST:
+			if (r->count == 0)
+				return sl_buf_printf(out, err, "{\"list\":\"%s\"}",
+									 nbt_type_names[r->elem]);
+			return sl_buf_put_u8(out, '[', err);
+		case SL_TAG_COMPOUND:
+			return json_open_compound(out, r, err);
+		default:
+			return json_array(out, r, err);
+	}
+	return json_put(out, wrap, err) || json_int(out, r->i, err) ||
+		json_put(out, "}", err) ? -1 : 0;
+}
+
+/* Append the end of the container just closed. */
+static int
+json_close(sl_buf *out, const nbt_reader *r, sl_err *err)
+{
+	const nbt_frame *f = &r->stack[r->depth];
+
+	if (f->type == SL_TAG_LIST)
+		return f->count > 0 ? sl_buf_put_u8(out, ']', err) : 0;
+	if (f->flag && f->seen == 1)
+	{
+		memcpy(out->data + f->mark, "{\"compound\":", 12);
+		return json_put(out, "}}", err);
+	}
+	return sl_buf_put_u8(out, '}', err);
+}
+
+/* Convert an NBT document to JSON text; out is unchanged on failure. */
+int
+sl_nbt_to_json(const uint8_t *buf, size_t len, const sl_limits *lim,
+			   sl_buf *out, sl_err *err)
+{
+	nbt_reader	r;
+	size_t		base = out->len;
+	size_t		cap;
+	int			ev;
+
+	if (lim == NULL)
+		lim = &sl_default_limits;
+	cap = lim->max_value_raw;
+	if (nbt_reader_init(&r, buf, len, lim, err))
+		return -1;
+	while ((ev = nbt_next(&r, err)) > 0)
+	{
+		if (ev == NBT_EV_TAG ? json_tag(out, &r, err) : json_close(out, &r, err))
+			ev = -1;
+		else if (out->len - base > cap)
+			ev = sl_fail(err, SL_ERR_LIMIT, "NBT: JSON text exceeds %zu bytes", cap);
+		if (ev < 0)
+			break;
+	}
+	nbt_reader_free(&r);
+	if (ev < 0)
+	{
+		out->len = base;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,174 @@
+/*
+ * sl_value.h - the slime value format: one dimension of a world.
+ *
+ * Layout (doc/format.md is the authority): a fixed 112-byte header, a chunk
+ * directory, a frame table, then zstd frames. Header, directory and frame
+ * table are uncompressed so that metadata and single-chunk reads touch only
+ * a prefix and one frame of the value. All integers are little-endian.
+ */
+#ifndef SL_VALUE_H
+#define SL_VALUE_H
+
+#include "sl_common.h"
+
+#define SL_VALUE_MAGIC		"SLIM"
+#define SL_VALUE_VERSION	1
+#define SL_HEADER_SIZE		112
+#define SL_DIRENT_SIZE		36
+#define SL_FRAMEENT_SIZE	12
+#define SL_NO_DV			INT32_MIN
+#define SL_NO_FRAME			UINT32_MAX
+#define SL_MAX_VALUE		((size_t) 0x3FFFFFFF - 64)	/* below PostgreSQL's 1 GB varlena cap */
+
+/* Chunk components, in their order inside a frame. */
+enum
+{
+	SL_COMP_REGION = 0,			/* region/ chunk NBT */
+	SL_COMP_ENTITIES = 1,		/* entities/ chunk NBT (1.17+) */
+	SL_COMP_POI = 2,			/* poi/ chunk NBT */
+	SL_NCOMP = 3
+};
+
+/* One chunk to encode; component pointers stay owned by the caller. */
+typedef struct sl_chunk_src
+{
+	int32_t		x;
+	int32_t		z;
+	int32_t		data_version;	/* SL_NO_DV when the chunk has none */
+	uint32_t	timestamp;
+	const uint8_t *comp[SL_NCOMP];
+	uint32_t	len[SL_NCOMP];	/* 0 = component absent */
+} sl_chunk_src;
+
+typedef struct sl_encode_opts
+{
+	int			level;			/* zstd level */
+	size_t		frame_target;	/* close a frame once it holds this many raw bytes */
+} sl_encode_opts;
+
+extern const sl_encode_opts sl_default_encode_opts;
+
+/*
+ * Encode chunks (any order; the same x,z twice is SL_ERR_DUPLICATE) and an
+ * optional world compound (uncompressed NBT, world_len 0 for none) into a
+ * canonical value appended to out.
+ */
+int			sl_value_encode(const sl_chunk_src *chunks, size_t n,
+							const uint8_t *world, size_t world_len,
+							const sl_encode_opts *opts, const sl_limits *lim,
+							sl_buf *out, sl_err *err);
+
+/* Parsed header. */
+typedef struct sl_header
+{
+	uint16_t	version;
+	uint16_t	flags;
+	uint32_t	chunk_count;
+	uint32_t	frame_count;
+	uint32_t	dir_offset;
+	uint32_t	frames_offset;
+	uint32_t	payload_offset;
+	uint32_t	total_len;
+	int32_t		dv_min;
+	int32_t		dv_max;
+	int32_t		min_x;
+	int32_t		min_z;
+	int32_t		max_x;
+	int32_t		max_z;
+	uint64_t	raw_bytes;
+	uint32_t	world_len;		/* raw bytes of the world compound, 0 none */
+	uint32_t	world_frame;	/* its frame, SL_NO_FRAME none */
+	uint8_t		hash[32];		/* SHA-256 of the canonical content */
+} sl_header;
+
+/* A directory entry. */
+typedef struct sl_dirent
+{
+	int32_t		x;
+	int32_t		z;
+	int32_t		data_version;
+	uint32_t	timestamp;
+	uint32_t	frame;
+	uint32_t	offset;			/* in the frame's raw bytes */
+	uint32_t	len[SL_NCOMP];
+} sl_dirent;
+
+/* A frame table entry. */
+typedef struct sl_frame
+{
+	uint32_t	offset;			/* from the value's start */
+	uint32_t	comp_len;
+	uint32_t	raw_len;
+} sl_frame;
+
+/*
+ * Fetch callback: make value bytes [offset, offset+len) available at *data
+ * (valid until the value is closed). Lets PostgreSQL detoast slices.
+ */
+typedef int (*sl_fetch_fn) (void *ctx, size_t offset, size_t len,
+							const uint8_t **data, sl_err *err);
+
+/* An open value: header and directory read, frames fetched on demand. */
+typedef struct sl_value
+{
+	sl_fetch_fn fetch;
+	void	   *ctx;
+	size_t		total_len;		/* as known to the caller */
+	sl_limits	lim;
+	sl_header	hdr;
+	const uint8_t *meta;		/* bytes [0, payload_offset) */
+	uint32_t	cached_frame;	/* SL_NO_FRAME when none */
+	uint8_t    *frame_buf;		/* raw bytes of cached_frame */
+	size_t		frame_cap;
+} sl_value;
+
+/* Parse and check the fixed header in buf (at least SL_HEADER_SIZE bytes). */
+int			sl_header_parse(const uint8_t *buf, size_t len, size_t total_len,
+							sl_header *h, sl_err *err);
+
+/* Read header and directory through fetch; checks the metadata CRC. */
+int			sl_value_open(sl_value *v, sl_fetch_fn fetch, void *ctx,
+						  size_t total_len, const sl_limits *lim, sl_err *err);
+
+/* Open a value held entirely in memory. */
+int			sl_value_open_mem(sl_value *v, const uint8_t *data, size_t len,
+							  const sl_limits *lim, sl_err *err);
+
+void		sl_value_close(sl_value *v);
+
+/* Directory entry i (0 <= i < chunk_count), checked against the header. */
+int			sl_value_dirent(const sl_value *v, uint32_t i, sl_dirent *d, sl_err *err);
+
+/* Frame table entry i. */
+int			sl_value_frame(const sl_value *v, uint32_t i, sl_frame *f, sl_err *err);
+
+/* Index of chunk (x,z), or -1 when absent (binary search, canonical order). */
+int64_t		sl_value_find(const sl_value *v, int32_t x, int32_t z);
+
+/*
+ * Decompress what chunk i holds: comp[c] / len[c] point into the value's
+ * frame cache, valid until the next read from v.
+ */
+int			sl_value_chunk(sl_value *v, uint32_t i, sl_dirent *d,
+						   const uint8_t *comp[SL_NCOMP], sl_err *err);
+
+/* Decompress the world compound (*data NULL, *len 0 when none). */
+int			sl_value_world(sl_value *v, const uint8_t **data, size_t *len,
+						   sl_err *err);
+
+/*
+ * Check a whole value: structure, metadata CRC, every frame's zstd checksum,
+ * every NBT component, canonical layout and the content hash. Shared by
+ * text input, binary input and casts.
+ */
+int			sl_value_verify(const uint8_t *data, size_t len, const sl_limits *lim,
+							sl_err *err);
+
+/* SHA-256 of one chunk's canonical bytes (its components and their lengths). */
+void		sl_chunk_hash(const sl_dirent *d, const uint8_t *const comp[SL_NCOMP],
+						  uint8_t out[32]);
+
+/* Canonical order key of a chunk position (Morton order of biased x, z). */
+uint64_t	sl_chunk_key(int32_t x, int32_t z);
+
+#endif

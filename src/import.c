@@ -1,0 +1,287 @@
+/*
+ * import.c - build slime values: region files in, merging, world data.
+ */
+#include "slime.h"
+
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "sl_build.h"
+#include "sl_codec.h"
+#include "sl_region.h"
+
+#define MAX_PROBLEM_WARNINGS 50
+
+static const char *const kind_names[SL_NCOMP] = {"region", "entities", "poi"};
+
+/* Component index of a kind name ('region', 'entities', 'poi'), or raise. */
+static int
+kind_index(text *kind)
+{
+	char	   *s = text_to_cstring(kind);
+
+	for (int k = 0; k < SL_NCOMP; k++)
+		if (strcmp(s, kind_names[k]) == 0)
+			return k;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown kind \"%s\"", s),
+			 errhint("Use 'region', 'entities' or 'poi'.")));
+	return -1;
+}
+
+/* Collect the slime_mcc entries of one kind from an array argument. */
+static sl_external *
+external_chunks(ArrayType *arr, int kind, int *count)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	sl_external *ext;
+	int			m = 0;
+
+	*count = 0;
+	if (arr == NULL)
+		return NULL;
+	deconstruct_array(arr, ARR_ELEMTYPE(arr), -1, false, TYPALIGN_DOUBLE, &elems, &nulls, &n);
+	ext = palloc0(sizeof(sl_external) * (n ? n : 1));
+	for (int i = 0; i < n; i++)
+	{
+		HeapTupleHeader t;
+		bool		isnull[4];
+		Datum		f[4];
+		bytea	   *data;
+
+		if (nulls[i])
+			continue;
+		t = DatumGetHeapTupleHeader(elems[i]);
+		f[0] = GetAttributeByNum(t, 1, &isnull[0]);
+		f[1] = GetAttributeByNum(t, 2, &isnull[1]);
+		f[2] = GetAttributeByNum(t, 3, &isnull[2]);
+		f[3] = GetAttributeByNum(t, 4, &isnull[3]);
+		if (isnull[0] || isnull[1] || isnull[2] || isnull[3])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("slime_mcc entry %d has a NULL field", i + 1)));
+		if (kind_index(DatumGetTextPP(f[0])) != kind)
+			continue;
+		data = DatumGetByteaPP(f[3]);
+		ext[m].x = DatumGetInt32(f[1]);
+		ext[m].z = DatumGetInt32(f[2]);
+		ext[m].data = (const uint8_t *) VARDATA_ANY(data);
+		ext[m].len = VARSIZE_ANY_EXHDR(data);
+		m++;
+	}
+	*count = m;
+	return ext;
+}
+
+/* Name the chunks a lenient import skipped or repaired. */
+static void
+report_problems(const sl_region *r, const char *kind)
+{
+	for (int i = 0; i < r->nproblems; i++)
+	{
+		const sl_region_problem *p = &r->problems[i];
+
+		if (i == MAX_PROBLEM_WARNINGS)
+		{
+			ereport(WARNING,
+					(errmsg("%d more damaged chunks in %s file r.%d.%d not listed",
+							r->nproblems - i, kind, r->rx, r->rz)));
+			break;
+		}
+		ereport(WARNING,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("%s chunk (%d,%d) %s: %s", kind, p->x, p->z,
+						p->skipped ? "skipped" : "repaired", p->msg)));
+	}
+}
+
+/* Read one region-format file into the builder as component kind. */
+static void
+add_region_file(sl_builder *b, bytea *file, int kind, int32 rx, int32 rz, bool strict,
+				ArrayType *mcc)
+{
+	sl_region	r;
+	sl_err		err;
+	int			next;
+	sl_external *ext = external_chunks(mcc, kind, &next);
+
+	memset(&r, 0, sizeof(r));
+	if (sl_region_read((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file), rx, rz,
+					   ext, next, strict, slime_limits(), &r, &err))
+	{
+		sl_err_prefix(&err, "%s file r.%d.%d", kind_names[kind], rx, rz);
+		slime_raise(&err, true);
+	}
+	report_problems(&r, kind_names[kind]);
+	if (sl_builder_add_region(b, kind, &r, &err))
+		slime_raise(&err, true);
+	sl_region_free(&r);
+}
+
+PG_FUNCTION_INFO_V1(slime_import_region);
+/* Import a region file (with its entities and POI files) as a value. */
+Datum
+slime_import_region(PG_FUNCTION_ARGS)
+{
+	sl_builder	b;
+	int32		rx,
+				rz;
+	bool		strict;
+	ArrayType  *mcc;
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("region coordinates must not be NULL")));
+	if (PG_ARGISNULL(0) && PG_ARGISNULL(3) && PG_ARGISNULL(4))
+		PG_RETURN_NULL();
+	rx = PG_GETARG_INT32(1);
+	rz = PG_GETARG_INT32(2);
+	if (rx < -(1 << 26) || rx >= (1 << 26) || rz < -(1 << 26) || rz >= (1 << 26))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("region coordinates (%d,%d) are out of range", rx, rz)));
+	strict = PG_ARGISNULL(5) ? true : PG_GETARG_BOOL(5);
+	mcc = PG_ARGISNULL(6) ? NULL : PG_GETARG_ARRAYTYPE_P(6);
+	memset(&b, 0, sizeof(b));
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		int			arg = k == 0 ? 0 : k + 2;
+
+		if (!PG_ARGISNULL(arg))
+			add_region_file(&b, PG_GETARG_BYTEA_PP(arg), k, rx, rz, strict, mcc);
+	}
+	PG_RETURN_POINTER(slime_from_builder(&b));
+}
+
+/* Copy every chunk of a slime datum into the builder. */
+static void
+add_value(sl_builder *b, Datum d)
+{
+	slime_open_value o;
+	sl_err		err;
+
+	slime_open(&o, d, true);
+	if (sl_builder_add_value(b, &o.v, &err))
+		slime_raise(&err, false);
+	sl_value_close(&o.v);
+	if (o.full != o.raw)
+		pfree(o.full);
+}
+
+PG_FUNCTION_INFO_V1(slime_merge);
+/* Merge values into one; the same chunk twice is an error. */
+Datum
+slime_merge(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	sl_builder	b;
+
+	deconstruct_array(arr, ARR_ELEMTYPE(arr), -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	memset(&b, 0, sizeof(b));
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			add_value(&b, elems[i]);
+	PG_RETURN_POINTER(slime_from_builder(&b));
+}
+
+PG_FUNCTION_INFO_V1(slime_agg_transfn);
+/* Aggregate transition: gather one more value's chunks. */
+Datum
+slime_agg_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	MemoryContext old;
+	sl_builder *b;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "slime_agg_transfn called in non-aggregate context");
+	old = MemoryContextSwitchTo(aggcontext);
+	b = PG_ARGISNULL(0) ? palloc0(sizeof(sl_builder)) : (sl_builder *) PG_GETARG_POINTER(0);
+	if (!PG_ARGISNULL(1))
+		add_value(b, PG_GETARG_DATUM(1));
+	MemoryContextSwitchTo(old);
+	PG_RETURN_POINTER(b);
+}
+
+PG_FUNCTION_INFO_V1(slime_agg_finalfn);
+/* Aggregate final: encode the gathered chunks. */
+Datum
+slime_agg_finalfn(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(slime_from_builder((sl_builder *) PG_GETARG_POINTER(0)));
+}
+
+PG_FUNCTION_INFO_V1(slime_with_level);
+/* Replace (or with NULL remove) a value's world compound (level.dat). */
+Datum
+slime_with_level(PG_FUNCTION_ARGS)
+{
+	slime_open_value o;
+	sl_builder	b;
+	sl_err		err;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	memset(&b, 0, sizeof(b));
+	slime_open(&o, PG_GETARG_DATUM(0), true);
+	if (sl_builder_add_value(&b, &o.v, &err))
+		slime_raise(&err, false);
+	if (b.world)
+		sl_free(b.world);
+	b.world = NULL;
+	b.world_len = 0;
+	if (!PG_ARGISNULL(1))
+	{
+		bytea	   *level = PG_GETARG_BYTEA_PP(1);
+		uint8_t    *nbt;
+		size_t		len;
+
+		if (sl_unpack_nbt((const uint8_t *) VARDATA_ANY(level), VARSIZE_ANY_EXHDR(level),
+						  slime_limits(), &nbt, &len, &err))
+		{
+			sl_err_prefix(&err, "level.dat");
+			slime_raise(&err, true);
+		}
+		b.world = nbt;
+		b.world_len = len;
+	}
+	PG_RETURN_POINTER(slime_from_builder(&b));
+}
+
+PG_FUNCTION_INFO_V1(slime_level);
+/* The world compound as a gzip-compressed level.dat file, or NULL. */
+Datum
+slime_level(PG_FUNCTION_ARGS)
+{
+	slime_open_value o;
+	const uint8_t *world;
+	size_t		len;
+	sl_buf		out = {0};
+	sl_err		err;
+	bytea	   *r;
+
+	slime_open(&o, PG_GETARG_DATUM(0), false);
+	if (sl_value_world(&o.v, &world, &len, &err))
+		slime_raise(&err, false);
+	if (len == 0)
+		PG_RETURN_NULL();
+	if (sl_buf_put_u32be(&out, 0, &err) ||
+		sl_deflate(SL_DEFLATE_GZIP, 6, world, len, &out, &err))
+		slime_raise(&err, false);
+	r = (bytea *) out.data;
+	SET_VARSIZE(r, out.len);
+	PG_RETURN_BYTEA_P(r);
+}

@@ -1,0 +1,189 @@
+/*
+ * slime.c - module set-up and the glue shared by every SQL function:
+ * memory, interrupts, errors and slice detoasting.
+ */
+#include "slime.h"
+
+#include "access/detoast.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "sl_build.h"
+
+PG_MODULE_MAGIC;
+
+/* Allocate from the current memory context; NULL when out of memory. */
+static void *
+pg_alloc(size_t size)
+{
+	return palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+/* Reallocate within the chunk's memory context. */
+static void *
+pg_realloc(void *ptr, size_t size)
+{
+	return repalloc_huge(ptr, size);
+}
+
+/* Free a palloc'd chunk. */
+static void
+pg_free(void *ptr)
+{
+	pfree(ptr);
+}
+
+/* Let a query cancel or backend termination interrupt a long loop. */
+static void
+pg_interrupt(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/* Ask PostgreSQL whether the stack is nearly exhausted. */
+static int
+pg_stack_too_deep(void)
+{
+	return stack_is_too_deep() ? 1 : 0;
+}
+
+void		_PG_init(void);
+
+/* Plug PostgreSQL's memory, interrupts and stack check into the core. */
+void
+_PG_init(void)
+{
+	sl_hooks.alloc = pg_alloc;
+	sl_hooks.realloc = pg_realloc;
+	sl_hooks.free = pg_free;
+	sl_hooks.interrupt = pg_interrupt;
+	sl_hooks.stack_too_deep = pg_stack_too_deep;
+}
+
+/* The active size caps. */
+const sl_limits *
+slime_limits(void)
+{
+	return &sl_default_limits;
+}
+
+/* SQLSTATE for a core error class. */
+static int
+errcode_for(sl_code code, bool in_input)
+{
+	switch (code)
+	{
+		case SL_ERR_FORMAT:
+			return ERRCODE_INVALID_BINARY_REPRESENTATION;
+		case SL_ERR_CORRUPT:
+			return in_input ? ERRCODE_INVALID_BINARY_REPRESENTATION : ERRCODE_DATA_CORRUPTED;
+		case SL_ERR_LIMIT:
+			return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+		case SL_ERR_NOMEM:
+			return ERRCODE_OUT_OF_MEMORY;
+		case SL_ERR_UNSUPPORTED:
+			return ERRCODE_FEATURE_NOT_SUPPORTED;
+		case SL_ERR_DUPLICATE:
+			return ERRCODE_UNIQUE_VIOLATION;
+		case SL_ERR_NOTFOUND:
+			return ERRCODE_NO_DATA_FOUND;
+		case SL_ERR_INVALID:
+		default:
+			return ERRCODE_INVALID_PARAMETER_VALUE;
+	}
+}
+
+/* Raise err as an ERROR. */
+void
+slime_raise(const sl_err *err, bool in_input)
+{
+	ereport(ERROR,
+			(errcode(errcode_for(err->code, in_input)),
+			 errmsg("%s", err->msg)));
+	pg_unreachable();
+}
+
+/* Fetch value bytes through slice detoasting. */
+static int
+slice_fetch(void *ctx, size_t offset, size_t len, const uint8_t **data, sl_err *err)
+{
+	slime_open_value *o = ctx;
+	struct varlena *s;
+
+	if (len == 0)
+	{
+		*data = NULL;
+		return 0;
+	}
+	s = detoast_attr_slice(o->raw, (int32) offset, (int32) len);
+	if (VARSIZE_ANY_EXHDR(s) != len)
+		return sl_fail(err, SL_ERR_CORRUPT, "slime value is shorter than its header says");
+	*data = (const uint8_t *) VARDATA_ANY(s);
+	return 0;
+}
+
+/* Open a slime datum, whole or by slices. */
+void
+slime_open(slime_open_value *o, Datum d, bool whole)
+{
+	sl_err		err;
+	int			rc;
+
+	memset(o, 0, sizeof(*o));
+	o->raw = (struct varlena *) DatumGetPointer(d);
+	if (whole || !VARATT_IS_EXTENDED(o->raw))
+	{
+		o->full = pg_detoast_datum_packed(o->raw);
+		rc = sl_value_open_mem(&o->v, (const uint8_t *) VARDATA_ANY(o->full),
+							   VARSIZE_ANY_EXHDR(o->full), slime_limits(), &err);
+	}
+	else
+		rc = sl_value_open(&o->v, slice_fetch, o,
+						   toast_raw_datum_size(d) - VARHDRSZ, slime_limits(), &err);
+	if (rc)
+		slime_raise(&err, false);
+}
+
+/* Build a slime datum from encoded value bytes. */
+struct varlena *
+slime_from_bytes(const uint8_t *data, size_t len)
+{
+	struct varlena *r = (struct varlena *) palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(r, VARHDRSZ + len);
+	memcpy(VARDATA(r), data, len);
+	return r;
+}
+
+/* Encode a builder into a slime datum. */
+struct varlena *
+slime_from_builder(struct sl_builder *b)
+{
+	sl_buf		out = {0};
+	sl_err		err;
+	struct varlena *r;
+
+	/* leave room for the varlena header in front of the value bytes */
+	if (sl_buf_put_u32be(&out, 0, &err) ||
+		sl_builder_encode(b, NULL, slime_limits(), &out, &err))
+		slime_raise(&err, false);
+	r = (struct varlena *) out.data;
+	SET_VARSIZE(r, out.len);
+	return r;
+}
+
+/* Lowercase hex of len bytes. */
+char *
+slime_hex(const uint8_t *data, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	char	   *s = palloc(len * 2 + 1);
+
+	for (size_t i = 0; i < len; i++)
+	{
+		s[2 * i] = digits[data[i] >> 4];
+		s[2 * i + 1] = digits[data[i] & 15];
+	}
+	s[len * 2] = '\0';
+	return s;
+}

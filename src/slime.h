@@ -1,0 +1,44 @@
+/*
+ * slime.h - shared pieces of the PostgreSQL glue around the core library.
+ */
+#ifndef SLIME_H
+#define SLIME_H
+
+#include "postgres.h"
+#include "fmgr.h"
+
+#include "sl_common.h"
+#include "sl_value.h"
+
+/* Raise err as an ERROR; in_input maps corruption to bad input. */
+void		slime_raise(const sl_err *err, bool in_input) pg_attribute_noreturn();
+
+/* The active size caps. */
+const sl_limits *slime_limits(void);
+
+/* An opened slime datum. */
+typedef struct slime_open_value
+{
+	sl_value	v;
+	struct varlena *raw;		/* the (possibly toasted) datum */
+	struct varlena *full;		/* detoasted copy, when read whole */
+} slime_open_value;
+
+/*
+ * Open a slime datum. With whole, detoast it at once (for reads that touch
+ * most frames); otherwise fetch slices on demand (header, directory, one
+ * frame).
+ */
+void		slime_open(slime_open_value *o, Datum d, bool whole);
+
+/* Build a slime datum from encoded value bytes. */
+struct varlena *slime_from_bytes(const uint8_t *data, size_t len);
+
+/* Encode a builder into a slime datum, raising on error. */
+struct sl_builder;
+struct varlena *slime_from_builder(struct sl_builder *b);
+
+/* Lowercase hex of len bytes, palloc'd and NUL-terminated. */
+char	   *slime_hex(const uint8_t *data, size_t len);
+
+#endif

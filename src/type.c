@@ -1,0 +1,192 @@
+/*
+ * type.c - the slime type: text and binary input/output, casts, equality.
+ *
+ * Text form is "\x" followed by the hex digits of the value bytes, as bytea
+ * prints. Every way in (text, binary, cast from bytea) runs the same full
+ * check, sl_value_verify, and never reads tables or the search path.
+ */
+#include "slime.h"
+
+#include "common/hashfn.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+
+/* Check value bytes and wrap them in a slime datum, or raise. */
+static struct varlena *
+checked_slime(const uint8_t *data, size_t len)
+{
+	sl_err		err;
+
+	if (len > SL_MAX_VALUE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("slime value of %zu bytes exceeds the cap of %zu bytes", len, SL_MAX_VALUE)));
+	if (sl_value_verify(data, len, slime_limits(), &err))
+		slime_raise(&err, true);
+	return slime_from_bytes(data, len);
+}
+
+/* Value of one hex digit, or -1. */
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+PG_FUNCTION_INFO_V1(slime_in);
+/* Parse the text form of a slime value. */
+Datum
+slime_in(PG_FUNCTION_ARGS)
+{
+	char	   *s = PG_GETARG_CSTRING(0);
+	size_t		slen = strlen(s);
+	size_t		n;
+	uint8_t    *buf;
+
+	if (slen < 2 || s[0] != '\\' || s[1] != 'x' || (slen - 2) % 2 != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type slime"),
+				 errdetail("A slime value is written as \\x followed by an even number of hex digits.")));
+	n = (slen - 2) / 2;
+	buf = palloc(n ? n : 1);
+	for (size_t i = 0; i < n; i++)
+	{
+		int			hi = hex_digit(s[2 + 2 * i]);
+		int			lo = hex_digit(s[3 + 2 * i]);
+
+		if (hi < 0 || lo < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("invalid input syntax for type slime"),
+					 errdetail("Invalid hex digit at position %zu.", 2 + 2 * i + (hi < 0 ? 0 : 1))));
+		buf[i] = (uint8_t) (hi << 4 | lo);
+	}
+	PG_RETURN_POINTER(checked_slime(buf, n));
+}
+
+PG_FUNCTION_INFO_V1(slime_out);
+/* Write the text form of a slime value. */
+Datum
+slime_out(PG_FUNCTION_ARGS)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	char	   *hex = slime_hex((const uint8_t *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+	size_t		n = strlen(hex);
+	char	   *s = palloc(n + 3);
+
+	s[0] = '\\';
+	s[1] = 'x';
+	memcpy(s + 2, hex, n + 1);
+	PG_RETURN_CSTRING(s);
+}
+
+PG_FUNCTION_INFO_V1(slime_recv);
+/* Read the binary form: the value bytes themselves. */
+Datum
+slime_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	size_t		n = buf->len - buf->cursor;
+	const char *p = pq_getmsgbytes(buf, (int) n);
+
+	PG_RETURN_POINTER(checked_slime((const uint8_t *) p, n));
+}
+
+PG_FUNCTION_INFO_V1(slime_send);
+/* Write the binary form: the value bytes themselves. */
+Datum
+slime_send(PG_FUNCTION_ARGS)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendbytes(&buf, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+PG_FUNCTION_INFO_V1(slime_from_bytea);
+/* Cast bytea to slime, with the same check as input. */
+Datum
+slime_from_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+
+	PG_RETURN_POINTER(checked_slime((const uint8_t *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b)));
+}
+
+PG_FUNCTION_INFO_V1(slime_to_bytea);
+/* Cast slime to bytea: the value bytes. */
+Datum
+slime_to_bytea(PG_FUNCTION_ARGS)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+
+	PG_RETURN_BYTEA_P(slime_from_bytes((const uint8_t *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v)));
+}
+
+/* Content hash of a value, read from its header slice. */
+static void
+content_hash(Datum d, uint8_t hash[32])
+{
+	slime_open_value o;
+
+	slime_open(&o, d, false);
+	memcpy(hash, o.v.hdr.hash, 32);
+	sl_value_close(&o.v);
+}
+
+PG_FUNCTION_INFO_V1(slime_eq);
+/* Two values are equal when their canonical contents hash alike. */
+Datum
+slime_eq(PG_FUNCTION_ARGS)
+{
+	uint8_t		a[32],
+				b[32];
+
+	content_hash(PG_GETARG_DATUM(0), a);
+	content_hash(PG_GETARG_DATUM(1), b);
+	PG_RETURN_BOOL(memcmp(a, b, 32) == 0);
+}
+
+PG_FUNCTION_INFO_V1(slime_ne);
+/* Negation of slime_eq. */
+Datum
+slime_ne(PG_FUNCTION_ARGS)
+{
+	uint8_t		a[32],
+				b[32];
+
+	content_hash(PG_GETARG_DATUM(0), a);
+	content_hash(PG_GETARG_DATUM(1), b);
+	PG_RETURN_BOOL(memcmp(a, b, 32) != 0);
+}
+
+PG_FUNCTION_INFO_V1(slime_hash);
+/* Hash opclass support: the first bytes of the content hash. */
+Datum
+slime_hash(PG_FUNCTION_ARGS)
+{
+	uint8_t		h[32];
+
+	content_hash(PG_GETARG_DATUM(0), h);
+	PG_RETURN_INT32((int32) sl_get_u32be(h));
+}
+
+PG_FUNCTION_INFO_V1(slime_content_hash);
+/* The SHA-256 content hash of a value. */
+Datum
+slime_content_hash(PG_FUNCTION_ARGS)
+{
+	uint8_t		h[32];
+
+	content_hash(PG_GETARG_DATUM(0), h);
+	PG_RETURN_BYTEA_P(slime_from_bytes(h, 32));
+}
