@@ -14,8 +14,12 @@ SHLIB_LINK = $(LIBS_CORE)
 PG_CPPFLAGS = -Isrc/core
 PG_CFLAGS = -std=gnu99 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = $(patsubst sql/%.sql,%,$(filter-out sql/slime--%.sql,$(sort $(wildcard sql/*.sql))))
+REGRESS = setup type region corpus
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
+
+# the shared corpus of real world files, read in place by the corpus tests
+SLIME_CORPUS ?= $(abspath $(CURDIR)/../shared/corpus)
+export SLIME_CORPUS
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -37,7 +41,12 @@ build/unit: build/libslimecore.a $(UNIT_SRCS) $(wildcard test/unit/*.h test/unit
 build/slimetool: build/libslimecore.a src/tool/slimetool.c
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core src/tool/slimetool.c build/libslimecore.a $(LIBS_CORE) -o $@
 
-.PHONY: unit tool
+build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core test/corpus/corpus_test.c build/libslimecore.a $(LIBS_CORE) -o $@
+
+.PHONY: unit tool corpus
+corpus: build/corpus_test
+	./build/corpus_test
 unit: build/unit
 	cd $(CURDIR) && ./build/unit
 

@@ -110,3 +110,10 @@ CREATE FUNCTION slime_chunk_nbt(world slime, x integer, z integer, kind text DEF
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION slime_nbt_to_json(nbt bytea) RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- chunk-level edits (a save of only the chunks that changed)
+CREATE FUNCTION slime_put_chunk(world slime, x integer, z integer, nbt bytea, kind text DEFAULT 'region')
+	RETURNS slime
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION slime_delete_chunk(world slime, x integer, z integer) RETURNS slime
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -171,7 +171,7 @@ slime_nbt_to_json(PG_FUNCTION_ARGS)
 	sl_err		err;
 
 	if (sl_unpack_nbt((const uint8_t *) VARDATA_ANY(in), VARSIZE_ANY_EXHDR(in),
-					  slime_limits(), &nbt, &len, &err) ||
+					  1, slime_limits(), &nbt, &len, &err) ||
 		sl_nbt_to_json(nbt, len, slime_limits(), &out, &err) ||
 		sl_buf_put_u8(&out, 0, &err))
 		slime_raise(&err, true);

@@ -250,7 +250,7 @@ slime_with_level(PG_FUNCTION_ARGS)
 		size_t		len;
 
 		if (sl_unpack_nbt((const uint8_t *) VARDATA_ANY(level), VARSIZE_ANY_EXHDR(level),
-						  slime_limits(), &nbt, &len, &err))
+						  0, slime_limits(), &nbt, &len, &err))
 		{
 			sl_err_prefix(&err, "level.dat");
 			slime_raise(&err, true);
@@ -284,4 +284,63 @@ slime_level(PG_FUNCTION_ARGS)
 	r = (bytea *) out.data;
 	SET_VARSIZE(r, out.len);
 	PG_RETURN_BYTEA_P(r);
+}
+
+/* A builder holding a copy of world's chunks, or an empty one for NULL. */
+static void
+builder_from(sl_builder *b, FunctionCallInfo fcinfo)
+{
+	memset(b, 0, sizeof(*b));
+	if (!PG_ARGISNULL(0))
+		add_value(b, PG_GETARG_DATUM(0));
+}
+
+PG_FUNCTION_INFO_V1(slime_put_chunk);
+/* Store (or with NULL nbt remove) one component of one chunk. */
+Datum
+slime_put_chunk(PG_FUNCTION_ARGS)
+{
+	sl_builder	b;
+	int32		x,
+				z;
+	int			kind;
+	sl_err		err;
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(4))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("chunk coordinates and kind must not be NULL")));
+	x = PG_GETARG_INT32(1);
+	z = PG_GETARG_INT32(2);
+	kind = kind_index(PG_GETARG_TEXT_PP(4));
+	builder_from(&b, fcinfo);
+	sl_builder_remove(&b, x, z, kind);
+	if (!PG_ARGISNULL(3))
+	{
+		bytea	   *in = PG_GETARG_BYTEA_PP(3);
+		uint8_t    *nbt;
+		size_t		len;
+
+		if (sl_unpack_nbt((const uint8_t *) VARDATA_ANY(in), VARSIZE_ANY_EXHDR(in),
+						  0, slime_limits(), &nbt, &len, &err))
+		{
+			sl_err_prefix(&err, "chunk (%d,%d)", x, z);
+			slime_raise(&err, true);
+		}
+		if (sl_builder_add(&b, kind, x, z, 0, nbt, len, 1, &err))
+			slime_raise(&err, true);
+	}
+	PG_RETURN_POINTER(slime_from_builder(&b));
+}
+
+PG_FUNCTION_INFO_V1(slime_delete_chunk);
+/* Remove a chunk (every component) from a value. */
+Datum
+slime_delete_chunk(PG_FUNCTION_ARGS)
+{
+	sl_builder	b;
+
+	builder_from(&b, fcinfo);
+	sl_builder_remove(&b, PG_GETARG_INT32(1), PG_GETARG_INT32(2), -1);
+	PG_RETURN_POINTER(slime_from_builder(&b));
 }

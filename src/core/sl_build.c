@@ -100,6 +100,27 @@ sl_builder_add_value(sl_builder *b, sl_value *v, sl_err *err)
 	return world_len ? sl_builder_set_world(b, world, world_len, err) : 0;
 }
 
+/* Drop component comp (or all, comp < 0) of chunk (x,z). */
+void
+sl_builder_remove(sl_builder *b, int32_t x, int32_t z, int comp)
+{
+	size_t		keep = 0;
+
+	for (size_t i = 0; i < b->n; i++)
+	{
+		sl_piece   *p = &b->pieces[i];
+
+		if (p->x == x && p->z == z && (comp < 0 || p->comp == comp))
+		{
+			if (p->owned)
+				sl_free((void *) p->data);
+			continue;
+		}
+		b->pieces[keep++] = *p;
+	}
+	b->n = keep;
+}
+
 /* Set the world compound; a different second one is an error. */
 int
 sl_builder_set_world(sl_builder *b, const uint8_t *data, size_t len, sl_err *err)
@@ -217,8 +238,8 @@ sl_builder_free(sl_builder *b)
 
 /* Unpack gzip/zlib/plain NBT into a checked, uncompressed document. */
 int
-sl_unpack_nbt(const uint8_t *in, size_t len, const sl_limits *lim, uint8_t **out,
-			  size_t *out_len, sl_err *err)
+sl_unpack_nbt(const uint8_t *in, size_t len, int any_root, const sl_limits *lim,
+			  uint8_t **out, size_t *out_len, sl_err *err)
 {
 	size_t		used;
 	uint8_t    *raw = NULL;
@@ -245,7 +266,7 @@ sl_unpack_nbt(const uint8_t *in, size_t len, const sl_limits *lim, uint8_t **out
 		if (raw == NULL)
 			return -1;
 	}
-	if (sl_nbt_check(raw, raw_len, 0, lim, &used, err))
+	if (sl_nbt_check(raw, raw_len, any_root, lim, &used, err))
 	{
 		sl_free(raw);
 		return -1;

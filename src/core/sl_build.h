@@ -44,6 +44,9 @@ int			sl_builder_add_region(sl_builder *b, int comp, sl_region *r, sl_err *err);
 /* Copy every chunk (and the world data) of an open value into the builder. */
 int			sl_builder_add_value(sl_builder *b, sl_value *v, sl_err *err);
 
+/* Drop component comp (or every component, comp < 0) of chunk (x,z). */
+void		sl_builder_remove(sl_builder *b, int32_t x, int32_t z, int comp);
+
 /* Set the world compound (copied). Two different ones are an error. */
 int			sl_builder_set_world(sl_builder *b, const uint8_t *data, size_t len,
 								 sl_err *err);
@@ -59,9 +62,11 @@ int32_t		sl_data_version(const uint8_t *nbt, size_t len, const sl_limits *lim);
 
 /*
  * Unpack NBT that may be gzip- or zlib-compressed (as level.dat is) into a
- * checked, uncompressed document (*out sl_alloc'd).
+ * checked, uncompressed document (*out sl_alloc'd). The root must be a
+ * compound unless any_root.
  */
-int			sl_unpack_nbt(const uint8_t *in, size_t len, const sl_limits *lim,
-						  uint8_t **out, size_t *out_len, sl_err *err);
+int			sl_unpack_nbt(const uint8_t *in, size_t len, int any_root,
+						  const sl_limits *lim, uint8_t **out, size_t *out_len,
+						  sl_err *err);
 
 #endif

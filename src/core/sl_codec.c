@@ -30,7 +30,7 @@
 /* lz4-java's level for 64 KiB blocks: ceil(log2(65536)) - 10 */
 #define SL_LZ4_BLOCK_LEVEL		6
 
-/* Name of a deflate container for messages. */
+/* Name a deflate container for messages. */
 static const char *
 deflate_kind_name(sl_deflate_kind kind)
 {
@@ -131,7 +131,6 @@ sl_inflate(sl_deflate_kind kind, const uint8_t *in, size_t in_len,
 		if (res != LIBDEFLATE_INSUFFICIENT_SPACE || size >= cap)
 			break;
 		size = size > cap / 2 ? cap : size * 2;
-		sl_interrupt();
 	}
 	libdeflate_free_decompressor(d);
 	if (res != LIBDEFLATE_SUCCESS)
@@ -149,7 +148,7 @@ sl_inflate(sl_deflate_kind kind, const uint8_t *in, size_t in_len,
 	return 0;
 }
 
-/* Compression bound of the given kind. */
+/* Return the compression bound of the given kind. */
 static size_t
 deflate_bound(struct libdeflate_compressor *c, sl_deflate_kind kind, size_t len)
 {
@@ -210,7 +209,7 @@ sl_deflate(sl_deflate_kind kind, int level, const uint8_t *in,
 	return 0;
 }
 
-/* lz4-java's stream checksum of one raw block. */
+/* Compute lz4-java's checksum of one raw block. */
 static uint32_t
 lz4block_check(const uint8_t *data, size_t len)
 {
@@ -415,7 +414,7 @@ sl_lz4block_encode(const uint8_t *in, size_t len, sl_buf *out, sl_err *err)
 	return 0;
 }
 
-/* CRC-32 (zlib polynomial) via libdeflate. */
+/* Compute a CRC-32 (zlib polynomial) via libdeflate. */
 uint32_t
 sl_crc32(uint32_t crc, const void *data, size_t len)
 {

@@ -76,7 +76,7 @@ typedef struct nbt_reader
 	uint8_t		elem;			/* list element type */
 } nbt_reader;
 
-/* Name of a tag type, or NULL when out of range. */
+/* Return the name of a tag type, or NULL when out of range. */
 const char *
 sl_nbt_type_name(int type)
 {
@@ -128,13 +128,10 @@ nbt_need(nbt_reader *r, size_t n, const char *what, sl_err *err)
 				   what, r->pos, r->len);
 }
 
-/* Open a compound or list, enforcing the depth cap and the stack hook. */
+/* Fail unless one more container may be opened (depth cap, stack hook). */
 static int
-nbt_push(nbt_reader *r, uint8_t type, uint8_t elem, uint32_t count,
-		 sl_err *err)
+nbt_may_open(nbt_reader *r, uint8_t type, sl_err *err)
 {
-	nbt_frame  *f;
-
 	if (r->depth >= r->max_depth || r->depth >= r->nframes)
 		return sl_fail(err, SL_ERR_LIMIT,
 					   "NBT: %s at offset %zu nests deeper than %d levels",
@@ -142,7 +139,15 @@ nbt_push(nbt_reader *r, uint8_t type, uint8_t elem, uint32_t count,
 	if (sl_hooks.stack_too_deep())
 		return sl_fail(err, SL_ERR_LIMIT,
 					   "NBT: stack depth limit reached at offset %zu", r->off);
-	f = &r->stack[r->depth++];
+	return 0;
+}
+
+/* Open a compound or list whose nesting nbt_may_open allowed. */
+static int
+nbt_push(nbt_reader *r, uint8_t type, uint8_t elem, uint32_t count)
+{
+	nbt_frame  *f = &r->stack[r->depth++];
+
 	f->type = type;
 	f->elem = elem;
 	f->flag = 0;
@@ -268,7 +273,8 @@ nbt_read_list(nbt_reader *r, sl_err *err)
 	uint8_t		elem;
 	int32_t		n;
 
-	if (nbt_need(r, 1, "list element type", err))
+	if (nbt_may_open(r, SL_TAG_LIST, err) ||
+		nbt_need(r, 1, "list element type", err))
 		return -1;
 	elem = r->buf[r->pos++];
 	if (elem > SL_TAG_LONG_ARRAY)
@@ -288,7 +294,7 @@ nbt_read_list(nbt_reader *r, sl_err *err)
 					   (int) n, nbt_type_names[elem], at, r->len);
 	r->elem = elem;
 	r->count = (uint32_t) n;
-	return nbt_push(r, SL_TAG_LIST, elem, (uint32_t) n, err);
+	return nbt_push(r, SL_TAG_LIST, elem, (uint32_t) n);
 }
 
 /* Read the payload of a tag of the given type. */
@@ -307,7 +313,9 @@ nbt_read_payload(nbt_reader *r, uint8_t type, sl_err *err)
 		case SL_TAG_LIST:
 			return nbt_read_list(r, err);
 		case SL_TAG_COMPOUND:
-			return nbt_push(r, SL_TAG_COMPOUND, SL_TAG_END, 0, err);
+			if (nbt_may_open(r, SL_TAG_COMPOUND, err))
+				return -1;
+			return nbt_push(r, SL_TAG_COMPOUND, SL_TAG_END, 0);
 		default:
 			return nbt_read_number(r, type, err);
 	}
@@ -450,14 +458,14 @@ nbt_build_alloc(nbt_builder *b, size_t size, sl_err *err)
 	return p;
 }
 
-/* Number of pointers in the pending list. */
+/* Count the pointers in the pending list. */
 static size_t
 nbt_pending_count(const nbt_builder *b)
 {
 	return b->pending.len / sizeof(sl_nbt *);
 }
 
-/* Pointer at index i of the pending list. */
+/* Return the pointer at index i of the pending list. */
 static sl_nbt *
 nbt_pending_at(const nbt_builder *b, size_t i)
 {
@@ -507,12 +515,30 @@ nbt_fill_node(sl_nbt *node, const nbt_reader *r)
 	}
 }
 
+/* Fail early when a list's items alone would break the tree's memory cap. */
+static int
+nbt_build_fits(const nbt_builder *b, const nbt_reader *r, sl_err *err)
+{
+	uint64_t	per_item = ((sizeof(sl_nbt) + 15) & ~(size_t) 15) + sizeof(sl_nbt *);
+	uint64_t	used = b->arena->used - b->base;
+
+	if (r->type != SL_TAG_LIST ||
+		(uint64_t) r->count * per_item <= (uint64_t) (b->cap - (used < b->cap ? used : b->cap)))
+		return 0;
+	return sl_fail(err, SL_ERR_LIMIT,
+				   "NBT: list of %u items at offset %zu needs more than %zu bytes of memory",
+				   (unsigned) r->count, r->off, b->cap);
+}
+
 /* Make a node for the tag just read and queue it for its parent. */
 static int
 nbt_build_tag(nbt_builder *b, nbt_reader *r, sl_err *err)
 {
-	sl_nbt	   *node = nbt_build_alloc(b, sizeof(sl_nbt), err);
+	sl_nbt	   *node;
 
+	if (nbt_build_fits(b, r, err))
+		return -1;
+	node = nbt_build_alloc(b, sizeof(sl_nbt), err);
 	if (node == NULL)
 		return -1;
 	nbt_fill_node(node, r);
@@ -569,6 +595,8 @@ sl_nbt_parse(const uint8_t *buf, size_t len, const sl_limits *lim,
 	nbt_builder b;
 	int			ev;
 
+	if (arena == NULL || root == NULL)
+		return sl_fail(err, SL_ERR_INVALID, "NBT: no arena or result pointer");
 	if (lim == NULL)
 		lim = &sl_default_limits;
 	memset(&b, 0, sizeof(b));
@@ -597,7 +625,7 @@ sl_nbt_parse(const uint8_t *buf, size_t len, const sl_limits *lim,
 	return ev < 0 ? -1 : 0;
 }
 
-/* Child of a compound by name; the last of duplicates wins, as in Minecraft. */
+/* Find a compound's child by name; the last of duplicates wins, as in Minecraft. */
 const sl_nbt *
 sl_nbt_child(const sl_nbt *compound, const char *name)
 {
@@ -626,6 +654,7 @@ typedef struct nbt_wframe
 	uint32_t	next;			/* index of the next child to write */
 } nbt_wframe;
 
+/* The writer's stack of open containers and its output. */
 typedef struct nbt_writer
 {
 	nbt_wframe *frames;
@@ -634,14 +663,14 @@ typedef struct nbt_writer
 	sl_buf	   *out;
 } nbt_writer;
 
-/* Number of children of a container node. */
+/* Count the children of a container node. */
 static uint32_t
 nbt_child_count(const sl_nbt *node)
 {
 	return node->type == SL_TAG_LIST ? node->v.list.count : node->v.comp.count;
 }
 
-/* Child i of a container node. */
+/* Return child i of a container node. */
 static const sl_nbt *
 nbt_child_at(const sl_nbt *node, uint32_t i)
 {
@@ -799,12 +828,13 @@ int
 sl_nbt_write(const sl_nbt *root, sl_buf *out, sl_err *err)
 {
 	nbt_writer	w;
-	size_t		base = out->len;
+	size_t		base;
 	uint32_t	ticks = 0;
 	int			rc;
 
-	if (root == NULL)
-		return sl_fail(err, SL_ERR_INVALID, "NBT: no tree to write");
+	if (root == NULL || out == NULL)
+		return sl_fail(err, SL_ERR_INVALID, "NBT: no tree to write or no buffer");
+	base = out->len;
 	memset(&w, 0, sizeof(w));
 	w.out = out;
 	rc = nbt_write_named(root, out, err);
@@ -824,14 +854,14 @@ sl_nbt_write(const sl_nbt *root, sl_buf *out, sl_err *err)
 
 /* ---- path lookup ---- */
 
-/* Is the tag just read one of byte, short, int, long? */
+/* Tell whether a type is one of byte, short, int, long. */
 static int
 nbt_is_int(uint8_t type)
 {
 	return type >= SL_TAG_BYTE && type <= SL_TAG_LONG;
 }
 
-/* Does the tag just read carry this name? */
+/* Tell whether the tag just read carries this name. */
 static int
 nbt_name_is(const nbt_reader *r, const char *name)
 {
@@ -1120,26 +1150,36 @@ json_fixed(sl_buf *out, const char *g, sl_err *err)
 	return sl_buf_put(out, res, k, err);
 }
 
-/* Append NaN or an infinity as a wrapped string. */
+/*
+ * Append NaN, an infinity or negative zero as a wrapped string; jsonb has no
+ * number for the first two and turns -0.0 into 0.0.
+ */
 static int
-json_nonfinite(sl_buf *out, const char *type, int nan, int neg, sl_err *err)
+json_special(sl_buf *out, const char *type, int nan, int inf, int neg,
+			 sl_err *err)
 {
-	return sl_buf_printf(out, err, "{\"%s\":\"%s\"}", type,
-						 nan ? "NaN" : neg ? "-Infinity" : "Infinity");
+	const char *text = nan ? "NaN" : !inf ? "-0.0" : neg ? "-Infinity" : "Infinity";
+
+	return sl_buf_printf(out, err, "{\"%s\":\"%s\"}", type, text);
 }
 
-/* Append a double: shortest of %.15g..%.17g that reads back, in fixed notation. */
+/*
+ * Append a double in fixed notation: the first of %.15g, %.16g, %.17g that
+ * reads back exactly (from %.1g for subnormals, whose 15-digit form is not
+ * the shortest).
+ */
 static int
 json_double(sl_buf *out, uint64_t bits, sl_err *err)
 {
 	char		g[64];
 	double		d;
+	int			exp = (int) ((bits >> 52) & 0x7FF);
 
-	if (((bits >> 52) & 0x7FF) == 0x7FF)
-		return json_nonfinite(out, "double", (bits & UINT64_C(0xFFFFFFFFFFFFF)) != 0,
-							  (int) (bits >> 63), err);
+	if (exp == 0x7FF || bits == UINT64_C(0x8000000000000000))
+		return json_special(out, "double", (bits & UINT64_C(0xFFFFFFFFFFFFF)) != 0,
+							exp == 0x7FF, (int) (bits >> 63), err);
 	memcpy(&d, &bits, sizeof(d));
-	for (int prec = 15; prec <= 17; prec++)
+	for (int prec = exp == 0 ? 1 : 15; prec <= 17; prec++)
 	{
 		snprintf(g, sizeof(g), "%.*g", prec, d);
 		if (strtod(g, NULL) == d)
@@ -1148,18 +1188,19 @@ json_double(sl_buf *out, uint64_t bits, sl_err *err)
 	return json_fixed(out, g, err);
 }
 
-/* Append a float as {"float": n}: shortest of %.6g..%.9g that reads back. */
+/* Append {"float": n}, digits as for doubles but from %.6g to %.9g. */
 static int
 json_float(sl_buf *out, uint32_t bits, sl_err *err)
 {
 	char		g[64];
 	float		f;
+	int			exp = (int) ((bits >> 23) & 0xFF);
 
-	if (((bits >> 23) & 0xFF) == 0xFF)
-		return json_nonfinite(out, "float", (bits & 0x7FFFFF) != 0,
-							  (int) (bits >> 31), err);
+	if (exp == 0xFF || bits == 0x80000000)
+		return json_special(out, "float", (bits & 0x7FFFFF) != 0,
+							exp == 0xFF, (int) (bits >> 31), err);
 	memcpy(&f, &bits, sizeof(f));
-	for (int prec = 6; prec <= 9; prec++)
+	for (int prec = exp == 0 ? 1 : 6; prec <= 9; prec++)
 	{
 		snprintf(g, sizeof(g), "%.*g", prec, (double) f);
 		if (strtof(g, NULL) == f)
@@ -1193,7 +1234,7 @@ json_array(sl_buf *out, const nbt_reader *r, sl_err *err)
 	return json_put(out, "]}", err);
 }
 
-/* Is this compound key one of the type-wrapper words? */
+/* Tell whether a compound key is one of the type-wrapper words. */
 static int
 json_reserved_key(const uint8_t *name, size_t n)
 {
@@ -1205,7 +1246,7 @@ json_reserved_key(const uint8_t *name, size_t n)
 	return 0;
 }
 
-/* Does the compound just opened start with an entry under a reserved key? */
+/* Tell whether the compound just opened starts with a reserved key. */
 static int
 json_first_key_reserved(const nbt_reader *r)
 {
@@ -1323,10 +1364,13 @@ sl_nbt_to_json(const uint8_t *buf, size_t len, const sl_limits *lim,
 			   sl_buf *out, sl_err *err)
 {
 	nbt_reader	r;
-	size_t		base = out->len;
+	size_t		base;
 	size_t		cap;
 	int			ev;
 
+	if (out == NULL)
+		return sl_fail(err, SL_ERR_INVALID, "NBT: no output buffer");
+	base = out->len;
 	if (lim == NULL)
 		lim = &sl_default_limits;
 	cap = lim->max_value_raw;

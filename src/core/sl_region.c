@@ -50,7 +50,7 @@ typedef struct chunk_loc
 	uint64_t	pos;			/* file offset of the payload */
 } chunk_loc;
 
-/* Location entry of a slot. */
+/* Return the location entry of a slot. */
 static uint32_t
 slot_location(const uint8_t *file, int slot)
 {
@@ -166,7 +166,7 @@ locate_stream(const region_reader *rd, const chunk_loc *cl, uint8_t type,
 	return 0;
 }
 
-/* Name of a compression type for messages. */
+/* Name a compression type for messages. */
 static const char *
 compression_name(int type)
 {
@@ -262,8 +262,8 @@ decode_chunk(const region_reader *rd, const chunk_loc *cl, uint8_t type,
 			 uint8_t **raw, size_t *raw_len, size_t *short_by, sl_err *err)
 {
 	int			ctype = type & 0x7F;
-	const uint8_t *data;
-	size_t		declared;
+	const uint8_t *data = NULL;
+	size_t		declared = 0;
 
 	*short_by = 0;
 	if (ctype < 1 || ctype > 4)
@@ -484,7 +484,7 @@ sl_region_free(sl_region *r)
 	r->nproblems = 0;
 }
 
-/* Slot of a chunk within region rx,rz, or -1 when it lies outside. */
+/* Return a chunk's slot within region rx,rz, or -1 when it lies outside. */
 static int
 chunk_slot(const sl_region_chunk *c, int32_t rx, int32_t rz)
 {

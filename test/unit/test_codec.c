@@ -67,7 +67,7 @@ deflate_roundtrip(sl_deflate_kind kind, size_t len, int compressible)
 	free(src);
 }
 
-/* Raw deflate round-trips. */
+/* Round-trip raw deflate streams. */
 void
 test_codec_deflate_roundtrip(void)
 {
@@ -77,7 +77,7 @@ test_codec_deflate_roundtrip(void)
 	deflate_roundtrip(SL_DEFLATE_RAW, 100000, 0);
 }
 
-/* zlib round-trips. */
+/* Round-trip zlib streams. */
 void
 test_codec_zlib_roundtrip(void)
 {
@@ -87,7 +87,7 @@ test_codec_zlib_roundtrip(void)
 	deflate_roundtrip(SL_DEFLATE_ZLIB, 70000, 0);
 }
 
-/* gzip round-trips. */
+/* Round-trip gzip streams. */
 void
 test_codec_gzip_roundtrip(void)
 {
@@ -97,7 +97,7 @@ test_codec_gzip_roundtrip(void)
 	deflate_roundtrip(SL_DEFLATE_GZIP, 70000, 0);
 }
 
-/* consumed stops at the end of the stream; trailing bytes are left alone. */
+/* Check consumed stops at the end of the stream, before trailing bytes. */
 void
 test_codec_inflate_consumed(void)
 {
@@ -119,7 +119,7 @@ test_codec_inflate_consumed(void)
 	sl_buf_free(&z);
 }
 
-/* Output beyond the cap is SL_ERR_LIMIT; exactly the cap is fine. */
+/* Refuse output beyond the cap with SL_ERR_LIMIT; accept exactly the cap. */
 void
 test_codec_inflate_cap(void)
 {
@@ -141,7 +141,7 @@ test_codec_inflate_cap(void)
 	free(src);
 }
 
-/* Garbage and truncated streams are SL_ERR_FORMAT, never a crash. */
+/* Reject garbage and truncated streams with SL_ERR_FORMAT. */
 void
 test_codec_inflate_corrupt(void)
 {
@@ -171,7 +171,7 @@ test_codec_inflate_corrupt(void)
 	sl_buf_free(&z);
 }
 
-/* A lying gzip ISIZE does not make the decoder allocate what it claims. */
+/* Check a lying gzip ISIZE does not make the decoder allocate what it claims. */
 void
 test_codec_gzip_isize_untrusted(void)
 {
@@ -271,7 +271,7 @@ codec_test_zero_bomb(size_t n, sl_buf *out)
 	free(zeros);
 }
 
-/* A 200 MB gzip bomb fails fast under a 1 MiB cap; a small one decodes. */
+/* Stop a 200 MB gzip bomb at a 1 MiB cap; decode a small one. */
 void
 test_codec_gzip_bomb(void)
 {
@@ -335,7 +335,7 @@ lz4_roundtrip(size_t len, int compressible)
 	free(src);
 }
 
-/* LZ4Block round-trips across block boundaries, compressible or not. */
+/* Round-trip LZ4Block streams across block boundaries. */
 void
 test_codec_lz4_roundtrip(void)
 {
@@ -365,7 +365,7 @@ lz4_expect_fail(const sl_buf *z, size_t at, uint8_t value, size_t cap, sl_code c
 	free(copy);
 }
 
-/* Hostile LZ4Block streams fail cleanly. */
+/* Reject hostile LZ4Block streams cleanly. */
 void
 test_codec_lz4_hostile(void)
 {
@@ -449,7 +449,7 @@ decode_region_chunks(const char *path, int want_type, int *nchunks)
 	return bad;
 }
 
-/* Pumpkin's LZ4 chunks (lz4-java framing without end mark) decode. */
+/* Decode Pumpkin's LZ4 chunks (lz4-java framing without end mark). */
 void
 test_codec_lz4_corpus(void)
 {
@@ -471,7 +471,7 @@ test_codec_lz4_corpus(void)
 	CHECK(n == 256);
 }
 
-/* gzip chunks and gzip level.dat files of the corpus decode. */
+/* Decode gzip chunks and a gzip level.dat of the corpus. */
 void
 test_codec_gzip_corpus(void)
 {
@@ -508,7 +508,7 @@ test_codec_gzip_corpus(void)
 	free(f);
 }
 
-/* CRC-32 check value and incremental use. */
+/* Check the CRC-32 check value and incremental use. */
 void
 test_codec_crc32(void)
 {
@@ -517,7 +517,7 @@ test_codec_crc32(void)
 	CHECK(sl_crc32(0, "", 0) == 0);
 }
 
-/* Bad arguments to the compressor are rejected. */
+/* Reject bad compression levels. */
 void
 test_codec_deflate_bad_level(void)
 {

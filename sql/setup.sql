@@ -1,0 +1,54 @@
+-- Set-up shared by the regression tests: the extension and small NBT
+-- builders, so that tests can write chunks as readable SQL.
+CREATE EXTENSION slime;
+
+-- a tag header: type byte, u16 name length, UTF-8 name
+CREATE FUNCTION nbt_head(t int, name text) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT set_byte('\x00'::bytea, 0, t) || int2send(octet_length(name)::int2) || convert_to(name, 'UTF8') $$;
+
+CREATE FUNCTION nbt_byte(name text, v int) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(1, name) || set_byte('\x00'::bytea, 0, v & 255) $$;
+CREATE FUNCTION nbt_int(name text, v int) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(3, name) || int4send(v) $$;
+CREATE FUNCTION nbt_long(name text, v bigint) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(4, name) || int8send(v) $$;
+CREATE FUNCTION nbt_double(name text, v float8) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(6, name) || float8send(v) $$;
+CREATE FUNCTION nbt_string(name text, s text) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(8, name) || int2send(octet_length(s)::int2) || convert_to(s, 'UTF8') $$;
+CREATE FUNCTION nbt_compound(name text, VARIADIC items bytea[]) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(10, name) || coalesce((SELECT string_agg(i, ''::bytea) FROM unnest(items) i), '') || '\x00'::bytea $$;
+-- a list of compounds, each built with nbt_compound('', ...)
+CREATE FUNCTION nbt_list_compounds(name text, VARIADIC items bytea[]) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(9, name) || '\x0a'::bytea || int4send(cardinality(items))
+             || coalesce((SELECT string_agg(substring(i FROM 4), ''::bytea) FROM unnest(items) i), '') $$;
+CREATE FUNCTION nbt_list_doubles(name text, VARIADIC items float8[]) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(9, name) || '\x06'::bytea || int4send(cardinality(items))
+             || coalesce((SELECT string_agg(float8send(i), ''::bytea) FROM unnest(items) i), '') $$;
+
+-- a small 1.20-style chunk with a chest, as Minecraft writes it in region/
+CREATE FUNCTION test_chunk(x int, z int, dv int DEFAULT 3700) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_compound('',
+        nbt_int('DataVersion', dv), nbt_int('xPos', x), nbt_int('zPos', z), nbt_int('yPos', -4),
+        nbt_string('Status', 'minecraft:full'), nbt_long('LastUpdate', 1000),
+        nbt_list_compounds('block_entities',
+            nbt_compound('', nbt_string('id', 'minecraft:chest'),
+                         nbt_int('x', x * 16 + 1), nbt_int('y', 64), nbt_int('z', z * 16 + 2),
+                         nbt_byte('keepPacked', 0)))) $$;
+
+-- the matching entities/ chunk with one pig
+CREATE FUNCTION test_entities(x int, z int) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_compound('',
+        nbt_int('DataVersion', 3700),
+        nbt_head(11, 'Position') || int4send(2) || int4send(x) || int4send(z),
+        nbt_list_compounds('Entities',
+            nbt_compound('', nbt_string('id', 'minecraft:pig'),
+                         nbt_list_doubles('Pos', x * 16 + 0.5, 65.0, z * 16 + 0.5)))) $$;
+
+-- a world of n x n chunks starting at (x0, z0), with entities
+CREATE FUNCTION test_world(n int, x0 int DEFAULT 0, z0 int DEFAULT 0) RETURNS slime LANGUAGE sql IMMUTABLE
+AS $$ SELECT slime_agg(slime_put_chunk(slime_put_chunk(NULL, x, z, test_chunk(x, z)),
+                                       x, z, test_entities(x, z), 'entities'))
+      FROM generate_series(x0, x0 + n - 1) x, generate_series(z0, z0 + n - 1) z $$;
+
+SELECT slime_info(test_world(2)) ->> 'chunks' AS chunks;

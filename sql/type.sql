@@ -1,0 +1,62 @@
+-- The slime type: building values, reading them back, input and output.
+
+-- a value holds chunks; slime_put_chunk stores one chunk's NBT
+CREATE TABLE islands (id int PRIMARY KEY, world slime);
+INSERT INTO islands VALUES (1, test_world(3)), (2, test_world(1, 10, -10));
+
+-- metadata comes from the header and directory, without decompression
+SELECT id, slime_info(world) - 'hash' - 'stored_bytes' - 'raw_bytes' AS info FROM islands ORDER BY id;
+SELECT id, (slime_info(world) ->> 'stored_bytes')::int < (slime_info(world) ->> 'raw_bytes')::int AS compressed
+FROM islands ORDER BY id;
+
+-- one row per chunk, in canonical (Morton) order
+SELECT x, z, data_version, raw_bytes = octet_length(test_chunk(x, z)) + octet_length(test_entities(x, z)) AS raw_ok,
+       stored_bytes > 0 AS stored, octet_length(hash) AS hash_len
+FROM slime_chunks((SELECT world FROM islands WHERE id = 1));
+
+-- a chunk's NBT comes back byte for byte, per kind
+SELECT slime_chunk_nbt(world, 1, 2) = test_chunk(1, 2) AS region_same,
+       slime_chunk_nbt(world, 1, 2, 'entities') = test_entities(1, 2) AS entities_same,
+       slime_chunk_nbt(world, 1, 2, 'poi') IS NULL AS no_poi,
+       slime_chunk_nbt(world, 7, 7) IS NULL AS absent
+FROM islands WHERE id = 1;
+SELECT slime_chunk_nbt(world, 0, 0, 'level') FROM islands WHERE id = 1;
+
+-- NBT as JSON: ints plain, other numbers typed, lists as arrays
+SELECT jsonb_pretty(slime_nbt_to_json(slime_chunk_nbt(world, 1, 2))) FROM islands WHERE id = 1;
+SELECT slime_nbt_to_json(test_entities(0, 0)) -> 'Entities' -> 0 -> 'Pos' AS pos;
+
+-- canonical: the same chunks give the same bytes whatever the build order
+SELECT slime_put_chunk(slime_put_chunk(NULL, 0, 0, test_chunk(0, 0)), 1, 0, test_chunk(1, 0))::bytea
+     = slime_put_chunk(slime_put_chunk(NULL, 1, 0, test_chunk(1, 0)), 0, 0, test_chunk(0, 0))::bytea AS same_bytes;
+
+-- replacing and deleting chunks
+SELECT slime_info(slime_delete_chunk(world, 0, 0)) ->> 'chunks' AS after_delete,
+       slime_chunk_nbt(slime_put_chunk(world, 0, 0, test_chunk(0, 0, 3800)), 0, 0) = test_chunk(0, 0, 3800) AS replaced,
+       slime_info(slime_put_chunk(world, 0, 0, NULL, 'entities')) ->> 'entity_chunks' AS entities_after_removal
+FROM islands WHERE id = 1;
+
+-- text and binary forms round-trip and are checked alike
+SELECT count(*) AS text_round_trip FROM islands WHERE world::text::slime = world;
+SELECT count(*) AS bytea_round_trip FROM islands WHERE world::bytea::slime = world;
+SELECT left(world::text, 10) AS text_form FROM islands WHERE id = 2;
+SELECT world = test_world(3) AS equal, world <> test_world(2) AS not_equal FROM islands WHERE id = 1;
+SELECT count(*) AS distinct_worlds
+FROM (SELECT world FROM (SELECT world FROM islands UNION ALL SELECT world FROM islands) u GROUP BY world) t;
+
+-- bad input is rejected with the reason
+SELECT 'not hex'::slime;
+SELECT '\x00'::slime;
+SELECT '\x534c494d0100'::slime;
+-- flip one byte inside the compressed payload: caught by the checksums
+SELECT set_byte(world::bytea, octet_length(world::bytea) - 3,
+                get_byte(world::bytea, octet_length(world::bytea) - 3) # 1)::slime
+FROM islands WHERE id = 2;
+-- flip one byte of the directory: caught by the header checksum
+SELECT set_byte(world::bytea, 120, get_byte(world::bytea, 120) # 1)::slime FROM islands WHERE id = 2;
+-- truncate
+SELECT substring(world::bytea FROM 1 FOR 200)::slime FROM islands WHERE id = 2;
+-- chunk NBT must be one well-formed document
+SELECT slime_put_chunk(NULL, 0, 0, '\x0a000001'::bytea);
+SELECT slime_put_chunk(NULL, 0, 0, '\x0300014100000001'::bytea);
+SELECT slime_put_chunk(NULL, 0, 0, test_chunk(0, 0), 'tiles');

@@ -1,0 +1,83 @@
+/*
+ * tool.h - shared pieces of slimetool, the command-line companion of the
+ * slime extension: file and directory helpers and region-file reading.
+ */
+#ifndef SLIMETOOL_H
+#define SLIMETOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sl_build.h"
+#include "sl_common.h"
+#include "sl_region.h"
+#include "sl_value.h"
+
+/* Print "slimetool: <message>" on stderr and return -1. */
+int			tool_fail(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+/* Print a core library error with a context prefix and return -1. */
+int			tool_fail_err(const sl_err *err, const char *context);
+
+/* Read a whole file (sl_alloc'd; a 0-byte file gives a non-NULL buffer). */
+int			tool_read_file(const char *path, uint8_t **data, size_t *len);
+
+/* Write a whole file, replacing it. */
+int			tool_write_file(const char *path, const uint8_t *data, size_t len);
+
+/* Join a directory and a name into a malloc'd path. */
+char	   *tool_path(const char *dir, const char *name);
+
+/* 1 when path is a directory, 0 otherwise. */
+int			tool_is_dir(const char *path);
+
+/* mkdir that accepts an existing directory. */
+int			tool_mkdir(const char *path);
+
+/* Sorted names in a directory (without . and ..); free with tool_free_names. */
+int			tool_list_dir(const char *dir, char ***names, int *n);
+void		tool_free_names(char **names, int n);
+
+/* Parse a whole string as a 32-bit int; 0 on success. */
+int			tool_parse_int(const char *s, int32_t *out);
+
+/*
+ * Parse "<prefix>.<a>.<b>.<ext>" exactly (as in r.-1.2.mca or c.5.7.mcc);
+ * returns 1 on a match.
+ */
+int			tool_parse_coords(const char *name, const char *prefix, const char *ext,
+							  int32_t *a, int32_t *b);
+
+/* Counters for reading region-format files into a builder. */
+typedef struct tool_stats
+{
+	int			files;			/* region-format files read */
+	int			bad_files;		/* unreadable files skipped (lenient) */
+	int			chunks;			/* chunk documents read, all kinds */
+	int			skipped;		/* damaged chunks left out (lenient) */
+	int			repaired;		/* chunks read after a repair */
+	uint64_t	file_bytes;		/* bytes of the files read */
+} tool_stats;
+
+/*
+ * Read the region-format file dir/name as component comp of region rx,rz
+ * into the builder. External chunks c.X.Z.mcc of that region are loaded
+ * from dir (dir_names lists it). Strict: the first damaged chunk fails with
+ * the file, chunk and offset. Lenient: damaged chunks (and unreadable
+ * files) are skipped and listed on stderr.
+ */
+int			tool_read_region(sl_builder *b, int comp, const char *dir, const char *name,
+							 int32_t rx, int32_t rz, char **dir_names, int ndir,
+							 int strict, tool_stats *st);
+
+/* gen-world: its fixed DataVersion and timestamp, and level.dat. */
+#define GEN_DATA_VERSION	3700
+#define GEN_FIXED_TIME		1700000000u	/* seconds; region header timestamps */
+
+int			gen_level(const char *dir, int spawn_x, int spawn_y, int spawn_z);
+
+/* Subcommands living outside slimetool.c. */
+int			cmd_copy_world(int argc, char **argv);
+int			cmd_gen_world(int argc, char **argv);
+
+#endif

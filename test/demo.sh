@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# test/demo.sh — set slime up and show it on a Minecraft world.
+#
+#   bash test/demo.sh [WORLD_DIR]   install deps, build, install, start a
+#                                   throwaway cluster (left running), import
+#                                   the world into table demo_worlds of
+#                                   database slime_demo and show what it holds
+#   bash test/demo.sh --stop        stop and remove that cluster
+#
+# WORLD_DIR is a Java-edition world folder (with region/, DIM-1/region, ...)
+# or just a folder of r.X.Z.mca files.  Without it a generated world is used
+# (build/slimetool gen-world), or else a sample from the shared corpus.
+# SLIME_DEMO_STRICT=false makes the fallback importer repair damaged chunks
+# instead of failing on them.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$SLIME_ROOT"
+
+ENV_FILE=/tmp/slime-demo.env
+DB=slime_demo
+TABLE=demo_worlds
+case "${SLIME_DEMO_STRICT:-true}" in false|off|0) STRICT=false ;; *) STRICT=true ;; esac
+
+usage() { sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+
+# Stops the cluster recorded in $ENV_FILE (only its SLIME_PGTMP line is used).
+stop_demo() {
+    local tmp
+    if [ ! -f "$ENV_FILE" ]; then echo "demo: no demo cluster recorded in $ENV_FILE"; return 0; fi
+    tmp=$(sed -n 's/^export SLIME_PGTMP=//p' "$ENV_FILE" | tr -d "'\"")
+    slime_cluster_stop "$tmp"
+    rm -f "$ENV_FILE"
+    echo "demo: stopped and removed the cluster in ${tmp:-?}"
+}
+
+case "${1:-}" in
+    --stop) stop_demo; exit 0 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) usage >&2; exit 2 ;;
+esac
+WORLD=${1:-}
+if [ -n "$WORLD" ]; then
+    [ -d "$WORLD" ] || { echo "demo: not a directory: $WORLD" >&2; exit 2; }
+    WORLD=$(cd "$WORLD" && pwd -P)
+fi
+
+sql_lit() { local s=${1//\'/\'\'}; printf "'%s'" "$s"; }     # SQL string literal
+
+# ---- fallback importer (used while test/import-world.sh does not exist) ----
+# import_fallback WORLD TABLE: one row per dimension, every region file read
+# server-side and merged with slime_agg; entities/ and poi/ beside region/.
+import_fallback() {
+    local w=$1 table=$2 sqlf dims=() d rdir dim x xz found base f
+    sqlf=$SLIME_PGTMP/import.sql
+    echo "CREATE TABLE IF NOT EXISTS $table (dimension text PRIMARY KEY, world slime);" >"$sqlf"
+    # "dimension-name|folder holding region/ entities/ poi/"
+    [ -d "$w/region" ] && dims+=("minecraft:overworld|$w")
+    [ -d "$w/DIM-1/region" ] && dims+=("minecraft:the_nether|$w/DIM-1")
+    [ -d "$w/DIM1/region" ] && dims+=("minecraft:the_end|$w/DIM1")
+    for rdir in "$w"/dimensions/*/*/region; do
+        [ -d "$rdir" ] || continue
+        d=${rdir%/region}; x=${d#"$w"/dimensions/}
+        dims+=("${x%%/*}:${x#*/}|$d")
+    done
+    # a bare folder of region files counts as the overworld's region/
+    if [ ${#dims[@]} = 0 ] && compgen -G "$w/r.*.mc[ar]" >/dev/null; then
+        dims+=("minecraft:overworld|$w|bare")
+    fi
+    [ ${#dims[@]} -gt 0 ] || { echo "demo: no region files found under $w" >&2; return 1; }
+
+    for d in "${dims[@]}"; do
+        IFS='|' read -r dim base x <<<"$d"
+        local reg=$base/region ent=$base/entities poi=$base/poi values=
+        [ "$x" = bare ] && reg=$base
+        # every region coordinate present in region/, entities/ or poi/
+        found=$(for f in "$reg"/r.*.mc[ar] "$ent"/r.*.mca "$poi"/r.*.mca; do
+                    [ -s "$f" ] || continue              # skip empty files
+                    f=${f##*/}; f=${f#r.}; echo "${f%.*}"
+                done | sort -u)
+        for xz in $found; do
+            local r=NULL e=NULL p=NULL
+            if [ -s "$reg/r.$xz.mca" ]; then r=$(sql_lit "$reg/r.$xz.mca")
+            elif [ -s "$reg/r.$xz.mcr" ]; then r=$(sql_lit "$reg/r.$xz.mcr"); fi
+            [ -s "$ent/r.$xz.mca" ] && e=$(sql_lit "$ent/r.$xz.mca")
+            [ -s "$poi/r.$xz.mca" ] && p=$(sql_lit "$poi/r.$xz.mca")
+            values+="${values:+,
+  }($r::text, ${xz%.*}, ${xz#*.}, $e::text, $p::text)"
+        done
+        [ -n "$values" ] || continue
+        echo "  $dim: $(wc -w <<<"$found") region(s) from $base" >&2
+        cat >>"$sqlf" <<SQL
+INSERT INTO $table (dimension, world)
+SELECT $(sql_lit "$dim"), slime_agg(slime_import_region(
+         CASE WHEN r IS NOT NULL THEN pg_read_binary_file(r) END, rx, rz,
+         CASE WHEN e IS NOT NULL THEN pg_read_binary_file(e) END,
+         CASE WHEN p IS NOT NULL THEN pg_read_binary_file(p) END,
+         strict => $STRICT))
+FROM (VALUES $values) v(r, rx, rz, e, p);
+SQL
+    done
+    if [ -f "$w/level.dat" ]; then
+        echo "UPDATE $table SET world = slime_with_level(world, pg_read_binary_file($(sql_lit "$w/level.dat")))
+              WHERE dimension = 'minecraft:overworld';" >>"$sqlf"
+    fi
+    slime_psql -f "$sqlf"
+}
+
+# ---- set up -----------------------------------------------------------------
+slime_log "demo: dependencies"
+slime_install_deps
+slime_log "demo: build and install"
+rc=0; slime_build_install || rc=$?
+case $rc in
+    0) ;;
+    2) slime_warn "build/slimetool did not build; going on without it" ;;
+    *) echo "demo: the extension did not build" >&2; exit 1 ;;
+esac
+
+if [ -f "$ENV_FILE" ]; then
+    slime_log "demo: stopping the previous demo cluster first"
+    stop_demo
+fi
+slime_log "demo: starting a throwaway cluster"
+slime_cluster_start --keep
+DEMO_OK=0
+slime_on_exit '[ "$DEMO_OK" = 1 ] || { echo "demo: FAILED, removing the cluster" >&2; slime_cluster_stop; }'
+
+createdb "$DB"
+export PGDATABASE=$DB
+slime_psql -c "CREATE EXTENSION slime"
+
+# ---- the world to show ------------------------------------------------------
+if [ -z "$WORLD" ]; then
+    WORLD=$SLIME_PGTMP/gen-world
+    if [ -x build/slimetool ] && build/slimetool gen-world "$WORLD"; then
+        echo "demo: generated a world with build/slimetool gen-world in $WORLD"
+    else
+        corpus=$(slime_corpus)
+        sample=$corpus/anvil-1.18plus/minestom/anvil_vanilla_sample
+        echo "demo: NOTE build/slimetool gen-world is not available; using the corpus"
+        echo "      sample $sample as the world's region/ folder instead"
+        rm -rf "$WORLD"; mkdir -p "$WORLD"
+        ln -s "$sample" "$WORLD/region"                  # read in place, not copied
+        [ -f "$corpus/level-dat/minestom/anvil_vanilla_sample/level.dat" ] &&
+            ln -s "$corpus/level-dat/minestom/anvil_vanilla_sample/level.dat" "$WORLD/level.dat"
+    fi
+    chmod -R a+rX "$WORLD" 2>/dev/null || true          # the server reads it as postgres
+fi
+runuser -u postgres -- test -r "$WORLD" ||
+    slime_warn "$WORLD may not be readable by OS user postgres (the server reads region files)"
+
+slime_log "demo: importing $WORLD into $DB.$TABLE"
+if [ -f test/import-world.sh ]; then
+    bash test/import-world.sh "$WORLD" "$TABLE"
+else
+    echo "demo: NOTE test/import-world.sh does not exist yet; importing with the built-in fallback"
+    import_fallback "$WORLD" "$TABLE"
+fi
+
+# ---- show what it holds -----------------------------------------------------
+# Column names: the slime column, and a label (preferably "dimension").
+SCOL=$(slime_psql -At -c "SELECT quote_ident(attname) FROM pg_attribute
+    WHERE attrelid = '$TABLE'::regclass AND attnum > 0 AND NOT attisdropped
+      AND atttypid = 'slime'::regtype ORDER BY attnum LIMIT 1")
+LCOL=$(slime_psql -At -c "SELECT quote_ident(attname) FROM pg_attribute
+    WHERE attrelid = '$TABLE'::regclass AND attnum > 0 AND NOT attisdropped
+      AND atttypid IN ('text'::regtype, 'varchar'::regtype)
+    ORDER BY attname <> 'dimension', attnum LIMIT 1")
+[ -n "$SCOL" ] || { echo "demo: $TABLE has no slime column" >&2; exit 1; }
+LCOL=${LCOL:-"'row ' || ctid::text"}
+
+slime_log "demo: what $TABLE holds"
+slime_psql -P footer=off <<SQL
+\echo 'Per dimension (slime_info):'
+SELECT $LCOL AS dimension,
+       (i ->> 'chunks')::int AS chunks,
+       pg_size_pretty((i ->> 'raw_bytes')::bigint) AS raw,
+       pg_size_pretty((i ->> 'stored_bytes')::bigint) AS stored,
+       round((i ->> 'raw_bytes')::numeric / nullif((i ->> 'stored_bytes')::numeric, 0), 1) AS ratio,
+       coalesce((i -> 'data_version' ->> 'min') || ' .. ' ||
+                (i -> 'data_version' ->> 'max'), 'none') AS data_version,
+       i ->> 'frames' AS frames,
+       i ->> 'has_level' AS level_dat
+FROM $TABLE t, LATERAL slime_info(t.$SCOL) i
+ORDER BY 1;
+
+\echo 'Block entities by type (top 15 per dimension; pre-1.18 Level.TileEntities, 1.18+ block_entities):'
+WITH chunk AS (
+    SELECT $LCOL AS dimension, slime_nbt_to_json(slime_chunk_nbt(t.$SCOL, c.x, c.z)) AS j
+    FROM $TABLE t, LATERAL slime_chunks(t.$SCOL) c
+), lists AS (
+    SELECT dimension,
+           CASE WHEN jsonb_typeof(j -> 'Level' -> 'TileEntities') = 'array' THEN j -> 'Level' -> 'TileEntities'
+                WHEN jsonb_typeof(j -> 'block_entities') = 'array' THEN j -> 'block_entities'
+                ELSE '[]'::jsonb END AS list
+    FROM chunk
+), counted AS (
+    SELECT dimension, coalesce(e ->> 'id', '(no id)') AS block_entity, count(*) AS n
+    FROM lists, LATERAL jsonb_array_elements(list) e
+    GROUP BY 1, 2
+)
+SELECT dimension, block_entity, n
+FROM (SELECT *, row_number() OVER (PARTITION BY dimension ORDER BY n DESC, block_entity) AS k FROM counted) s
+WHERE k <= 15
+ORDER BY dimension, n DESC, block_entity;
+SQL
+
+# ---- keep running: tell how to connect and stop -----------------------------
+{
+    echo "# slime demo cluster (written by test/demo.sh); 'source' it to use psql"
+    printf 'export PGHOST=%q PGPORT=%q PGUSER=postgres PGDATABASE=%q\n' "$PGHOST" "$PGPORT" "$DB"
+    printf 'export PGDATA=%q\n' "$PGDATA"
+    printf 'export SLIME_PGTMP=%q\n' "$SLIME_PGTMP"
+} >"$ENV_FILE"
+# shellcheck disable=SC2034  # read by the exit hook
+DEMO_OK=1
+
+cat <<EOF
+
+The demo cluster keeps running (data in $PGDATA, log $SLIME_PGTMP/server.log).
+  connect:  source $ENV_FILE && psql
+            (or: psql -h $PGHOST -p $PGPORT -U postgres $DB)
+            e.g.  SELECT dimension, slime_info(world) FROM $TABLE;
+  stop:     bash test/demo.sh --stop
+EOF

@@ -1,0 +1,161 @@
+# shellcheck shell=bash
+# test/lib.sh — shared helpers for slime's set-up and test scripts.
+# Source it (". test/lib.sh"); it defines functions and a few variables and
+# runs nothing by itself.  All functions return non-zero on failure.
+
+SLIME_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SLIME_PG_BIN=/usr/lib/postgresql/15/bin
+SLIME_PG_CONFIG=$SLIME_PG_BIN/pg_config
+SLIME_DEPS=(build-essential postgresql-15 postgresql-server-dev-15
+            libzstd-dev libdeflate-dev liblz4-dev libxxhash-dev nettle-dev)
+
+# PG 15's own client tools (psql, pg_dump, pg_restore) first, not pg_wrapper.
+case ":$PATH:" in *":$SLIME_PG_BIN:"*) ;; *) PATH="$SLIME_PG_BIN:$PATH" ;; esac
+export PATH
+
+slime_log()  { printf '\n== %s\n' "$*" >&2; }
+slime_warn() { printf 'WARNING: %s\n' "$*" >&2; }
+
+# ---- exit hooks: several scripts may each want cleanup on EXIT -------------
+SLIME_EXIT_HOOKS=()
+slime_on_exit() {            # slime_on_exit "command string"
+    SLIME_EXIT_HOOKS+=("$1")
+    trap _slime_run_exit_hooks EXIT
+}
+_slime_run_exit_hooks() {
+    local rc=$? i
+    for ((i = ${#SLIME_EXIT_HOOKS[@]} - 1; i >= 0; i--)); do
+        eval "${SLIME_EXIT_HOOKS[i]}" || true
+    done
+    SLIME_EXIT_HOOKS=()
+    return $rc
+}
+
+# ---- dependencies -----------------------------------------------------------
+# Installs only the Debian packages that are missing; a no-op (fast, no
+# network) when everything is there already.
+slime_install_deps() {
+    local missing=() p st
+    for p in "${SLIME_DEPS[@]}"; do
+        st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+        [ "$st" = installed ] || missing+=("$p")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        echo "deps: all ${#SLIME_DEPS[@]} packages present" >&2
+        return 0
+    fi
+    echo "deps: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null || return 1
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || return 1
+}
+
+# ---- build ------------------------------------------------------------------
+# slime_build_install: builds and installs the extension, then the
+# command-line tool.  Returns 1 when the extension fails to build or
+# install, 2 when only build/slimetool fails.
+slime_build_install() {
+    (
+        cd "$SLIME_ROOT" || exit 1
+        make -j2 PG_CONFIG="$SLIME_PG_CONFIG" || exit 1
+        make install PG_CONFIG="$SLIME_PG_CONFIG" || exit 1
+    ) || return 1
+    slime_build_tool || return 2
+}
+
+# slime_build_tool: `make tool` (build/slimetool); its absence is tolerated
+# while src/tool/slimetool.c does not exist, with a message.
+slime_build_tool() {
+    if [ ! -f "$SLIME_ROOT/src/tool/slimetool.c" ]; then
+        echo "NOTE: src/tool/slimetool.c does not exist yet: build/slimetool not built" >&2
+        return 0
+    fi
+    (cd "$SLIME_ROOT" && make -j2 tool PG_CONFIG="$SLIME_PG_CONFIG") ||
+        { echo "ERROR: make tool (build/slimetool) failed" >&2; return 1; }
+}
+
+# ---- corpus -----------------------------------------------------------------
+# Prints the absolute path of the shared corpus (SLIME_CORPUS overrides
+# ../shared/corpus); loud error and status 1 when it is missing.
+slime_corpus() {
+    local c=${SLIME_CORPUS:-$SLIME_ROOT/../shared/corpus}
+    if [ -d "$c" ] && [ -n "$(ls -A "$c" 2>/dev/null)" ]; then
+        (cd "$c" && pwd -P)
+        return 0
+    fi
+    {
+        echo "######################################################################"
+        echo "ERROR: slime test corpus NOT FOUND at: $c"
+        echo "  Expected ../shared/corpus beside the repository, or set SLIME_CORPUS."
+        echo "  Tests that need real Minecraft files cannot run without it."
+        echo "######################################################################"
+    } >&2
+    return 1
+}
+
+# ---- throwaway cluster ------------------------------------------------------
+# slime_cluster_start [--keep]
+# initdb (as OS user postgres, trust auth) into a fresh /tmp/slime-pg.XXXXXX,
+# starts it on a unix socket in that dir only, and exports PGHOST PGPORT
+# PGUSER PGDATABASE PGDATA SLIME_PGTMP.  Without --keep, the cluster is
+# stopped and removed on EXIT.
+slime_cluster_start() {
+    local keep=0 tmp port
+    [ "${1:-}" = --keep ] && keep=1
+    id postgres >/dev/null 2>&1 || { echo "no OS user 'postgres' (install postgresql-15)" >&2; return 1; }
+
+    tmp=$(mktemp -d /tmp/slime-pg.XXXXXX) || return 1
+    chmod 755 "$tmp"                  # others may reach the socket
+    chown postgres:postgres "$tmp"
+    SLIME_PGTMP=$tmp
+    export SLIME_PGTMP PGDATA="$tmp/data"
+    [ $keep = 1 ] || slime_on_exit slime_cluster_stop
+
+    # The socket lives in our own dir, so the port only has to avoid TCP
+    # listeners and lock files in case someone looks; pick the first free.
+    port=55432
+    while [ $port -lt 55632 ]; do
+        if ! ss -Hltn "sport = :$port" 2>/dev/null | grep -q . &&
+           [ ! -e "/tmp/.s.PGSQL.$port" ]; then break; fi
+        port=$((port + 1))
+    done
+
+    runuser -u postgres -- "$SLIME_PG_BIN/initdb" -D "$PGDATA" -A trust -U postgres \
+        -E UTF8 --locale=C -N >"$tmp/initdb.log" 2>&1 ||
+        { cat "$tmp/initdb.log" >&2; return 1; }
+    cat >>"$PGDATA/postgresql.conf" <<EOF
+
+# ---- slime throwaway test cluster ----
+listen_addresses = ''
+port = $port
+unix_socket_directories = '$tmp'
+shared_preload_libraries = ''
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_wal_size = 1GB
+EOF
+    (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$PGDATA" \
+        -l "$tmp/server.log" -w -t 60 start >/dev/null) ||
+        { echo "pg_ctl start failed; server log:" >&2; cat "$tmp/server.log" >&2; return 1; }
+
+    export PGHOST=$tmp PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+    echo "cluster: PGHOST=$PGHOST PGPORT=$PGPORT (log $tmp/server.log)" >&2
+}
+
+# slime_cluster_stop [TMPDIR] — stops the cluster and removes its dir.
+slime_cluster_stop() {
+    local tmp=${1:-${SLIME_PGTMP:-}}
+    case "$tmp" in /tmp/slime-pg.*) ;; *) return 0 ;; esac   # never rm elsewhere
+    if [ -f "$tmp/data/postmaster.pid" ]; then
+        (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$tmp/data" \
+            -m fast -w -t 60 stop >/dev/null 2>&1) ||
+            slime_warn "pg_ctl stop failed for $tmp"
+    fi
+    rm -rf "$tmp"
+    [ "$tmp" = "${SLIME_PGTMP:-}" ] && unset SLIME_PGTMP PGDATA
+    return 0
+}
+
+# psql that stops on the first error and reads no ~/.psqlrc.
+slime_psql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# test/run-all.sh — every slime test, in order:
+#   deps → build+install → unit (make unit) → throwaway cluster →
+#   regress (make installcheck) → corpus (test/corpus.sh) → pgdump (test/pgdump.sh)
+# Prints a summary ending with one line "N passed, N failed" (one count per
+# suite, plus "tool" for build/slimetool once src/tool/slimetool.c exists)
+# and exits non-zero when any suite failed.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$SLIME_ROOT"
+
+SUITES=(unit regress corpus pgdump)
+declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
+declare -A TIME=()
+START=$SECONDS
+export SLIME_LOGDIR SLIME_PG_CONFIG
+SLIME_LOGDIR=$(mktemp -d /tmp/slime-run.XXXXXX)
+slime_on_exit 'rm -rf "$SLIME_LOGDIR"'
+
+summary() {
+    local s passed=0 failed=0
+    echo
+    echo "==================== slime test summary ===================="
+    for s in "${SUITES[@]}"; do
+        printf '  %-8s %-52s %5ss\n' "$s" "${RESULT[$s]:-FAILED (not run)}" "${TIME[$s]:-0}"
+        if [ "${RESULT[$s]:-}" = passed ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    done
+    echo "  total time $((SECONDS - START))s"
+    echo "$passed passed, $failed failed"
+    [ "$failed" = 0 ]
+}
+
+# run_suite NAME TIMEOUT_SECONDS FUNCTION — runs one suite function in a
+# child bash under `timeout` and records its result.
+run_suite() {
+    local name=$1 limit=$2 fn=$3 t0=$SECONDS rc=0
+    slime_log "suite $name"
+    timeout -k 15 "$limit" bash -c "set -euo pipefail; $(declare -f "$fn"); $fn" || rc=$?
+    TIME[$name]=$((SECONDS - t0))
+    if [ "$rc" = 0 ]; then RESULT[$name]=passed
+    elif [ "$rc" = 124 ]; then RESULT[$name]="FAILED (timed out after ${limit}s)"
+    else RESULT[$name]="FAILED (exit $rc)"; fi
+    echo "-- suite $name: ${RESULT[$name]} in ${TIME[$name]}s" >&2
+}
+
+# Without deps or a build nothing can be tested: every suite fails at once.
+abort_all() {
+    local s
+    for s in "${SUITES[@]}"; do RESULT[$s]="FAILED ($1)"; done
+    summary || true
+    exit 1
+}
+
+# ---- suites (each runs in its own bash; keep them self-contained) ----------
+suite_unit() {
+    make unit PG_CONFIG="$SLIME_PG_CONFIG" 2>&1 | tee "$SLIME_LOGDIR/unit.log"
+    # make's status is checked by pipefail; also insist on "N passed, 0 failed"
+    grep -Eq '^[0-9]+ passed, 0 failed' "$SLIME_LOGDIR/unit.log" ||
+        { echo "unit: no '<N> passed, 0 failed' line in make unit output" >&2; exit 1; }
+}
+
+suite_regress() {
+    local f t n=0
+    for f in sql/*.sql; do
+        case "$f" in sql/slime--*|'sql/*.sql') continue ;; esac
+        n=$((n + 1)); t=$(basename "$f" .sql)
+        [ -f "expected/$t.out" ] || echo "regress: WARNING expected/$t.out missing" >&2
+    done
+    if [ "$n" = 0 ]; then
+        echo "regress: no regression tests found (sql/*.sql besides sql/slime--*.sql)" >&2
+        exit 1
+    fi
+    rm -rf test/regress-out
+    if ! make installcheck PG_CONFIG="$SLIME_PG_CONFIG"; then
+        if [ -f test/regress-out/regression.diffs ]; then
+            echo "---- test/regress-out/regression.diffs (first 400 lines) ----"
+            head -n 400 test/regress-out/regression.diffs
+            echo "---- end of diffs ($(wc -l <test/regress-out/regression.diffs) lines) ----"
+        else
+            echo "regress: test/regress-out/regression.diffs not found (was test/regress-out replaced by another run?)"
+        fi
+        exit 1
+    fi
+}
+
+suite_corpus() {
+    if [ ! -f test/corpus.sh ]; then
+        echo "corpus: test/corpus.sh does not exist (yet): counted as a failure" >&2
+        exit 1
+    fi
+    bash test/corpus.sh
+}
+
+suite_pgdump() { bash test/pgdump.sh; }
+
+# ---- run --------------------------------------------------------------------
+slime_log "installing dependencies"
+slime_install_deps || abort_all "dependency install failed"
+
+slime_log "building and installing"
+build_rc=0
+slime_build_install || build_rc=$?
+[ "$build_rc" = 1 ] && abort_all "extension build failed"
+# Once the tool's source exists, its build counts as one more entry; a tool
+# that does not build fails the run, but the extension suites still run.
+if [ -f src/tool/slimetool.c ]; then
+    SUITES=(tool "${SUITES[@]}")
+    TIME[tool]=0
+    if [ "$build_rc" = 0 ]; then RESULT[tool]=passed; else RESULT[tool]="FAILED (make tool)"; fi
+fi
+
+# The corpus: fail loudly and early when missing (suites re-check it); the
+# regression tests read its absolute path from SLIME_CORPUS.
+if corpus=$(slime_corpus); then export SLIME_CORPUS=$corpus; fi
+
+run_suite unit 600 suite_unit
+
+slime_log "starting throwaway cluster"
+if slime_cluster_start; then
+    run_suite regress 600 suite_regress
+    run_suite corpus 900 suite_corpus
+    run_suite pgdump 600 suite_pgdump
+    slime_cluster_stop
+else
+    for s in regress corpus pgdump; do RESULT[$s]="FAILED (cluster did not start)"; done
+fi
+
+summary
