@@ -182,11 +182,14 @@ static int
 nbt_read_number(nbt_reader *r, uint8_t type, sl_err *err)
 {
 	const uint8_t *p = r->buf + r->pos;
-	char		what[32];
 
-	snprintf(what, sizeof(what), "%s payload", nbt_type_names[type]);
-	if (nbt_need(r, nbt_min_size[type], what, err))
-		return -1;
+	if (r->len - r->pos < nbt_min_size[type])
+	{
+		char		what[32];
+
+		snprintf(what, sizeof(what), "%s payload", nbt_type_names[type]);
+		return nbt_need(r, nbt_min_size[type], what, err);
+	}
 	r->pos += nbt_min_size[type];
 	switch (type)
 	{
@@ -230,10 +233,10 @@ static int
 nbt_read_array(nbt_reader *r, uint8_t type, sl_err *err)
 {
 	size_t		esize = type == SL_TAG_BYTE_ARRAY ? 1 : type == SL_TAG_INT_ARRAY ? 4 : 8;
-	char		what[32];
+	const char *what = type == SL_TAG_BYTE_ARRAY ? "byte_array count" :
+		type == SL_TAG_INT_ARRAY ? "int_array count" : "long_array count";
 	int32_t		n;
 
-	snprintf(what, sizeof(what), "%s count", nbt_type_names[type]);
 	if (nbt_read_count(r, what, &n, err))
 		return -1;
 	if ((uint64_t) n * esize > (uint64_t) (r->len - r->pos - 4))

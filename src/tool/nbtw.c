@@ -4,6 +4,7 @@
  * reports it, then checks the document with the core's NBT checker.
  */
 #include "nbtw.h"
+#include "tool.h"
 
 #include <string.h>
 
