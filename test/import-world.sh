@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# test/import-world.sh WORLD_DIR TABLE [WORLD_NAME]
+#
+# One-command import of a Minecraft world folder into PostgreSQL from a
+# client machine: creates TABLE (world text, dimension text, data slime,
+# PRIMARY KEY (world, dimension)) if needed, streams one row per dimension
+# with "slimetool copy-world" into "\copy ... FROM STDIN WITH (FORMAT
+# binary)", then prints the rows' slime_info.
+#
+# The connection comes from the usual PG* variables (PGHOST, PGPORT,
+# PGUSER, PGDATABASE, ...) and psql's defaults. The tool is $SLIMETOOL,
+# else build/slimetool beside this script's repository, else slimetool on
+# PATH. SLIMETOOL_OPTS (e.g. --lenient) is passed to copy-world.
+#
+# WORLD_NAME defaults to the folder's base name. The import is one COPY:
+# if anything fails (a damaged chunk, a duplicate world) nothing is stored.
+set -euo pipefail
+
+usage() {
+    echo "usage: $0 WORLD_DIR TABLE [WORLD_NAME]" >&2
+    exit 2
+}
+
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then usage; fi
+world_dir=$1
+table=$2
+[ -d "$world_dir" ] || { echo "$0: $world_dir is not a directory" >&2; exit 1; }
+
+# TABLE is spliced into SQL: accept only [schema.]name of plain identifiers.
+ident='[A-Za-z_][A-Za-z0-9_$]*'
+if ! [[ $table =~ ^($ident\.)?$ident$ ]]; then
+    echo "$0: table name '$table' must be a plain [schema.]name" >&2
+    exit 2
+fi
+
+world_name=${3:-$(basename "$(cd "$world_dir" && pwd -P)")}
+
+# Find the tool.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tool=${SLIMETOOL:-}
+if [ -z "$tool" ]; then
+    if [ -x "$here/build/slimetool" ]; then
+        tool=$here/build/slimetool
+    elif command -v slimetool >/dev/null 2>&1; then
+        tool=$(command -v slimetool)
+    else
+        echo "$0: slimetool not found: run 'make tool' or set SLIMETOOL" >&2
+        exit 1
+    fi
+fi
+
+psql_() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+psql_ -c "SET client_min_messages = warning" \
+      -c "CREATE TABLE IF NOT EXISTS $table (world text, dimension text, data slime, PRIMARY KEY (world, dimension))"
+
+# shellcheck disable=SC2086  # SLIMETOOL_OPTS is a list of options
+if ! "$tool" copy-world "$world_dir" --name "$world_name" ${SLIMETOOL_OPTS:-} |
+        psql_ -c "\\copy $table(world, dimension, data) FROM STDIN WITH (FORMAT binary)"; then
+    echo "$0: import of '$world_name' failed; nothing was stored" >&2
+    exit 1
+fi
+
+psql_ -v world="$world_name" <<SQL
+\\pset footer off
+SELECT dimension,
+       (i->>'chunks')::int AS chunks,
+       i->'data_version'->>'min' AS dv_min,
+       i->'data_version'->>'max' AS dv_max,
+       pg_size_pretty((i->>'raw_bytes')::bigint) AS raw,
+       pg_size_pretty((i->>'stored_bytes')::bigint) AS stored,
+       (i->>'has_level')::boolean AS level
+  FROM (SELECT dimension, slime_info(data) AS i FROM $table WHERE world = :'world') s
+ ORDER BY dimension;
+SQL
