@@ -38,8 +38,9 @@ build/libslimecore.a: $(CORE_SRCS) $(wildcard src/core/*.h)
 build/unit: build/libslimecore.a $(UNIT_SRCS) $(wildcard test/unit/*.h test/unit/*.def)
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/unit $(UNIT_SRCS) build/libslimecore.a $(LIBS_CORE) -o $@
 
-build/slimetool: build/libslimecore.a src/tool/slimetool.c
-	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core src/tool/slimetool.c build/libslimecore.a $(LIBS_CORE) -o $@
+TOOL_SRCS = $(sort $(wildcard src/tool/*.c))
+build/slimetool: build/libslimecore.a $(TOOL_SRCS) $(wildcard src/tool/*.h)
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core $(TOOL_SRCS) build/libslimecore.a $(LIBS_CORE) -o $@
 
 build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core test/corpus/corpus_test.c build/libslimecore.a $(LIBS_CORE) -o $@

@@ -8,7 +8,6 @@
 
 #include "tool.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,39 +293,75 @@ valid_utf8(const char *s)
 	return 1;
 }
 
+/*
+ * The COPY stream on stdout. The last byte of each row is held back until
+ * the next row or the trailer goes out, so a stream cut short anywhere (an
+ * error, a crash, a kill) ends inside a row and the server rejects the
+ * whole COPY; a binary COPY that just stops between rows would be taken as
+ * complete.
+ */
+typedef struct copy_out
+{
+	FILE	   *f;
+	int			held;			/* held-back byte, -1 none */
+} copy_out;
+
+/* Write the held-back byte, if any. */
+static void
+release_held(copy_out *o)
+{
+	if (o->held >= 0)
+		fputc(o->held, o->f);
+	o->held = -1;
+}
+
 /* Append a big-endian int16 / int32 to the stream. */
 static void
-put_be(FILE *f, uint32_t v, int bytes)
+put_be(copy_out *o, uint32_t v, int bytes)
 {
 	for (int i = bytes - 1; i >= 0; i--)
-		fputc((int) ((v >> (8 * i)) & 0xFF), f);
+		fputc((int) ((v >> (8 * i)) & 0xFF), o->f);
 }
 
 /* Append one field (int32 length + bytes). */
 static void
-put_field(FILE *f, const void *data, size_t len)
+put_field(copy_out *o, const void *data, size_t len)
 {
-	put_be(f, (uint32_t) len, 4);
-	fwrite(data, 1, len, f);
+	put_be(o, (uint32_t) len, 4);
+	fwrite(data, 1, len, o->f);
 }
 
-/* Append one row (world, dimension, data). */
+/* Append one row (world, dimension, data), holding back its last byte. */
 static void
-put_row(FILE *f, const char *world, const char *dim, const sl_buf *value)
+put_row(copy_out *o, const char *world, const char *dim, const sl_buf *value)
 {
-	put_be(f, 3, 2);
-	put_field(f, world, strlen(world));
-	put_field(f, dim, strlen(dim));
-	put_field(f, value->data, value->len);
+	release_held(o);
+	put_be(o, 3, 2);
+	put_field(o, world, strlen(world));
+	put_field(o, dim, strlen(dim));
+	put_be(o, (uint32_t) value->len, 4);
+	fwrite(value->data, 1, value->len - 1, o->f);
+	o->held = value->data[value->len - 1];
 }
 
 /* Append the COPY BINARY signature, flags and header extension length. */
 static void
-put_header(FILE *f)
+put_header(copy_out *o)
 {
-	fwrite("PGCOPY\n\377\r\n\0", 1, 11, f);
-	put_be(f, 0, 4);
-	put_be(f, 0, 4);
+	fwrite("PGCOPY\n\377\r\n\0", 1, 11, o->f);
+	put_be(o, 0, 4);
+	put_be(o, 0, 4);
+}
+
+/* Release the held byte and append the trailer; 0 when all went out. */
+static int
+put_trailer(copy_out *o)
+{
+	release_held(o);
+	put_be(o, 0xFFFF, 2);
+	if (fflush(o->f) != 0 || ferror(o->f))
+		return tool_fail("error writing the COPY stream to stdout");
+	return 0;
 }
 
 /* Report one dimension on stderr. */
@@ -352,9 +387,9 @@ report_dim(const char *name, const tool_stats *st, const sl_buf *value)
 static int
 copy_dims(const copy_opts *o, const dim_list *dims, const uint8_t *level, size_t level_len)
 {
-	FILE	   *f = stdout;
+	copy_out	out = {stdout, -1};
 
-	put_header(f);
+	put_header(&out);
 	for (int i = 0; i < dims->n; i++)
 	{
 		const dimension *d = &dims->v[i];
@@ -370,16 +405,13 @@ copy_dims(const copy_opts *o, const dim_list *dims, const uint8_t *level, size_t
 			sl_buf_free(&value);
 			return tool_fail("%s: dimension %s not copied", o->world, d->name);
 		}
-		put_row(f, o->name, d->name, &value);
+		put_row(&out, o->name, d->name, &value);
 		report_dim(d->name, &st, &value);
 		sl_buf_free(&value);
-		if (ferror(f))
-			break;
+		if (ferror(stdout))
+			return tool_fail("error writing the COPY stream to stdout");
 	}
-	put_be(f, 0xFFFF, 2);
-	if (fflush(f) != 0 || ferror(f))
-		return tool_fail("error writing the COPY stream to stdout");
-	return 0;
+	return put_trailer(&out);
 }
 
 /* Parse the arguments of copy-world; 0 ok, else an exit status. */

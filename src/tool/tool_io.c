@@ -256,6 +256,27 @@ free_externals(sl_external *ext, int n)
 	free(ext);
 }
 
+/* Append one loaded external chunk file to *ext. */
+static int
+add_external(sl_external **ext, int *next, int32_t x, int32_t z, const char *path)
+{
+	sl_external *ne = realloc(*ext, (size_t) (*next + 1) * sizeof(sl_external));
+	uint8_t    *data;
+	size_t		len;
+
+	if (ne == NULL)
+		return tool_fail("out of memory loading external chunks");
+	*ext = ne;
+	if (tool_read_file(path, &data, &len))
+		return -1;
+	ne[*next].x = x;
+	ne[*next].z = z;
+	ne[*next].data = data;
+	ne[*next].len = len;
+	(*next)++;
+	return 0;
+}
+
 /* Load the c.X.Z.mcc files of region rx,rz found in dir. */
 static int
 load_externals(const char *dir, char **names, int n, int32_t rx, int32_t rz,
@@ -267,32 +288,17 @@ load_externals(const char *dir, char **names, int n, int32_t rx, int32_t rz,
 	{
 		int32_t		x,
 					z;
-		uint8_t    *data;
-		size_t		len;
 		char	   *path;
-		sl_external *ne;
+		int			rc;
 
 		if (!tool_parse_coords(names[i], "c", "mcc", &x, &z) ||
 			region_of(x) != rx || region_of(z) != rz)
 			continue;
 		path = tool_path(dir, names[i]);
-		ne = realloc(*ext, (size_t) (*next + 1) * sizeof(sl_external));
-		if (ne == NULL || tool_read_file(path, &data, &len))
-		{
-			if (ne)
-				*ext = ne;
-			free(path);
-			free_externals(*ext, *next);
-			*ext = NULL;
-			*next = 0;
-			return ne ? -1 : tool_fail("out of memory loading external chunks");
-		}
+		rc = add_external(ext, next, x, z, path);
 		free(path);
-		*ext = ne;
-		ne[*next].x = x;
-		ne[*next].z = z;
-		ne[*next].data = data;
-		ne[(*next)++].len = len;
+		if (rc)
+			return -1;			/* the caller frees what was loaded */
 	}
 	return 0;
 }
