@@ -10,8 +10,8 @@
 # WORLD_DIR is a Java-edition world folder (with region/, DIM-1/region, ...)
 # or just a folder of r.X.Z.mca files.  Without it a generated world is used
 # (build/slimetool gen-world), or else a sample from the shared corpus.
-# SLIME_DEMO_STRICT=false makes the fallback importer repair damaged chunks
-# instead of failing on them.
+# SLIME_DEMO_STRICT=false makes the import repair damaged chunks instead of
+# failing on them (slimetool --lenient, or strict => false in the fallback).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
@@ -150,10 +150,11 @@ runuser -u postgres -- test -r "$WORLD" ||
     slime_warn "$WORLD may not be readable by OS user postgres (the server reads region files)"
 
 slime_log "demo: importing $WORLD into $DB.$TABLE"
-if [ -f test/import-world.sh ]; then
+if [ -f test/import-world.sh ] && [ -x build/slimetool ]; then
+    [ "$STRICT" = false ] && export SLIMETOOL_OPTS=${SLIMETOOL_OPTS:---lenient}
     bash test/import-world.sh "$WORLD" "$TABLE"
 else
-    echo "demo: NOTE test/import-world.sh does not exist yet; importing with the built-in fallback"
+    echo "demo: NOTE test/import-world.sh or build/slimetool is missing; importing with the built-in fallback"
     import_fallback "$WORLD" "$TABLE"
 fi
 
@@ -220,6 +221,6 @@ cat <<EOF
 The demo cluster keeps running (data in $PGDATA, log $SLIME_PGTMP/server.log).
   connect:  source $ENV_FILE && psql
             (or: psql -h $PGHOST -p $PGPORT -U postgres $DB)
-            e.g.  SELECT dimension, slime_info(world) FROM $TABLE;
+            e.g.  SELECT $LCOL, slime_info($SCOL) FROM $TABLE;
   stop:     bash test/demo.sh --stop
 EOF

@@ -97,6 +97,32 @@ shrink_output(uint8_t *buf, size_t used, size_t allocated)
 	return p ? p : buf;
 }
 
+/*
+ * The process's libdeflate decompressor and compressors, made once and kept:
+ * they are malloc'd, so holding none across a call that may longjmp (an
+ * out-of-memory error or a query cancel in PostgreSQL) means none can leak.
+ */
+static struct libdeflate_decompressor *cached_decompressor;
+static struct libdeflate_compressor *cached_compressors[13];
+
+/* The cached decompressor, made on first use. */
+static struct libdeflate_decompressor *
+get_decompressor(void)
+{
+	if (cached_decompressor == NULL)
+		cached_decompressor = libdeflate_alloc_decompressor();
+	return cached_decompressor;
+}
+
+/* The cached compressor of a level (0-12), made on first use. */
+static struct libdeflate_compressor *
+get_compressor(int level)
+{
+	if (cached_compressors[level] == NULL)
+		cached_compressors[level] = libdeflate_alloc_compressor(level);
+	return cached_compressors[level];
+}
+
 /* Inflate one stream, growing the output up to cap. */
 int
 sl_inflate(sl_deflate_kind kind, const uint8_t *in, size_t in_len,
@@ -112,7 +138,7 @@ sl_inflate(sl_deflate_kind kind, const uint8_t *in, size_t in_len,
 
 	*out = NULL;
 	*out_len = 0;
-	d = libdeflate_alloc_decompressor();
+	d = get_decompressor();
 	if (d == NULL)
 		return sl_fail(err, SL_ERR_NOMEM, "out of memory allocating a %s decompressor",
 					   deflate_kind_name(kind));
@@ -122,7 +148,6 @@ sl_inflate(sl_deflate_kind kind, const uint8_t *in, size_t in_len,
 
 		if (p == NULL)
 		{
-			libdeflate_free_decompressor(d);
 			sl_free(buf);
 			return sl_fail(err, SL_ERR_NOMEM, "out of memory allocating %zu bytes", size);
 		}
@@ -132,7 +157,6 @@ sl_inflate(sl_deflate_kind kind, const uint8_t *in, size_t in_len,
 			break;
 		size = size > cap / 2 ? cap : size * 2;
 	}
-	libdeflate_free_decompressor(d);
 	if (res != LIBDEFLATE_SUCCESS)
 	{
 		sl_free(buf);
@@ -190,18 +214,14 @@ sl_deflate(sl_deflate_kind kind, int level, const uint8_t *in,
 
 	if (level < 0 || level > 12)
 		return sl_fail(err, SL_ERR_INVALID, "compression level %d is outside 0..12", level);
-	c = libdeflate_alloc_compressor(level);
+	c = get_compressor(level);
 	if (c == NULL)
 		return sl_fail(err, SL_ERR_NOMEM, "out of memory allocating a %s compressor",
 					   deflate_kind_name(kind));
 	bound = deflate_bound(c, kind, len);
 	if (sl_buf_reserve(out, bound, err))
-	{
-		libdeflate_free_compressor(c);
 		return -1;
-	}
 	n = run_deflate(c, kind, in, len, out->data + out->len, bound);
-	libdeflate_free_compressor(c);
 	if (n == 0)
 		return sl_fail(err, SL_ERR_INVALID, "%s compression of %zu bytes failed",
 					   deflate_kind_name(kind), len);

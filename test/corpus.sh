@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Corpus test: import, check and round-trip every region file of the shared
+# corpus through the core library (test/corpus/corpus_test.c), read in place.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+corpus="${SLIME_CORPUS:-$(cd .. && pwd)/shared/corpus}"
+if [ ! -d "$corpus" ]; then
+	echo "*** CORPUS MISSING: $corpus does not exist; set SLIME_CORPUS ***" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+make -s build/corpus_test
+./build/corpus_test "$corpus" | grep -v '^  note ' || exit 1
