@@ -123,6 +123,19 @@ get_compressor(int level)
 	return cached_compressors[level];
 }
 
+/* Free the cached libdeflate contexts. */
+void
+sl_codec_release(void)
+{
+	libdeflate_free_decompressor(cached_decompressor);
+	cached_decompressor = NULL;
+	for (int i = 0; i < 13; i++)
+	{
+		libdeflate_free_compressor(cached_compressors[i]);
+		cached_compressors[i] = NULL;
+	}
+}
+
 /* Inflate one stream, growing the output up to cap. */
 int
 sl_inflate(sl_deflate_kind kind, const uint8_t *in, size_t in_len,

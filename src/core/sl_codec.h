@@ -45,6 +45,9 @@ int			sl_lz4block_decode(const uint8_t *in, size_t in_len, size_t cap,
 int			sl_lz4block_encode(const uint8_t *in, size_t len, sl_buf *out,
 							   sl_err *err);
 
+/* Free the cached libdeflate contexts (for leak checkers at exit). */
+void		sl_codec_release(void);
+
 /* CRC-32 (zlib polynomial) via libdeflate. */
 uint32_t	sl_crc32(uint32_t crc, const void *data, size_t len);
 

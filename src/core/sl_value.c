@@ -97,6 +97,17 @@ get_dctx(sl_err *err)
 	return cached_dctx;
 }
 
+/* Free every cached codec context of the core. */
+void
+sl_release_caches(void)
+{
+	ZSTD_freeCCtx(cached_cctx);
+	ZSTD_freeDCtx(cached_dctx);
+	cached_cctx = NULL;
+	cached_dctx = NULL;
+	sl_codec_release();
+}
+
 /* Compress raw into one checksummed zstd frame appended to out. */
 static int
 zstd_frame(const uint8_t *raw, size_t len, int level, sl_buf *out, sl_err *err)

@@ -168,6 +168,9 @@ int			sl_value_verify(const uint8_t *data, size_t len, const sl_limits *lim,
 void		sl_chunk_hash(const sl_dirent *d, const uint8_t *const comp[SL_NCOMP],
 						  uint8_t out[32]);
 
+/* Free every cached codec context of the core (zstd, libdeflate). */
+void		sl_release_caches(void);
+
 /* Canonical order key of a chunk position (Morton order of biased x, z). */
 uint64_t	sl_chunk_key(int32_t x, int32_t z);
 

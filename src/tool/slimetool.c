@@ -531,6 +531,11 @@ main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(argv[1], cmds[i].name) == 0)
-			return cmds[i].fn(argc - 1, argv + 1);
+		{
+			int			rc = cmds[i].fn(argc - 1, argv + 1);
+
+			sl_release_caches();
+			return rc;
+		}
 	return bad_usage("unknown command %s", argv[1]);
 }

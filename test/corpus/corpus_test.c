@@ -431,6 +431,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	report();
+	sl_release_caches();
 	printf("\ncorpus: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

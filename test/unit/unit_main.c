@@ -2,6 +2,7 @@
  * unit_main.c - runs every unit test of the core library.
  */
 #include "harness.h"
+#include "sl_value.h"
 
 #include <sys/stat.h>
 
@@ -80,6 +81,7 @@ main(int argc, char **argv)
 			printf("FAILED %s\n", tests[i].name);
 		}
 	}
+	sl_release_caches();
 	printf("%d checks\n", sl_test_checks);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
