@@ -117,3 +117,7 @@ CREATE FUNCTION slime_put_chunk(world slime, x integer, z integer, nbt bytea, ki
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION slime_delete_chunk(world slime, x integer, z integer) RETURNS slime
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- rewrite at another zstd level (e.g. 19 for cold data); content and hash unchanged
+CREATE FUNCTION slime_recompress(world slime, level integer DEFAULT NULL) RETURNS slime
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

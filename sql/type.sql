@@ -60,3 +60,16 @@ SELECT substring(world::bytea FROM 1 FOR 200)::slime FROM islands WHERE id = 2;
 SELECT slime_put_chunk(NULL, 0, 0, '\x0a000001'::bytea);
 SELECT slime_put_chunk(NULL, 0, 0, '\x0300014100000001'::bytea);
 SELECT slime_put_chunk(NULL, 0, 0, test_chunk(0, 0), 'tiles');
+
+-- the zstd level is a setting; recompressing keeps the content and its hash
+SHOW slime.compression_level;
+SELECT slime_recompress(world, 19) = world AS same_content,
+       slime_content_hash(slime_recompress(world, 19)) = slime_content_hash(world) AS same_hash,
+       slime_recompress(world, 19)::bytea <> world::bytea AS new_bytes,
+       slime_recompress(slime_recompress(world, 19), 3)::bytea = world::bytea AS back_to_default
+FROM islands WHERE id = 1;
+SET slime.compression_level = 12;
+SELECT test_world(3)::bytea = slime_recompress(test_world(3), 12)::bytea AS setting_used;
+RESET slime.compression_level;
+SELECT slime_recompress(world, 0) FROM islands WHERE id = 1;
+SET slime.compression_level = 30;

@@ -344,3 +344,22 @@ slime_delete_chunk(PG_FUNCTION_ARGS)
 	sl_builder_remove(&b, PG_GETARG_INT32(1), PG_GETARG_INT32(2), -1);
 	PG_RETURN_POINTER(slime_from_builder(&b));
 }
+
+PG_FUNCTION_INFO_V1(slime_recompress);
+/* Rewrite a value at another zstd level (same content, same hash). */
+Datum
+slime_recompress(PG_FUNCTION_ARGS)
+{
+	sl_builder	b;
+	int			level;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	level = PG_ARGISNULL(1) ? slime_encode_opts()->level : PG_GETARG_INT32(1);
+	if (level < SL_MIN_LEVEL || level > SL_MAX_LEVEL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("compression level %d is outside %d..%d", level, SL_MIN_LEVEL, SL_MAX_LEVEL)));
+	builder_from(&b, fcinfo);
+	PG_RETURN_POINTER(slime_from_builder_level(&b, level));
+}

@@ -6,6 +6,7 @@
 
 #include "access/detoast.h"
 #include "miscadmin.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "sl_build.h"
@@ -47,12 +48,21 @@ pg_stack_too_deep(void)
 	return stack_is_too_deep() ? 1 : 0;
 }
 
+static int	compression_level = SL_DEFAULT_LEVEL;
+
 void		_PG_init(void);
 
 /* Plug PostgreSQL's memory, interrupts and stack check into the core. */
 void
 _PG_init(void)
 {
+	DefineCustomIntVariable("slime.compression_level",
+							"zstd level used when slime values are written.",
+							"Higher levels store less and import more slowly; "
+							"slime_recompress() rewrites existing values.",
+							&compression_level, SL_DEFAULT_LEVEL, SL_MIN_LEVEL, SL_MAX_LEVEL,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("slime");
 	sl_hooks.alloc = pg_alloc;
 	sl_hooks.realloc = pg_realloc;
 	sl_hooks.free = pg_free;
@@ -155,17 +165,37 @@ slime_from_bytes(const uint8_t *data, size_t len)
 	return r;
 }
 
-/* Encode a builder into a slime datum. */
+/* Encoder settings: the defaults with slime.compression_level. */
+const sl_encode_opts *
+slime_encode_opts(void)
+{
+	static sl_encode_opts opts;
+
+	opts = sl_default_encode_opts;
+	opts.level = compression_level;
+	return &opts;
+}
+
+/* Encode a builder into a slime datum at the configured level. */
 struct varlena *
 slime_from_builder(struct sl_builder *b)
 {
+	return slime_from_builder_level(b, compression_level);
+}
+
+/* Encode a builder into a slime datum at a given zstd level. */
+struct varlena *
+slime_from_builder_level(struct sl_builder *b, int level)
+{
+	sl_encode_opts opts = sl_default_encode_opts;
 	sl_buf		out = {0};
 	sl_err		err;
 	struct varlena *r;
 
+	opts.level = level;
 	/* leave room for the varlena header in front of the value bytes */
 	if (sl_buf_put_u32be(&out, 0, &err) ||
-		sl_builder_encode(b, NULL, slime_limits(), &out, &err))
+		sl_builder_encode(b, &opts, slime_limits(), &out, &err))
 		slime_raise(&err, false);
 	r = (struct varlena *) out.data;
 	SET_VARSIZE(r, out.len);

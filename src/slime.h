@@ -31,12 +31,18 @@ typedef struct slime_open_value
  */
 void		slime_open(slime_open_value *o, Datum d, bool whole);
 
+/* Encoder settings: the defaults with slime.compression_level. */
+const sl_encode_opts *slime_encode_opts(void);
+
 /* Build a slime datum from encoded value bytes. */
 struct varlena *slime_from_bytes(const uint8_t *data, size_t len);
 
 /* Encode a builder into a slime datum, raising on error. */
 struct sl_builder;
 struct varlena *slime_from_builder(struct sl_builder *b);
+
+/* The same, at a given zstd level. */
+struct varlena *slime_from_builder_level(struct sl_builder *b, int level);
 
 /* Lowercase hex of len bytes, palloc'd and NUL-terminated. */
 char	   *slime_hex(const uint8_t *data, size_t len);

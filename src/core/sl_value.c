@@ -10,7 +10,7 @@
 #include <zstd.h>
 #include <nettle/sha2.h>
 
-const sl_encode_opts sl_default_encode_opts = {3, 128 * 1024};
+const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 128 * 1024, 1024 * 1024};
 
 #define FLAG_WORLD 0x0001
 #define HASH_TAG "slime-content-v1"
@@ -372,10 +372,18 @@ summarize(sl_header *h, const keyed_src *ks, size_t n, size_t world_len)
 	}
 }
 
-/* Lay the chunks out in frames, compress them and build the directory. */
+/*
+ * Lay the chunks out in frames, compress them and build the directory. A
+ * small value is one frame (one stream compresses best, and reading it
+ * whole is cheap); a larger one gets frames of about frame_target raw bytes
+ * so that one chunk is read without decompressing the rest.
+ */
 static int
-encode_frames(encoder *e, const keyed_src *ks, size_t n, sl_buf *dir, sl_err *err)
+encode_frames(encoder *e, const keyed_src *ks, size_t n, uint64_t raw, sl_buf *dir,
+			  sl_err *err)
 {
+	size_t		target = raw <= e->opts->single_frame_max ? SIZE_MAX : e->opts->frame_target;
+
 	for (size_t i = 0; i < n; i++)
 	{
 		const sl_chunk_src *c = ks[i].src;
@@ -395,7 +403,7 @@ encode_frames(encoder *e, const keyed_src *ks, size_t n, sl_buf *dir, sl_err *er
 		}
 		if (sl_buf_put(dir, ent, sizeof(ent), err))
 			return -1;
-		if (e->raw.len >= e->opts->frame_target || i + 1 == n)
+		if (e->raw.len >= target || i + 1 == n)
 		{
 			sl_interrupt();
 			if (close_frame(e, err))
@@ -469,7 +477,13 @@ sl_value_encode(const sl_chunk_src *chunks, size_t n, const uint8_t *world,
 				(unsigned long long) h.raw_bytes);
 		goto done;
 	}
-	if (encode_frames(&e, ks, n, &dir, err))
+	if (opts->level < SL_MIN_LEVEL || opts->level > SL_MAX_LEVEL)
+	{
+		sl_fail(err, SL_ERR_INVALID, "compression level %d is outside %d..%d",
+				opts->level, SL_MIN_LEVEL, SL_MAX_LEVEL);
+		goto done;
+	}
+	if (encode_frames(&e, ks, n, h.raw_bytes - world_len, &dir, err))
 		goto done;
 	h.world_len = (uint32_t) world_len;
 	h.world_frame = SL_NO_FRAME;

@@ -44,7 +44,12 @@ typedef struct sl_encode_opts
 {
 	int			level;			/* zstd level */
 	size_t		frame_target;	/* close a frame once it holds this many raw bytes */
+	size_t		single_frame_max;	/* a value this small (raw) is one frame */
 } sl_encode_opts;
+
+#define SL_DEFAULT_LEVEL 3
+#define SL_MIN_LEVEL 1
+#define SL_MAX_LEVEL 19
 
 extern const sl_encode_opts sl_default_encode_opts;
 
