@@ -60,6 +60,12 @@ SELECT substring(world::bytea FROM 1 FOR 200)::slime FROM islands WHERE id = 2;
 SELECT slime_put_chunk(NULL, 0, 0, '\x0a000001'::bytea);
 SELECT slime_put_chunk(NULL, 0, 0, '\x0300014100000001'::bytea);
 SELECT slime_put_chunk(NULL, 0, 0, test_chunk(0, 0), 'tiles');
+-- negative and huge array lengths, a list of End tags, nesting past 512 levels
+SELECT slime_put_chunk(NULL, 0, 0, nbt_head(10, '') || nbt_head(7, 'a') || int4send(-1) || '\x00'::bytea);
+SELECT slime_put_chunk(NULL, 0, 0, nbt_head(10, '') || nbt_head(12, 'a') || int4send(2147483647) || '\x00'::bytea);
+SELECT slime_put_chunk(NULL, 0, 0, nbt_head(10, '') || nbt_head(9, 'a') || '\x00'::bytea || int4send(5) || '\x00'::bytea);
+SELECT slime_put_chunk(NULL, 0, 0, nbt_head(10, '') || decode(repeat('0a000161', 600), 'hex') || decode(repeat('00', 601), 'hex'));
+SELECT slime_nbt_to_json(nbt_head(10, '') || decode(repeat('0a000161', 511), 'hex') || decode(repeat('00', 512), 'hex')) IS NOT NULL AS depth_512_ok;
 
 -- the zstd level is a setting; recompressing keeps the content and its hash
 SHOW slime.compression_level;
