@@ -12,8 +12,6 @@
 #include "sl_build.h"
 #include "sl_nbt.h"
 
-static const char *const kind_names[SL_NCOMP] = {"region", "entities", "poi"};
-
 /* Turn JSON text into a jsonb datum. */
 static Datum
 jsonb_from_text(const char *json)
@@ -115,29 +113,13 @@ slime_chunks(PG_FUNCTION_ARGS)
 	PG_RETURN_NULL();
 }
 
-/* Component index of a kind name, or raise. */
-static int
-access_kind(text *kind)
-{
-	char	   *s = text_to_cstring(kind);
-
-	for (int k = 0; k < SL_NCOMP; k++)
-		if (strcmp(s, kind_names[k]) == 0)
-			return k;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown kind \"%s\"", s),
-			 errhint("Use 'region', 'entities' or 'poi'.")));
-	return -1;
-}
-
 PG_FUNCTION_INFO_V1(slime_chunk_nbt);
 /* The uncompressed NBT of one chunk (one frame decompressed), or NULL. */
 Datum
 slime_chunk_nbt(PG_FUNCTION_ARGS)
 {
 	slime_open_value o;
-	int			kind = access_kind(PG_GETARG_TEXT_PP(3));
+	int			kind = slime_kind(PG_GETARG_TEXT_PP(3));
 	int64		i;
 	sl_dirent	d;
 	const uint8_t *comp[SL_NCOMP];

@@ -9,24 +9,6 @@
 
 #include "sl_region.h"
 
-static const char *const kind_names[SL_NCOMP] = {"region", "entities", "poi"};
-
-/* Component index of a kind name, or raise. */
-static int
-export_kind(text *kind)
-{
-	char	   *s = text_to_cstring(kind);
-
-	for (int k = 0; k < SL_NCOMP; k++)
-		if (strcmp(s, kind_names[k]) == 0)
-			return k;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown kind \"%s\"", s),
-			 errhint("Use 'region', 'entities' or 'poi'.")));
-	return -1;
-}
-
 /* Floor division of a chunk coordinate by 32. */
 static inline int32
 region_of(int32 c)
@@ -92,7 +74,7 @@ slime_export_region(PG_FUNCTION_ARGS)
 	if (sl_buf_put_u32be(&out, 0, &err))
 		slime_raise(&err, false);
 	if (!write_region(PG_GETARG_DATUM(0), PG_GETARG_INT32(1), PG_GETARG_INT32(2),
-					  export_kind(PG_GETARG_TEXT_PP(3)), &out, &ext, &next))
+					  slime_kind(PG_GETARG_TEXT_PP(3)), &out, &ext, &next))
 		PG_RETURN_NULL();
 	if (next > 0)
 		ereport(NOTICE,
@@ -116,7 +98,7 @@ slime_export_external(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (!write_region(PG_GETARG_DATUM(0), PG_GETARG_INT32(1), PG_GETARG_INT32(2),
-					  export_kind(PG_GETARG_TEXT_PP(3)), &out, &ext, &next))
+					  slime_kind(PG_GETARG_TEXT_PP(3)), &out, &ext, &next))
 		PG_RETURN_NULL();
 	for (int i = 0; i < next; i++)
 	{

@@ -16,24 +16,6 @@
 
 #define MAX_PROBLEM_WARNINGS 50
 
-static const char *const kind_names[SL_NCOMP] = {"region", "entities", "poi"};
-
-/* Component index of a kind name ('region', 'entities', 'poi'), or raise. */
-static int
-kind_index(text *kind)
-{
-	char	   *s = text_to_cstring(kind);
-
-	for (int k = 0; k < SL_NCOMP; k++)
-		if (strcmp(s, kind_names[k]) == 0)
-			return k;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown kind \"%s\"", s),
-			 errhint("Use 'region', 'entities' or 'poi'.")));
-	return -1;
-}
-
 /* Collect the slime_mcc entries of one kind from an array argument. */
 static sl_external *
 external_chunks(ArrayType *arr, int kind, int *count)
@@ -67,7 +49,7 @@ external_chunks(ArrayType *arr, int kind, int *count)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("slime_mcc entry %d has a NULL field", i + 1)));
-		if (kind_index(DatumGetTextPP(f[0])) != kind)
+		if (slime_kind(DatumGetTextPP(f[0])) != kind)
 			continue;
 		data = DatumGetByteaPP(f[3]);
 		ext[m].x = DatumGetInt32(f[1]);
@@ -116,10 +98,10 @@ add_region_file(sl_builder *b, bytea *file, int kind, int32 rx, int32 rz, bool s
 	if (sl_region_read((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file), rx, rz,
 					   ext, next, strict, slime_limits(), &r, &err))
 	{
-		sl_err_prefix(&err, "%s file r.%d.%d", kind_names[kind], rx, rz);
+		sl_err_prefix(&err, "%s file r.%d.%d", slime_kind_names[kind], rx, rz);
 		slime_raise(&err, true);
 	}
-	report_problems(&r, kind_names[kind]);
+	report_problems(&r, slime_kind_names[kind]);
 	if (sl_builder_add_region(b, kind, &r, &err))
 		slime_raise(&err, true);
 	sl_region_free(&r);
@@ -312,7 +294,7 @@ slime_put_chunk(PG_FUNCTION_ARGS)
 				 errmsg("chunk coordinates and kind must not be NULL")));
 	x = PG_GETARG_INT32(1);
 	z = PG_GETARG_INT32(2);
-	kind = kind_index(PG_GETARG_TEXT_PP(4));
+	kind = slime_kind(PG_GETARG_TEXT_PP(4));
 	builder_from(&b, fcinfo);
 	sl_builder_remove(&b, x, z, kind);
 	if (!PG_ARGISNULL(3))

@@ -6,6 +6,7 @@
 
 #include "access/detoast.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -200,6 +201,24 @@ slime_from_builder_level(struct sl_builder *b, int level)
 	r = (struct varlena *) out.data;
 	SET_VARSIZE(r, out.len);
 	return r;
+}
+
+const char *const slime_kind_names[SL_NCOMP] = {"region", "entities", "poi"};
+
+/* Component index of a kind name, or raise. */
+int
+slime_kind(text *kind)
+{
+	char	   *s = text_to_cstring(kind);
+
+	for (int k = 0; k < SL_NCOMP; k++)
+		if (strcmp(s, slime_kind_names[k]) == 0)
+			return k;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown kind \"%s\"", s),
+			 errhint("Use 'region', 'entities' or 'poi'.")));
+	return -1;
 }
 
 /* Lowercase hex of len bytes. */

@@ -44,6 +44,12 @@ struct varlena *slime_from_builder(struct sl_builder *b);
 /* The same, at a given zstd level. */
 struct varlena *slime_from_builder_level(struct sl_builder *b, int level);
 
+/* Names of the chunk components: "region", "entities", "poi". */
+extern const char *const slime_kind_names[SL_NCOMP];
+
+/* Component index (SL_COMP_*) of a kind name, or raise. */
+int			slime_kind(text *kind);
+
 /* Lowercase hex of len bytes, palloc'd and NUL-terminated. */
 char	   *slime_hex(const uint8_t *data, size_t len);
 
