@@ -77,7 +77,7 @@ inflate_first_size(sl_deflate_kind kind, const uint8_t *in, size_t in_len,
 	if (size == 0 && kind == SL_DEFLATE_GZIP && in_len >= 18)
 		size = sl_get_u32le(in + in_len - 4);
 	if (size == 0)
-		size = in_len > SL_INFLATE_MIN_GUESS / 4 ? in_len * 4 : SL_INFLATE_MIN_GUESS;
+		size = in_len > SL_INFLATE_MIN_GUESS / 16 ? in_len * 16 : SL_INFLATE_MIN_GUESS;
 	if (in_len < SIZE_MAX / 2048 && size > in_len * 1032 + 1024)
 		size = in_len * 1032 + 1024;	/* deflate cannot expand beyond ~1032:1 */
 	if (size > cap)
