@@ -14,7 +14,7 @@ SHLIB_LINK = $(LIBS_CORE)
 PG_CPPFLAGS = -Isrc/core
 PG_CFLAGS = -std=gnu99 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = setup type region corpus
+REGRESS = setup type region limits corpus
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
 
 # the shared corpus of real world files, read in place by the corpus tests
@@ -45,6 +45,9 @@ build/slimetool: build/libslimecore.a $(TOOL_SRCS) $(wildcard src/tool/*.h)
 build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core test/corpus/corpus_test.c build/libslimecore.a $(LIBS_CORE) -o $@
 
+build/bench_size: build/libslimecore.a test/bench/bench_size.c
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core test/bench/bench_size.c build/libslimecore.a $(LIBS_CORE) -o $@
+
 .PHONY: unit tool corpus
 corpus: build/corpus_test
 	./build/corpus_test
@@ -56,3 +59,44 @@ tool: build/slimetool
 clean: clean-core
 clean-core:
 	rm -rf build test/regress-out
+
+# ==== fuzzing (libFuzzer) — test/fuzz/, see test/fuzz/README.md ============
+# make fuzz-build            build/fuzz/fuzz_<target> (clang, ASan + UBSan)
+# make fuzz-seeds            seed corpora under build/fuzz-seeds/ (test/fuzz/seeds.sh)
+# make fuzz FUZZ_SECONDS=60  fuzz every target that long (FUZZ_JOBS at a time);
+#                            FUZZ_TARGETS="nbt value" picks targets; crashes are
+#                            copied into test/fuzz/regress/<target>/ (FUZZ_SAVE=0: not)
+# make fuzz-regress          replay test/fuzz/regress/ and the seeds; fails on a crash
+FUZZ_CC ?= clang
+FUZZ_TARGETS ?= nbt region value lz4 inflate
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 2
+FUZZ_SAVE ?= 1
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS = -std=c99 -D_POSIX_C_SOURCE=200809L -g -O1 $(FUZZ_SAN) -Wall -Wno-unused-parameter -Wno-sign-compare
+FUZZ_CORE_OBJS = $(patsubst src/core/%.c,build/fuzz/core/%.o,$(CORE_SRCS))
+FUZZ_BINS = $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+
+build/fuzz/core/%.o: src/core/%.c $(wildcard src/core/*.h)
+	@mkdir -p build/fuzz/core
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Isrc/core -c $< -o $@
+
+build/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_common.h $(FUZZ_CORE_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc/core $< $(FUZZ_CORE_OBJS) $(LIBS_CORE) -o $@
+
+build/fuzz/gen_seeds: test/fuzz/gen_seeds.c build/libslimecore.a
+	@mkdir -p build/fuzz
+	$(CORE_CC) $(CORE_CFLAGS) -Isrc/core $< build/libslimecore.a $(LIBS_CORE) -o $@
+
+.PHONY: fuzz-build fuzz-seeds fuzz fuzz-regress
+fuzz-build: $(FUZZ_BINS)
+
+fuzz-seeds: build/fuzz/gen_seeds build/slimetool
+	bash test/fuzz/seeds.sh
+
+fuzz: fuzz-build fuzz-seeds
+	FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_SAVE=$(FUZZ_SAVE) bash test/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-regress: fuzz-build fuzz-seeds
+	FUZZ_JOBS=$(FUZZ_JOBS) bash test/fuzz/run.sh regress 0 $(FUZZ_TARGETS)
+# ==== end of fuzzing =========================================================

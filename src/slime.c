@@ -50,6 +50,9 @@ pg_stack_too_deep(void)
 }
 
 static int	compression_level = SL_DEFAULT_LEVEL;
+static int	max_chunk_size = (int) SL_DEFAULT_MAX_CHUNK_RAW;
+static int	max_world_size = (int) SL_DEFAULT_MAX_VALUE_RAW;
+static int	max_nbt_depth = SL_DEFAULT_MAX_DEPTH;
 
 void		_PG_init(void);
 
@@ -63,6 +66,21 @@ _PG_init(void)
 							"slime_recompress() rewrites existing values.",
 							&compression_level, SL_DEFAULT_LEVEL, SL_MIN_LEVEL, SL_MAX_LEVEL,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("slime.max_chunk_size",
+							"Largest uncompressed NBT document (one chunk, or level.dat) accepted.",
+							"Caps every decompression, whatever a file declares.",
+							&max_chunk_size, (int) SL_DEFAULT_MAX_CHUNK_RAW, 64 * 1024, 1024 * 1024 * 1024,
+							PGC_SUSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
+	DefineCustomIntVariable("slime.max_world_size",
+							"Largest total of uncompressed NBT in one slime value.",
+							NULL,
+							&max_world_size, (int) SL_DEFAULT_MAX_VALUE_RAW, 64 * 1024, 1024 * 1024 * 1024,
+							PGC_SUSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
+	DefineCustomIntVariable("slime.max_nbt_depth",
+							"Deepest NBT nesting (compounds and lists) accepted.",
+							NULL,
+							&max_nbt_depth, SL_DEFAULT_MAX_DEPTH, 8, 4096,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("slime");
 	sl_hooks.alloc = pg_alloc;
 	sl_hooks.realloc = pg_realloc;
@@ -71,11 +89,16 @@ _PG_init(void)
 	sl_hooks.stack_too_deep = pg_stack_too_deep;
 }
 
-/* The active size caps. */
+/* The active size caps, from the slime.max_* settings. */
 const sl_limits *
 slime_limits(void)
 {
-	return &sl_default_limits;
+	static sl_limits lim;
+
+	lim.max_chunk_raw = (size_t) max_chunk_size;
+	lim.max_value_raw = (size_t) max_world_size;
+	lim.max_depth = max_nbt_depth;
+	return &lim;
 }
 
 /* SQLSTATE for a core error class. */

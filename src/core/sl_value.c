@@ -265,12 +265,19 @@ sort_sources(const sl_chunk_src *chunks, size_t n, const sl_limits *lim, sl_err 
 						   chunks[i].x, chunks[i].z), NULL;
 		}
 		total += len;
-		if (len > lim->max_chunk_raw || total > lim->max_value_raw)
+		if (len > lim->max_chunk_raw)
 		{
 			sl_free(ks);
 			return sl_fail(err, SL_ERR_LIMIT,
-						   "chunk (%d,%d): %llu bytes exceed the size cap",
-						   chunks[i].x, chunks[i].z, (unsigned long long) len), NULL;
+						   "chunk (%d,%d): %llu bytes exceed the chunk size cap of %zu bytes",
+						   chunks[i].x, chunks[i].z, (unsigned long long) len, lim->max_chunk_raw), NULL;
+		}
+		if (total > lim->max_value_raw)
+		{
+			sl_free(ks);
+			return sl_fail(err, SL_ERR_LIMIT,
+						   "the world's chunks exceed the world size cap of %zu bytes",
+						   lim->max_value_raw), NULL;
 		}
 		ks[i].key = sl_chunk_key(chunks[i].x, chunks[i].z);
 		ks[i].src = &chunks[i];
@@ -580,7 +587,7 @@ sl_value_open(sl_value *v, sl_fetch_fn fetch, void *ctx, size_t total_len,
 	if (sl_header_parse(buf, SL_HEADER_SIZE, total_len, &v->hdr, err))
 		return -1;
 	if (v->hdr.raw_bytes > v->lim.max_value_raw)
-		return sl_fail(err, SL_ERR_LIMIT, "value holds %llu raw bytes, over the cap of %zu",
+		return sl_fail(err, SL_ERR_LIMIT, "value holds %llu raw bytes, over the world size cap of %zu bytes",
 					   (unsigned long long) v->hdr.raw_bytes, v->lim.max_value_raw);
 	if (fetch(ctx, 0, v->hdr.payload_offset, &buf, err))
 		return -1;

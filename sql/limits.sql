@@ -1,0 +1,42 @@
+-- Caps are settings (superuser only), each tested at the limit and one past it.
+SELECT slime_info(test_world(1)) IS NOT NULL AS loaded;
+SHOW slime.max_chunk_size;
+SHOW slime.max_world_size;
+SHOW slime.max_nbt_depth;
+
+-- a chunk of exactly n bytes: a compound holding one byte array
+CREATE FUNCTION chunk_of_size(n int) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(10, '') || nbt_head(7, 'a') || int4send(n - 12) || decode(repeat('00', n - 12), 'hex') || '\x00'::bytea $$;
+SELECT octet_length(chunk_of_size(65536)) AS bytes;
+
+-- nesting depth
+SET slime.max_nbt_depth = 10;
+SELECT slime_nbt_to_json(nbt_head(10, '') || decode(repeat('0a000161', 9), 'hex') || decode(repeat('00', 10), 'hex')) IS NOT NULL AS depth_10;
+SELECT slime_nbt_to_json(nbt_head(10, '') || decode(repeat('0a000161', 10), 'hex') || decode(repeat('00', 11), 'hex'));
+RESET slime.max_nbt_depth;
+
+-- one chunk's uncompressed size, when stored and when decompressed from a region file
+CREATE TABLE big AS SELECT slime_export_region(slime_put_chunk(NULL, 0, 0, chunk_of_size(65537)), 0, 0) AS region;
+SET slime.max_chunk_size = '64kB';
+SELECT slime_info(slime_put_chunk(NULL, 0, 0, chunk_of_size(65536))) ->> 'raw_bytes' AS at_limit;
+SELECT slime_put_chunk(NULL, 0, 0, chunk_of_size(65537));
+SELECT slime_import_region(region, 0, 0) FROM big;
+RESET slime.max_chunk_size;
+SELECT slime_info(slime_import_region(region, 0, 0)) ->> 'raw_bytes' AS default_cap FROM big;
+
+-- a whole value's uncompressed size, when written and when read
+CREATE TABLE two_big AS SELECT slime_put_chunk(slime_put_chunk(NULL, 0, 0, chunk_of_size(40000)), 1, 0, chunk_of_size(30000)) AS world;
+SET slime.max_world_size = '64kB';
+SELECT slime_info(slime_put_chunk(slime_put_chunk(NULL, 0, 0, chunk_of_size(40000)), 1, 0, chunk_of_size(25536))) ->> 'raw_bytes' AS at_limit;
+SELECT slime_put_chunk(slime_put_chunk(NULL, 0, 0, chunk_of_size(40000)), 1, 0, chunk_of_size(25537));
+SELECT slime_chunk_nbt(world, 0, 0) FROM two_big;
+SELECT world::text::slime FROM two_big;
+RESET slime.max_world_size;
+SELECT octet_length(slime_chunk_nbt(world, 0, 0)) AS default_cap FROM two_big;
+
+-- only superusers may change the caps
+CREATE ROLE slime_player;
+SET ROLE slime_player;
+SET slime.max_chunk_size = '1GB';
+RESET ROLE;
+DROP ROLE slime_player;
