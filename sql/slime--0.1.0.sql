@@ -121,3 +121,19 @@ CREATE FUNCTION slime_delete_chunk(world slime, x integer, z integer) RETURNS sl
 -- rewrite at another zstd level (e.g. 19 for cold data); content and hash unchanged
 CREATE FUNCTION slime_recompress(world slime, level integer DEFAULT NULL) RETURNS slime
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- contents
+CREATE FUNCTION slime_block_entities(world slime)
+	RETURNS TABLE(x integer, y integer, z integer, id text, nbt jsonb)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION slime_block_entities(world slime, chunk_x integer, chunk_z integer)
+	RETURNS TABLE(x integer, y integer, z integer, id text, nbt jsonb)
+	AS 'MODULE_PATHNAME', 'slime_chunk_block_entities' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION slime_entities(world slime)
+	RETURNS TABLE(id text, uuid uuid, x float8, y float8, z float8, nbt jsonb)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION slime_chunk_json(world slime, x integer, z integer, kind text DEFAULT 'region')
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION slime_json_to_nbt(json jsonb) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -970,25 +970,10 @@ mutf8_decode(const uint8_t *p, size_t n, uint32_t *cp)
 	return 6;
 }
 
-/* Encode a code point as JSON string content at dst; returns bytes written. */
+/* Encode a code point (surrogates too) as UTF-8 bytes at dst; returns bytes written. */
 static size_t
-json_encode_cp(uint32_t cp, uint8_t *dst)
+utf8_encode_cp(uint32_t cp, uint8_t *dst)
 {
-	static const char hex[] = "0123456789abcdef";
-
-	if (cp == '"' || cp == '\\')
-	{
-		dst[0] = '\\';
-		dst[1] = (uint8_t) cp;
-		return 2;
-	}
-	if (cp < 0x20)
-	{
-		memcpy(dst, "\\u00", 4);
-		dst[4] = (uint8_t) hex[cp >> 4];
-		dst[5] = (uint8_t) hex[cp & 15];
-		return 6;
-	}
 	if (cp < 0x80)
 	{
 		dst[0] = (uint8_t) cp;
@@ -1012,6 +997,104 @@ json_encode_cp(uint32_t cp, uint8_t *dst)
 	dst[2] = (uint8_t) (0x80 | ((cp >> 6) & 0x3F));
 	dst[3] = (uint8_t) (0x80 | (cp & 0x3F));
 	return 4;
+}
+
+/* Encode a code point as JSON string content at dst; returns bytes written. */
+static size_t
+json_encode_cp(uint32_t cp, uint8_t *dst)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (cp == '"' || cp == '\\')
+	{
+		dst[0] = '\\';
+		dst[1] = (uint8_t) cp;
+		return 2;
+	}
+	if (cp < 0x20)
+	{
+		memcpy(dst, "\\u00", 4);
+		dst[4] = (uint8_t) hex[cp >> 4];
+		dst[5] = (uint8_t) hex[cp & 15];
+		return 6;
+	}
+	return utf8_encode_cp(cp, dst);
+}
+
+/* Convert modified UTF-8 to UTF-8 (appended to out). */
+int
+sl_mutf8_to_utf8(const char *s, size_t len, sl_buf *out, sl_err *err)
+{
+	const uint8_t *p = (const uint8_t *) s;
+	size_t		base = out->len;
+	size_t		i = 0;
+
+	if (sl_buf_reserve(out, len + 1, err))
+		return -1;
+	while (i < len)
+	{
+		uint32_t	cp;
+		size_t		used = mutf8_decode(p + i, len - i, &cp);
+
+		if (used == 0)
+		{
+			out->len = base;
+			return 1;
+		}
+		i += used;
+		/* a 6-byte surrogate pair becomes 4 bytes, others keep their size */
+		out->len += utf8_encode_cp(cp, out->data + out->len);
+	}
+	return 0;
+}
+
+/* Convert UTF-8 to modified UTF-8 (appended to out); 1 if not valid UTF-8. */
+int
+sl_utf8_to_mutf8(const char *s, size_t len, sl_buf *out, sl_err *err)
+{
+	const uint8_t *p = (const uint8_t *) s;
+	size_t		base = out->len;
+
+	/* each byte grows to at most 2 (U+0000) or 6/4 (supplementary) bytes */
+	if (sl_buf_reserve(out, len * 2 + 1, err))
+		return -1;
+	for (size_t i = 0; i < len;)
+	{
+		uint32_t	cp;
+		size_t		n;
+
+		if (p[i] < 0x80)
+			cp = p[i], n = 1;
+		else if ((p[i] & 0xE0) == 0xC0 && i + 1 < len && (p[i + 1] & 0xC0) == 0x80)
+			cp = ((uint32_t) (p[i] & 0x1F) << 6) | (p[i + 1] & 0x3F), n = 2;
+		else if ((p[i] & 0xF0) == 0xE0 && i + 2 < len && (p[i + 1] & 0xC0) == 0x80 && (p[i + 2] & 0xC0) == 0x80)
+			cp = ((uint32_t) (p[i] & 0x0F) << 12) | ((uint32_t) (p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F), n = 3;
+		else if ((p[i] & 0xF8) == 0xF0 && i + 3 < len && (p[i + 1] & 0xC0) == 0x80 &&
+				 (p[i + 2] & 0xC0) == 0x80 && (p[i + 3] & 0xC0) == 0x80)
+			cp = ((uint32_t) (p[i] & 0x07) << 18) | ((uint32_t) (p[i + 1] & 0x3F) << 12) |
+				((uint32_t) (p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F), n = 4;
+		else
+		{
+			out->len = base;
+			return 1;
+		}
+		i += n;
+		if (cp == 0)
+		{
+			out->data[out->len++] = 0xC0;
+			out->data[out->len++] = 0x80;
+		}
+		else if (cp >= 0x10000)
+		{
+			if (sl_buf_reserve(out, 6, err))
+				return -1;
+			out->len += utf8_encode_cp(0xD800 + ((cp - 0x10000) >> 10), out->data + out->len);
+			out->len += utf8_encode_cp(0xDC00 + ((cp - 0x10000) & 0x3FF), out->data + out->len);
+		}
+		else
+			out->len += utf8_encode_cp(cp, out->data + out->len);
+	}
+	return 0;
 }
 
 /*

@@ -116,4 +116,14 @@ int			sl_nbt_find_int(const uint8_t *buf, size_t len, const char *const *path,
 int			sl_nbt_to_json(const uint8_t *buf, size_t len, const sl_limits *lim,
 						   sl_buf *out, sl_err *err);
 
+/*
+ * Convert a modified UTF-8 string (NBT) to UTF-8, appended to out. Returns
+ * 0, -1 on error, or 1 (out unchanged) when it holds U+0000, an unpaired
+ * surrogate or bytes that are not modified UTF-8.
+ */
+int			sl_mutf8_to_utf8(const char *s, size_t len, sl_buf *out, sl_err *err);
+
+/* Convert UTF-8 to modified UTF-8, appended to out; 1 when s is not UTF-8. */
+int			sl_utf8_to_mutf8(const char *s, size_t len, sl_buf *out, sl_err *err);
+
 #endif
