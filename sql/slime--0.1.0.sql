@@ -137,3 +137,37 @@ CREATE FUNCTION slime_chunk_json(world slime, x integer, z integer, kind text DE
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION slime_json_to_nbt(json jsonb) RETURNS bytea
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- blocks and biomes
+CREATE FUNCTION slime_block(world slime, x integer, y integer, z integer) RETURNS text
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION slime_block_counts(world slime) RETURNS TABLE(block text, count bigint)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION slime_biome_counts(world slime) RETURNS TABLE(biome text, count bigint)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- totals across worlds; partial states combine, so parallel query splits the work
+CREATE FUNCTION slime_block_totals_transfn(internal, slime) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION slime_biome_totals_transfn(internal, slime) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION slime_totals_combinefn(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION slime_totals_serialfn(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION slime_totals_deserialfn(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION slime_totals_finalfn(internal) RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE slime_block_totals(slime) (
+	SFUNC = slime_block_totals_transfn, STYPE = internal,
+	COMBINEFUNC = slime_totals_combinefn, SERIALFUNC = slime_totals_serialfn,
+	DESERIALFUNC = slime_totals_deserialfn, FINALFUNC = slime_totals_finalfn,
+	PARALLEL = SAFE
+);
+CREATE AGGREGATE slime_biome_totals(slime) (
+	SFUNC = slime_biome_totals_transfn, STYPE = internal,
+	COMBINEFUNC = slime_totals_combinefn, SERIALFUNC = slime_totals_serialfn,
+	DESERIALFUNC = slime_totals_deserialfn, FINALFUNC = slime_totals_finalfn,
+	PARALLEL = SAFE
+);
