@@ -14,7 +14,7 @@ SHLIB_LINK = $(LIBS_CORE)
 PG_CPPFLAGS = -Isrc/core
 PG_CFLAGS = -std=gnu99 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = setup type region contents limits corpus
+REGRESS = setup type region contents blocks limits corpus
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
 
 # the shared corpus of real world files, read in place by the corpus tests
@@ -100,3 +100,24 @@ fuzz: fuzz-build fuzz-seeds
 fuzz-regress: fuzz-build fuzz-seeds
 	FUZZ_JOBS=$(FUZZ_JOBS) bash test/fuzz/run.sh regress 0 $(FUZZ_TARGETS)
 # ==== end of fuzzing =========================================================
+
+# ==== blocks and biomes (sl_blocks) — see data/README.md ====================
+# make blocks-check   count every corpus chunk's blocks and biomes with
+#                     sl_blocks and with an independent decoder; fail on any
+#                     difference (test/corpus/blocks_check.c)
+# make legacy-check   regenerate src/core/sl_legacy.c from data/*.tsv into
+#                     build/ and fail when the committed copy differs
+build/blocks_check: build/libslimecore.a test/corpus/blocks_check.c
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core test/corpus/blocks_check.c build/libslimecore.a $(LIBS_CORE) -o $@
+
+build/sl_legacy.c: data/gen_legacy.sh data/legacy_blocks.tsv data/legacy_biomes.tsv
+	@mkdir -p build
+	sh data/gen_legacy.sh > $@
+
+.PHONY: blocks-check legacy-check
+blocks-check: build/blocks_check
+	./build/blocks_check "$(SLIME_CORPUS)" data
+
+legacy-check: build/sl_legacy.c
+	cmp build/sl_legacy.c src/core/sl_legacy.c
+# ==== end of blocks and biomes ===============================================

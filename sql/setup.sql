@@ -26,6 +26,15 @@ CREATE FUNCTION nbt_list_doubles(name text, VARIADIC items float8[]) RETURNS byt
 AS $$ SELECT nbt_head(9, name) || '\x06'::bytea || int4send(cardinality(items))
              || coalesce((SELECT string_agg(float8send(i), ''::bytea) FROM unnest(items) i), '') $$;
 
+CREATE FUNCTION nbt_list_strings(name text, VARIADIC items text[]) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(9, name) || '\x08'::bytea || int4send(cardinality(items))
+             || coalesce((SELECT string_agg(int2send(octet_length(i)::int2) || convert_to(i, 'UTF8'), ''::bytea) FROM unnest(items) i), '') $$;
+CREATE FUNCTION nbt_long_array(name text, VARIADIC items bigint[]) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(12, name) || int4send(cardinality(items))
+             || coalesce((SELECT string_agg(int8send(i), ''::bytea ORDER BY o) FROM unnest(items) WITH ORDINALITY u(i, o)), '') $$;
+CREATE FUNCTION nbt_byte_array(name text, bytes bytea) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_head(7, name) || int4send(octet_length(bytes)) || bytes $$;
+
 -- a small 1.20-style chunk with a chest, as Minecraft writes it in region/
 CREATE FUNCTION test_chunk(x int, z int, dv int DEFAULT 3700) RETURNS bytea LANGUAGE sql IMMUTABLE
 AS $$ SELECT nbt_compound('',

@@ -14,11 +14,23 @@
 #include "sl_blocks.h"
 #include "sl_counts.h"
 
-/* Counting callback: tally a block state or biome under its base name. */
+/*
+ * Counting callback: tally a block state or biome under its base name. A
+ * name without a namespace (some servers write "stone") is read as
+ * Minecraft reads it, in the minecraft namespace.
+ */
 static int
 tally(void *ctx, const char *name, size_t len, size_t base_len, uint64_t count,
 	  int fallback, sl_err *err)
 {
+	char		buf[256];
+
+	if (memchr(name, ':', base_len) == NULL && base_len < sizeof(buf) - 10)
+	{
+		memcpy(buf, "minecraft:", 10);
+		memcpy(buf + 10, name, base_len);
+		return sl_counts_add((sl_counts *) ctx, buf, base_len + 10, count, err);
+	}
 	return sl_counts_add((sl_counts *) ctx, name, base_len, count, err);
 }
 
