@@ -11,3 +11,6 @@ if [ ! -d "$corpus" ]; then
 fi
 make -s build/corpus_test
 ./build/corpus_test "$corpus" | grep -v '^  note ' || exit 1
+# blocks and biomes of every corpus chunk, against an independent decoder
+make -s build/blocks_check
+SLIME_CORPUS="$corpus" ./build/blocks_check "$corpus" | tail -3

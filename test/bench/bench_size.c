@@ -1,0 +1,1050 @@
+/*
+ * bench_size.c - size and import-speed benchmark of the slime value format
+ * against baselines computed here, in the same run, from the same chunks.
+ *
+ * Part 1 (corpus): every region file (.mca/.mcr) of the eras anvil-1.2-1.12,
+ * anvil-1.13-1.17, anvil-1.18plus and mcregion is imported as ONE value
+ * (sl_region_read strict + sl_builder_add_region + sl_builder_encode) and
+ * compared with
+ *   (a) the region files as found          (b) their compressed chunk payloads
+ *   (c) a zip (default level) of the era   (d) per-chunk zstd-3
+ *   (e) zstd-6 per region file             (f) zstd-3 per world (directory)
+ *   (g) zstd-19 + long matching (windowLog 27) per region file
+ *   (h) slime value bytes
+ * and import time against merely inflating the same payloads (best of 3).
+ *
+ * Part 2 (islands): synthetic 5x5-chunk islands cut from 1.18+ regions, each
+ * with small deterministic edits; per island (d), (f), (g), (h).
+ *
+ * Benchmarks never fail on numbers; the exit status is non-zero only when
+ * something could not be run (corpus missing, import error, ...).
+ *
+ * Usage: bench_size [--islands N] [--g-sample N] [--emit-islands FILE]
+ *                   [--emit-count N] [CORPUS_DIR]
+ * Environment: SLIME_CORPUS (corpus dir), SLIME_BENCH_LEVEL (zstd level
+ * passed to the encoder through a copy of sl_default_encode_opts; unset:
+ * NULL opts, i.e. the encoder's current defaults).
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "sl_build.h"
+#include "sl_codec.h"
+#include "sl_nbt.h"
+#include "sl_region.h"
+#include "sl_value.h"
+
+#define NERAS 4
+static const char *const era_names[NERAS] = {
+	"anvil-1.2-1.12", "anvil-1.13-1.17", "anvil-1.18plus", "mcregion"
+};
+
+#define REPEAT 3
+#define ISLAND_SIDE 5
+#define ISLAND_CHUNKS (ISLAND_SIDE * ISLAND_SIDE)
+#define ISLAND_SEED 0x5EED51A11D5ULL
+
+static const char *corpus_root;
+static const sl_encode_opts *enc_opts;	/* NULL: the encoder's defaults */
+static sl_encode_opts env_opts;
+static ZSTD_CCtx *zc;
+static uint8_t *zbuf;
+static size_t zbuf_cap;
+
+/* ------------------------------------------------------------------ util */
+
+static void
+die(const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "bench_size: ERROR: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(2);
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *
+xmalloc(size_t n)
+{
+	void	   *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+static uint8_t *
+read_whole(const char *path, size_t *len)
+{
+	FILE	   *f = fopen(path, "rb");
+	struct stat st;
+	uint8_t    *buf;
+
+	if (f == NULL || fstat(fileno(f), &st) != 0)
+		die("cannot open %s: %s", path, strerror(errno));
+	buf = xmalloc((size_t) st.st_size);
+	if (st.st_size > 0 && fread(buf, 1, (size_t) st.st_size, f) != (size_t) st.st_size)
+		die("cannot read %s", path);
+	fclose(f);
+	*len = (size_t) st.st_size;
+	return buf;
+}
+
+/* Region coordinates from r.<x>.<z>.mc?; 0,0 otherwise. */
+static void
+region_coords(const char *path, int32_t *rx, int32_t *rz)
+{
+	const char *base = strrchr(path, '/');
+	int			x,
+				z;
+
+	base = base ? base + 1 : path;
+	*rx = *rz = 0;
+	if (sscanf(base, "r.%d.%d.", &x, &z) == 2)
+	{
+		*rx = x;
+		*rz = z;
+	}
+}
+
+/* splitmix64: a small deterministic PRNG. */
+static uint64_t rng_state;
+static uint64_t
+rnd(void)
+{
+	uint64_t	z = (rng_state += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+/* --------------------------------------------------------------- zstd */
+
+static void
+zbuf_reserve(size_t n)
+{
+	if (n > zbuf_cap)
+	{
+		free(zbuf);
+		zbuf_cap = n;
+		zbuf = xmalloc(n);
+	}
+}
+
+/* Compressed size of src at level; ldm: long matching with windowLog 27. */
+static size_t
+zstd_size(const void *src, size_t len, int level, int ldm)
+{
+	size_t		n;
+
+	zbuf_reserve(ZSTD_compressBound(len));
+	ZSTD_CCtx_reset(zc, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(zc, ZSTD_c_compressionLevel, level);
+	if (ldm)
+	{
+		ZSTD_CCtx_setParameter(zc, ZSTD_c_enableLongDistanceMatching, 1);
+		ZSTD_CCtx_setParameter(zc, ZSTD_c_windowLog, 27);
+	}
+	n = ZSTD_compress2(zc, zbuf, zbuf_cap, src, len);
+	if (ZSTD_isError(n))
+		die("zstd: %s", ZSTD_getErrorName(n));
+	return n;
+}
+
+/* (d): one ZSTD_compress frame at level 3 for a single chunk. */
+static size_t
+zstd_chunk3(const void *src, size_t len)
+{
+	size_t		n;
+
+	zbuf_reserve(ZSTD_compressBound(len));
+	n = ZSTD_compressCCtx(zc, zbuf, zbuf_cap, src, len, 3);
+	if (ZSTD_isError(n))
+		die("zstd: %s", ZSTD_getErrorName(n));
+	return n;
+}
+
+/* Growable byte vector for concatenated NBT. */
+typedef struct bytes
+{
+	uint8_t    *p;
+	size_t		len,
+				cap;
+} bytes;
+
+static void
+bytes_put(bytes *b, const void *src, size_t n)
+{
+	if (b->len + n > b->cap)
+	{
+		b->cap = (b->len + n) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (b->p == NULL)
+			die("out of memory");
+	}
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+/* ------------------------------------------------------------ files */
+
+typedef struct file_ent
+{
+	char	   *path;
+	int			era;
+} file_ent;
+
+static file_ent *files;
+static int	nfiles,
+			cap_files,
+			cur_era;
+
+static int
+visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	size_t		n = strlen(path);
+
+	if (flag == FTW_F && n > 4 &&
+		(strcmp(path + n - 4, ".mca") == 0 || strcmp(path + n - 4, ".mcr") == 0))
+	{
+		if (nfiles == cap_files)
+		{
+			cap_files = cap_files ? cap_files * 2 : 64;
+			files = realloc(files, cap_files * sizeof(file_ent));
+		}
+		files[nfiles].path = strdup(path);
+		files[nfiles].era = cur_era;
+		nfiles++;
+	}
+	return 0;
+}
+
+/* Order: era, then directory, then file name (so a world's files are adjacent). */
+static int
+cmp_file(const void *a, const void *b)
+{
+	const file_ent *x = a,
+			   *y = b;
+	const char *sx = strrchr(x->path, '/'),
+			   *sy = strrchr(y->path, '/');
+	size_t		dx = sx - x->path,
+				dy = sy - y->path;
+	int			c;
+
+	if (x->era != y->era)
+		return x->era - y->era;
+	c = strncmp(x->path, y->path, dx < dy ? dx : dy);
+	if (c == 0 && dx != dy)
+		return dx < dy ? -1 : 1;
+	if (c != 0)
+		return c;
+	return strcmp(sx, sy);
+}
+
+static int
+same_dir(const char *a, const char *b)
+{
+	size_t		da = strrchr(a, '/') - a,
+				db = strrchr(b, '/') - b;
+
+	return da == db && strncmp(a, b, da) == 0;
+}
+
+/* ---------------------------------------------------------- part 1 */
+
+typedef struct era_stats
+{
+	int			files;
+	long		chunks;
+	int			worlds;
+	double		raw;			/* uncompressed chunk NBT */
+	double		b[8];			/* baselines a..h */
+	double		import_s;
+	double		inflate_s;
+} era_stats;
+
+enum
+{
+	B_MCA, B_PAYLOAD, B_ZIP, B_CHUNK3, B_FILE6, B_WORLD3, B_LONG19, B_SLIME
+};
+static const char *const base_names[8] = {
+	"(a) region files as found",
+	"(b) compressed chunk payloads",
+	"(c) zip -6 of the era's files",
+	"(d) zstd-3 per chunk",
+	"(e) zstd-6 per region file",
+	"(f) zstd-3 per world (dir)",
+	"(g) zstd-19 long per region",
+	"(h) slime values",
+};
+
+/* Inflate every chunk payload without parsing NBT; returns seconds. */
+static double
+inflate_only(const uint8_t *file, size_t len, double *payload_bytes)
+{
+	double		t0 = now();
+
+	*payload_bytes = 0;
+	for (int i = 0; len >= 8192 && i < SL_REGION_SLOTS; i++)
+	{
+		uint32_t	loc = sl_get_u32be(file + 4 * i);
+		uint64_t	off = (uint64_t) (loc >> 8) * SL_SECTOR;
+		uint32_t	clen;
+		uint8_t		type;
+		uint8_t    *out = NULL;
+		size_t		out_len,
+					used;
+		sl_err		err;
+		int			rc = 0;
+
+		if (loc == 0 || off < 8192 || off + 5 > len)
+			continue;
+		clen = sl_get_u32be(file + off);
+		type = file[off + 4];
+		if (clen < 1 || off + 4 + clen > len)
+			continue;
+		*payload_bytes += clen - 1;
+		if (type == 1 || type == 2)
+			rc = sl_inflate(type == 1 ? SL_DEFLATE_GZIP : SL_DEFLATE_ZLIB, file + off + 5, clen - 1,
+							SL_DEFAULT_MAX_CHUNK_RAW, 0, &out, &out_len, &used, &err);
+		else if (type == 4)
+			rc = sl_lz4block_decode(file + off + 5, clen - 1, SL_DEFAULT_MAX_CHUNK_RAW,
+									&out, &out_len, &used, &err);
+		if (rc)
+			die("inflate: %s", err.msg);
+		sl_free(out);
+	}
+	return now() - t0;
+}
+
+/* Import a file as one value; returns seconds, *value_len the value size. */
+static double
+import_once(const char *path, const uint8_t *file, size_t len, int32_t rx, int32_t rz,
+			size_t *value_len)
+{
+	sl_region	r;
+	sl_builder	b;
+	sl_buf		out = {0};
+	sl_err		err;
+	double		t0,
+				t;
+
+	memset(&r, 0, sizeof(r));
+	memset(&b, 0, sizeof(b));
+	t0 = now();
+	if (sl_region_read(file, len, rx, rz, NULL, 0, 1, NULL, &r, &err) ||
+		sl_builder_add_region(&b, SL_COMP_REGION, &r, &err) ||
+		sl_builder_encode(&b, enc_opts, NULL, &out, &err))
+		die("import %s: %s", path, err.msg);
+	t = now() - t0;
+	*value_len = out.len;
+	sl_buf_free(&out);
+	sl_builder_free(&b);
+	sl_region_free(&r);
+	return t;
+}
+
+static void
+make_zip(const char *tmpdir, int era, double *zip_bytes)
+{
+	char		lst[4096],
+				zip[4096],
+				cmd[16384];
+	FILE	   *f;
+	struct stat st;
+	size_t		rootlen = strlen(corpus_root);
+
+	snprintf(lst, sizeof(lst), "%s/%s.lst", tmpdir, era_names[era]);
+	snprintf(zip, sizeof(zip), "%s/%s.zip", tmpdir, era_names[era]);
+	f = fopen(lst, "w");
+	if (f == NULL)
+		die("cannot write %s", lst);
+	for (int i = 0; i < nfiles; i++)
+		if (files[i].era == era)
+			fprintf(f, "%s\n", files[i].path + rootlen + 1);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && zip -q '%s' -@ < '%s'", corpus_root, zip, lst);
+	if (system(cmd) != 0 || stat(zip, &st) != 0)
+	{
+		fprintf(stderr, "bench_size: zip failed (is the zip tool installed?)\n");
+		*zip_bytes = -1;
+		return;
+	}
+	*zip_bytes = (double) st.st_size;
+	unlink(zip);
+	unlink(lst);
+}
+
+static void
+print_bytes_cell(double v)
+{
+	if (v < 0)
+		printf(" %15s", "n/a");
+	else
+		printf(" %15.0f", v);
+}
+
+static void
+print_ratio_cell(double num, double den)
+{
+	if (den <= 0 || num < 0)
+		printf(" %15s", "n/a");
+	else
+		printf(" %15.3f", num / den);
+}
+
+static void
+corpus_part(const char *tmpdir)
+{
+	era_stats	es[NERAS + 1];
+	bytes		world = {0};
+	const char *world_dir = NULL;
+	int			world_era = -1;
+
+	memset(es, 0, sizeof(es));
+	fprintf(stderr, "bench_size: corpus: %d region files\n", nfiles);
+	for (int i = 0; i < nfiles; i++)
+	{
+		const char *path = files[i].path;
+		era_stats  *e = &es[files[i].era];
+		size_t		len,
+					vlen = 0;
+		uint8_t    *file = read_whole(path, &len);
+		int32_t		rx,
+					rz;
+		double		best_imp = 1e30,
+					best_inf = 1e30,
+					payload = 0;
+		sl_region	r;
+		sl_err		err;
+		bytes		cat = {0};
+
+		region_coords(path, &rx, &rz);
+		/* timings: best of REPEAT, import and inflate interleaved */
+		for (int k = 0; k < REPEAT; k++)
+		{
+			double		t = import_once(path, file, len, rx, rz, &vlen);
+
+			if (t < best_imp)
+				best_imp = t;
+			t = inflate_only(file, len, &payload);
+			if (t < best_inf)
+				best_inf = t;
+		}
+		e->files++;
+		e->import_s += best_imp;
+		e->inflate_s += best_inf;
+		e->b[B_MCA] += len;
+		e->b[B_PAYLOAD] += payload;
+		e->b[B_SLIME] += vlen;
+
+		/* the chunks themselves, for the zstd baselines */
+		memset(&r, 0, sizeof(r));
+		if (sl_region_read(file, len, rx, rz, NULL, 0, 1, NULL, &r, &err))
+			die("read %s: %s", path, err.msg);
+		if (world_dir == NULL || !same_dir(world_dir, path) || world_era != files[i].era)
+		{
+			if (world_dir != NULL && world.len > 0)
+				es[world_era].b[B_WORLD3] += zstd_size(world.p, world.len, 3, 0);
+			if (world_dir != NULL)
+				es[world_era].worlds++;
+			world.len = 0;
+			world_dir = path;
+			world_era = files[i].era;
+		}
+		for (int c = 0; c < r.nchunks; c++)
+		{
+			e->chunks++;
+			e->raw += r.chunks[c].nbt_len;
+			e->b[B_CHUNK3] += zstd_chunk3(r.chunks[c].nbt, r.chunks[c].nbt_len);
+			bytes_put(&cat, r.chunks[c].nbt, r.chunks[c].nbt_len);
+			bytes_put(&world, r.chunks[c].nbt, r.chunks[c].nbt_len);
+		}
+		if (cat.len > 0)
+		{
+			e->b[B_FILE6] += zstd_size(cat.p, cat.len, 6, 0);
+			e->b[B_LONG19] += zstd_size(cat.p, cat.len, 19, 1);
+		}
+		fprintf(stderr, "  %-80s %4d chunks %10zu raw -> %9zu slime\n",
+				path + strlen(corpus_root) + 1, r.nchunks, cat.len, vlen);
+		free(cat.p);
+		sl_region_free(&r);
+		free(file);
+	}
+	if (world_dir != NULL)
+	{
+		if (world.len > 0)
+			es[world_era].b[B_WORLD3] += zstd_size(world.p, world.len, 3, 0);
+		es[world_era].worlds++;
+	}
+	free(world.p);
+
+	for (int e = 0; e < NERAS; e++)
+		make_zip(tmpdir, e, &es[e].b[B_ZIP]);
+
+	/* totals */
+	for (int e = 0; e < NERAS; e++)
+	{
+		es[NERAS].files += es[e].files;
+		es[NERAS].chunks += es[e].chunks;
+		es[NERAS].worlds += es[e].worlds;
+		es[NERAS].raw += es[e].raw;
+		es[NERAS].import_s += es[e].import_s;
+		es[NERAS].inflate_s += es[e].inflate_s;
+		for (int k = 0; k < 8; k++)
+		{
+			if (es[e].b[k] < 0 || es[NERAS].b[k] < 0)
+				es[NERAS].b[k] = -1;	/* unknown in one era: unknown in all */
+			else
+				es[NERAS].b[k] += es[e].b[k];
+		}
+	}
+
+	printf("\n== 1. Corpus: each region file imported as one value (bytes) ==\n\n");
+	printf("%-40s", "");
+	for (int e = 0; e <= NERAS; e++)
+		printf(" %15s", e < NERAS ? era_names[e] : "total");
+	printf("\n%-40s", "region files / worlds (dirs)");
+	for (int e = 0; e <= NERAS; e++)
+	{
+		char		cell[32];
+
+		snprintf(cell, sizeof(cell), "%d / %d", es[e].files, es[e].worlds);
+		printf(" %15s", cell);
+	}
+	printf("\n%-40s", "chunks");
+	for (int e = 0; e <= NERAS; e++)
+		printf(" %15ld", es[e].chunks);
+	printf("\n%-40s", "raw chunk NBT");
+	for (int e = 0; e <= NERAS; e++)
+		print_bytes_cell(es[e].raw);
+	printf("\n");
+	for (int k = 0; k < 8; k++)
+	{
+		printf("%-40s", base_names[k]);
+		for (int e = 0; e <= NERAS; e++)
+			print_bytes_cell(es[e].b[k]);
+		printf("\n");
+	}
+
+	printf("\n== 1. Corpus: slime / baseline (below 1.000: slime is smaller) ==\n\n");
+	printf("%-40s", "");
+	for (int e = 0; e <= NERAS; e++)
+		printf(" %15s", e < NERAS ? era_names[e] : "total");
+	printf("\n");
+	for (int k = 0; k < 7; k++)
+	{
+		printf("slime / %-32s", base_names[k]);
+		for (int e = 0; e <= NERAS; e++)
+			print_ratio_cell(es[e].b[B_SLIME], es[e].b[k]);
+		printf("\n");
+	}
+	printf("%-40s", "slime / raw NBT");
+	for (int e = 0; e <= NERAS; e++)
+		print_ratio_cell(es[e].b[B_SLIME], es[e].raw);
+	printf("\n");
+
+	printf("\n== 1. Corpus: import throughput (MB/s of raw chunk NBT, best of %d) ==\n\n", REPEAT);
+	printf("%-40s", "");
+	for (int e = 0; e <= NERAS; e++)
+		printf(" %15s", e < NERAS ? era_names[e] : "total");
+	printf("\n%-40s", "import (read+inflate+check+encode)");
+	for (int e = 0; e <= NERAS; e++)
+		printf(" %15.1f", es[e].import_s > 0 ? es[e].raw / 1e6 / es[e].import_s : 0);
+	printf("\n%-40s", "inflate payloads only");
+	for (int e = 0; e <= NERAS; e++)
+		printf(" %15.1f", es[e].inflate_s > 0 ? es[e].raw / 1e6 / es[e].inflate_s : 0);
+	printf("\n%-40s", "import time / inflate time");
+	for (int e = 0; e <= NERAS; e++)
+		print_ratio_cell(es[e].import_s, es[e].inflate_s);
+	printf("\n");
+}
+
+/* ---------------------------------------------------------- part 2 */
+
+typedef struct edit_span
+{
+	uint32_t	off;
+	uint32_t	len;
+} edit_span;
+
+typedef struct src_chunk
+{
+	const sl_region_chunk *c;
+	edit_span  *spans;			/* block-state long arrays and byte arrays */
+	int			nspans;
+	int64_t		lastupdate_off; /* payload offsets of the root longs, -1 none */
+	int64_t		inhabited_off;
+	int			full;			/* Status is "full" / "minecraft:full" */
+} src_chunk;
+
+typedef struct src_block
+{
+	src_chunk  *ch[ISLAND_CHUNKS];
+} src_block;
+
+static void
+collect_spans(const sl_nbt *n, const uint8_t *buf, const char *parent, size_t plen,
+			  src_chunk *sc, int depth)
+{
+	if (n->type == SL_TAG_COMPOUND || (n->type == SL_TAG_LIST && n->v.list.elem_type == SL_TAG_COMPOUND))
+	{
+		uint32_t	cnt = n->type == SL_TAG_COMPOUND ? n->v.comp.count : n->v.list.count;
+		sl_nbt	  **items = n->type == SL_TAG_COMPOUND ? n->v.comp.items : n->v.list.items;
+
+		for (uint32_t i = 0; i < cnt; i++)
+		{
+			const sl_nbt *c = items[i];
+
+			if (n->type == SL_TAG_COMPOUND && c->type == SL_TAG_LONG_ARRAY &&
+				c->name_len == 4 && memcmp(c->name, "data", 4) == 0 &&
+				n->name_len == 12 && memcmp(n->name, "block_states", 12) == 0 &&
+				c->v.arr.count > 0)
+			{
+				sc->spans = realloc(sc->spans, (sc->nspans + 1) * sizeof(edit_span));
+				sc->spans[sc->nspans].off = (uint32_t) (c->v.arr.data - buf);
+				sc->spans[sc->nspans].len = c->v.arr.count * 8;
+				sc->nspans++;
+			}
+			else if (c->type == SL_TAG_BYTE_ARRAY && c->v.arr.count > 0)
+			{
+				sc->spans = realloc(sc->spans, (sc->nspans + 1) * sizeof(edit_span));
+				sc->spans[sc->nspans].off = (uint32_t) (c->v.arr.data - buf);
+				sc->spans[sc->nspans].len = c->v.arr.count;
+				sc->nspans++;
+			}
+			else if (depth == 0 && c->type == SL_TAG_STRING &&
+					 c->name_len == 6 && memcmp(c->name, "Status", 6) == 0)
+				sc->full = (c->v.str.len == 4 && memcmp(c->v.str.s, "full", 4) == 0) ||
+					(c->v.str.len == 14 && memcmp(c->v.str.s, "minecraft:full", 14) == 0);
+			else if (depth == 0 && c->type == SL_TAG_LONG && c->name != NULL)
+			{
+				int64_t		off = (const uint8_t *) c->name + c->name_len - buf;
+
+				if ((int64_t) sl_get_u64be(buf + off) != c->v.i)
+					die("islands: long payload offset mismatch");
+				if (c->name_len == 10 && memcmp(c->name, "LastUpdate", 10) == 0)
+					sc->lastupdate_off = off;
+				else if (c->name_len == 13 && memcmp(c->name, "InhabitedTime", 13) == 0)
+					sc->inhabited_off = off;
+			}
+			else
+				collect_spans(c, buf, NULL, 0, sc, depth + 1);
+		}
+	}
+}
+
+static void
+prepare_chunk(src_chunk *sc, const sl_region_chunk *c)
+{
+	sl_arena	arena = {0};
+	sl_nbt	   *root;
+	size_t		used;
+	sl_err		err;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->c = c;
+	sc->lastupdate_off = sc->inhabited_off = -1;
+	if (sl_nbt_parse(c->nbt, c->nbt_len, NULL, &arena, &root, &used, &err))
+		die("islands: parse chunk (%d,%d): %s", c->x, c->z, err.msg);
+	collect_spans(root, c->nbt, NULL, 0, sc, 0);
+	sl_arena_free(&arena);
+}
+
+typedef struct island_totals
+{
+	double		raw,
+				chunk3,
+				island3,
+				slime,
+				long19,
+				slime_sample;
+	long		n,
+				nsample;
+	double		enc_s,
+				z3_s;
+	long		edits;
+	double		min_slime,
+				max_slime;
+} island_totals;
+
+static void
+islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
+{
+	sl_region  *regions = NULL;
+	int			nregions = 0;
+	src_block  *blocks = NULL;
+	int			nblocks = 0;
+	src_chunk **srcs = NULL;	/* per region: its chunks, prepared */
+	int			nsrcs = 0;
+	int			nsrcfiles = 0;
+	island_totals t;
+	FILE	   *emit = NULL;
+	int			g_every;
+	sl_err		err;
+
+	memset(&t, 0, sizeof(t));
+	t.min_slime = 1e30;
+	/* 5x5 source blocks: non-overlapping, fully populated, from every 1.18+ region */
+	for (int i = 0; i < nfiles; i++)
+	{
+		size_t		len;
+		uint8_t    *file;
+		int32_t		rx,
+					rz;
+		sl_region  *r;
+		int			slot[32][32];
+		char		used[32][32];
+		int			before = nblocks;
+
+		if (strcmp(era_names[files[i].era], "anvil-1.18plus") != 0)
+			continue;
+		file = read_whole(files[i].path, &len);
+		region_coords(files[i].path, &rx, &rz);
+		regions = realloc(regions, (nregions + 1) * sizeof(sl_region));
+		r = &regions[nregions++];
+		memset(r, 0, sizeof(*r));
+		if (sl_region_read(file, len, rx, rz, NULL, 0, 1, NULL, r, &err))
+			die("read %s: %s", files[i].path, err.msg);
+		free(file);
+		/* every chunk of the region, parsed once for its edit targets */
+		srcs = realloc(srcs, (nsrcs + 1) * sizeof(src_chunk *));
+		srcs[nsrcs] = xmalloc((r->nchunks ? r->nchunks : 1) * sizeof(src_chunk));
+		for (int c = 0; c < r->nchunks; c++)
+			prepare_chunk(&srcs[nsrcs][c], &r->chunks[c]);
+		memset(slot, -1, sizeof(slot));
+		memset(used, 0, sizeof(used));
+		for (int c = 0; c < r->nchunks; c++)
+			if (srcs[nsrcs][c].full)
+				slot[r->chunks[c].z & 31][r->chunks[c].x & 31] = c;
+		/* greedy, non-overlapping 5x5 blocks of fully generated chunks */
+		for (int bz = 0; bz + ISLAND_SIDE <= 32; bz++)
+			for (int bx = 0; bx + ISLAND_SIDE <= 32; bx++)
+			{
+				int			ok = 1;
+
+				for (int dz = 0; dz < ISLAND_SIDE && ok; dz++)
+					for (int dx = 0; dx < ISLAND_SIDE && ok; dx++)
+						ok = slot[bz + dz][bx + dx] >= 0 && !used[bz + dz][bx + dx];
+				if (!ok)
+					continue;
+				blocks = realloc(blocks, (nblocks + 1) * sizeof(src_block));
+				for (int dz = 0; dz < ISLAND_SIDE; dz++)
+					for (int dx = 0; dx < ISLAND_SIDE; dx++)
+					{
+						used[bz + dz][bx + dx] = 1;
+						blocks[nblocks].ch[dz * ISLAND_SIDE + dx] = &srcs[nsrcs][slot[bz + dz][bx + dx]];
+					}
+				nblocks++;
+			}
+		nsrcs++;
+		nsrcfiles += nblocks > before;
+		if (getenv("BENCH_DEBUG"))
+		{
+			int			na = 0;
+
+			for (int k = before; k < nblocks; k++)
+				for (int c = 0; c < ISLAND_CHUNKS; c++)
+					na += blocks[k].ch[c]->nspans == 0;
+			fprintf(stderr, "  %s: %d blocks, %d chunks without arrays\n", files[i].path, nblocks - before, na);
+		}
+	}
+	if (nblocks == 0)
+		die("islands: no 5x5 block of fully generated chunks in any anvil-1.18plus region");
+
+	g_every = gsample > 0 && gsample < nislands ? nislands / gsample : 1;
+	if (emit_path)
+	{
+		emit = fopen(emit_path, "wb");
+		if (emit == NULL)
+			die("cannot write %s", emit_path);
+	}
+	{
+		int			noarr = 0,
+					nolong = 0;
+
+		for (int k = 0; k < nblocks; k++)
+			for (int c = 0; c < ISLAND_CHUNKS; c++)
+			{
+				noarr += blocks[k].ch[c]->nspans == 0;
+				nolong += blocks[k].ch[c]->lastupdate_off < 0 || blocks[k].ch[c]->inhabited_off < 0;
+			}
+		fprintf(stderr, "bench_size: islands: %d islands from %d source blocks in %d regions; "
+				"source chunks without editable arrays: %d, without LastUpdate/InhabitedTime: %d (of %d)\n",
+				nislands, nblocks, nsrcfiles, noarr, nolong, nblocks * ISLAND_CHUNKS);
+	}
+
+	rng_state = ISLAND_SEED;
+	{
+		bytes		isl = {0};
+		uint32_t	offs[ISLAND_CHUNKS + 1];
+
+		for (int i = 0; i < nislands; i++)
+		{
+			src_block  *blk = &blocks[rnd() % nblocks];
+			int			nedit = 1 + (int) (rnd() % 5);
+			sl_builder	b;
+			sl_buf		out = {0};
+			double		t0;
+			size_t		s3;
+
+			/* copy the 25 chunks into one buffer */
+			isl.len = 0;
+			for (int c = 0; c < ISLAND_CHUNKS; c++)
+			{
+				offs[c] = (uint32_t) isl.len;
+				bytes_put(&isl, blk->ch[c]->c->nbt, blk->ch[c]->c->nbt_len);
+			}
+			offs[ISLAND_CHUNKS] = (uint32_t) isl.len;
+			/* small edits in 1-5 distinct chunks */
+			{
+				int			picked[ISLAND_CHUNKS] = {0};
+
+				for (int e = 0; e < nedit; e++)
+				{
+					int			c;
+					src_chunk  *sc;
+					uint8_t    *base;
+					int			nb;
+
+					do
+						c = (int) (rnd() % ISLAND_CHUNKS);
+					while (picked[c]);
+					picked[c] = 1;
+					sc = blk->ch[c];
+					base = isl.p + offs[c];
+					nb = 1 + (int) (rnd() % 8);
+					for (int k = 0; k < nb && sc->nspans > 0; k++)
+					{
+						edit_span  *sp = &sc->spans[rnd() % sc->nspans];
+
+						base[sp->off + rnd() % sp->len] = (uint8_t) rnd();
+						t.edits++;
+					}
+					if (sc->lastupdate_off >= 0)
+						sl_put_u64be(base + sc->lastupdate_off,
+									 sl_get_u64be(base + sc->lastupdate_off) + 1 + rnd() % 100000);
+					if (sc->inhabited_off >= 0)
+						sl_put_u64be(base + sc->inhabited_off,
+									 sl_get_u64be(base + sc->inhabited_off) + rnd() % 100000);
+				}
+			}
+
+			/* (h) slime value */
+			memset(&b, 0, sizeof(b));
+			t0 = now();
+			for (int c = 0; c < ISLAND_CHUNKS; c++)
+				if (sl_builder_add(&b, SL_COMP_REGION, blk->ch[c]->c->x, blk->ch[c]->c->z,
+								   blk->ch[c]->c->timestamp, isl.p + offs[c],
+								   offs[c + 1] - offs[c], 0, &err))
+					die("island %d: %s", i, err.msg);
+			if (sl_builder_encode(&b, enc_opts, NULL, &out, &err))
+				die("island %d: encode: %s", i, err.msg);
+			t.enc_s += now() - t0;
+			sl_builder_free(&b);
+			if (emit && i < emit_count)
+			{
+				uint8_t		lenb[4];
+
+				sl_put_u32le(lenb, (uint32_t) out.len);
+				if (fwrite(lenb, 1, 4, emit) != 4 || fwrite(out.data, 1, out.len, emit) != out.len)
+					die("write %s failed", emit_path);
+			}
+			t.slime += out.len;
+			if (out.len < t.min_slime)
+				t.min_slime = out.len;
+			if (out.len > t.max_slime)
+				t.max_slime = out.len;
+			t.raw += isl.len;
+			t.n++;
+
+			/* (d) per chunk, (f) per island */
+			for (int c = 0; c < ISLAND_CHUNKS; c++)
+				t.chunk3 += zstd_chunk3(isl.p + offs[c], offs[c + 1] - offs[c]);
+			t0 = now();
+			s3 = zstd_size(isl.p, isl.len, 3, 0);
+			t.z3_s += now() - t0;
+			t.island3 += s3;
+			/* (g) on a fixed subsample */
+			if (i % g_every == 0 && (gsample <= 0 || t.nsample < gsample))
+			{
+				t.long19 += zstd_size(isl.p, isl.len, 19, 1);
+				t.slime_sample += out.len;
+				t.nsample++;
+			}
+			sl_buf_free(&out);
+			if ((i + 1) % 1000 == 0)
+				fprintf(stderr, "  islands: %d/%d\n", i + 1, nislands);
+		}
+		free(isl.p);
+	}
+	if (emit)
+		fclose(emit);
+
+	printf("\n== 2. Synthetic islands: %ld islands of %dx%d chunks ==\n", t.n, ISLAND_SIDE, ISLAND_SIDE);
+	printf("   cut from %d 5x5 blocks of fully generated chunks (Status full) in %d\n"
+		   "   anvil-1.18plus regions; per island 1-5 chunks edited: %.1f random bytes\n"
+		   "   per island on average in block-state long arrays and byte arrays, plus\n"
+		   "   LastUpdate and InhabitedTime; PRNG seed %#llx\n\n",
+		   nblocks, nsrcfiles, (double) t.edits / t.n, (unsigned long long) ISLAND_SEED);
+	printf("%-44s %15s %15s\n", "", "avg bytes", "slime/baseline");
+	printf("%-44s %15.0f %15.3f\n", "raw chunk NBT", t.raw / t.n, t.slime / t.raw);
+	printf("%-44s %15.0f %15.3f\n", "(d) zstd-3 per chunk", t.chunk3 / t.n, t.slime / t.chunk3);
+	printf("%-44s %15.0f %15.3f\n", "(f) zstd-3, one stream per island", t.island3 / t.n, t.slime / t.island3);
+	{
+		char		label[64];
+
+		if (t.nsample < t.n)
+			snprintf(label, sizeof(label), "(g) zstd-19 long per island [%ld sampled]", t.nsample);
+		else
+			snprintf(label, sizeof(label), "(g) zstd-19 long per island");
+		printf("%-44s %15.0f %15.3f\n", label, t.long19 / t.nsample, t.slime_sample / t.long19);
+	}
+	printf("%-44s %15.0f %15s\n", "(h) slime value", t.slime / t.n, "");
+	if (t.nsample < t.n)
+		printf("%-44s %15.0f %15s\n", "    slime value, the (g) sample only", t.slime_sample / t.nsample, "");
+	printf("%-44s %7.0f-%-7.0f\n", "    slime value, smallest-largest", t.min_slime, t.max_slime);
+	printf("\n%-44s %15.1f\n", "slime encode, MB/s raw NBT", t.raw / 1e6 / t.enc_s);
+	printf("%-44s %15.1f\n", "zstd-3 one stream per island, MB/s raw NBT", t.raw / 1e6 / t.z3_s);
+	printf("%-44s %15.3f\n", "encode time / zstd-3 time", t.enc_s / t.z3_s);
+	if (t.nsample < t.n)
+		printf("\n(g) is measured on a fixed subsample (every %d-th island, %ld in all) to keep\n"
+			   "the run short; its ratio compares slime on the same islands.\n", g_every, t.nsample);
+	if (emit_path)
+		fprintf(stderr, "bench_size: wrote %d island values to %s\n",
+				emit_count < nislands ? emit_count : nislands, emit_path);
+
+	for (int k = 0; k < nsrcs; k++)
+	{
+		for (int c = 0; c < regions[k].nchunks; c++)
+			free(srcs[k][c].spans);
+		free(srcs[k]);
+	}
+	free(srcs);
+	free(blocks);
+	for (int k = 0; k < nregions; k++)
+		sl_region_free(&regions[k]);
+	free(regions);
+}
+
+/* --------------------------------------------------------------- main */
+
+int
+main(int argc, char **argv)
+{
+	const char *env = getenv("SLIME_CORPUS");
+	const char *lvl = getenv("SLIME_BENCH_LEVEL");
+	const char *emit_path = NULL;
+	int			nislands = 10000,
+				gsample = 500,
+				emit_count = 200,
+				skip_corpus = 0;
+	char		tmpdir[] = "/tmp/slime-bench.XXXXXX";
+	char		rootbuf[4096];
+
+	corpus_root = env && *env ? env : "../shared/corpus";
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--islands") == 0 && i + 1 < argc)
+			nislands = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--g-sample") == 0 && i + 1 < argc)
+			gsample = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--emit-islands") == 0 && i + 1 < argc)
+			emit_path = argv[++i];
+		else if (strcmp(argv[i], "--emit-count") == 0 && i + 1 < argc)
+			emit_count = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--no-corpus") == 0)
+			skip_corpus = 1;
+		else if (argv[i][0] != '-')
+			corpus_root = argv[i];
+		else
+		{
+			fprintf(stderr, "usage: bench_size [--islands N] [--g-sample N] [--emit-islands FILE]"
+					" [--emit-count N] [--no-corpus] [CORPUS_DIR]\n");
+			return 2;
+		}
+	}
+	if (realpath(corpus_root, rootbuf) == NULL)
+	{
+		fprintf(stderr, "\n*** CORPUS MISSING: %s does not exist ***\n"
+				"*** set SLIME_CORPUS to the shared corpus directory ***\n\n", corpus_root);
+		return 2;
+	}
+	corpus_root = rootbuf;
+
+	if (lvl && *lvl)
+	{
+		env_opts = sl_default_encode_opts;
+		env_opts.level = atoi(lvl);
+		enc_opts = &env_opts;
+	}
+	zc = ZSTD_createCCtx();
+	if (zc == NULL)
+		die("ZSTD_createCCtx failed");
+
+	for (cur_era = 0; cur_era < NERAS; cur_era++)
+	{
+		char		dir[8192];
+		struct stat st;
+
+		snprintf(dir, sizeof(dir), "%s/%s", corpus_root, era_names[cur_era]);
+		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		{
+			fprintf(stderr, "\n*** CORPUS INCOMPLETE: %s is missing ***\n"
+					"*** set SLIME_CORPUS to the shared corpus directory ***\n\n", dir);
+			return 2;
+		}
+		if (nftw(dir, visit, 16, FTW_PHYS) != 0)
+			die("cannot walk %s", dir);
+	}
+	if (nfiles == 0)
+	{
+		fprintf(stderr, "\n*** CORPUS MISSING: no region files under %s ***\n", corpus_root);
+		return 2;
+	}
+	qsort(files, nfiles, sizeof(file_ent), cmp_file);
+	if (mkdtemp(tmpdir) == NULL)
+		die("mkdtemp: %s", strerror(errno));
+
+	printf("slime bench_size: zstd %s, encoder options: %s",
+		   ZSTD_versionString(), enc_opts ? "SLIME_BENCH_LEVEL=" : "defaults (NULL opts)");
+	if (enc_opts)
+		printf("%d", enc_opts->level);
+	printf("; corpus %s\n", corpus_root);
+
+	if (!skip_corpus)
+		corpus_part(tmpdir);
+	if (nislands > 0)
+		islands_part(nislands, gsample, emit_path, emit_count);
+
+	rmdir(tmpdir);
+	ZSTD_freeCCtx(zc);
+	free(zbuf);
+	for (int i = 0; i < nfiles; i++)
+		free(files[i].path);
+	free(files);
+	sl_release_caches();
+	return 0;
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# test/bench/bench_sql.sh [ISLANDS_FILE]
+#
+# SQL-level benchmarks of slime, over libpq (build/bench_client):
+#   (i)   one chunk read from a 1024-chunk value vs from a 1-chunk value
+#   (ii)  island save/load throughput, slime column vs bytea column
+#   (iii) peak backend memory (VmHWM) during slime_import_region
+#   (iv)  block-count / block-entity scans (once those functions exist)
+#
+# Uses the cluster named by the PG* variables (as test/bench/run.sh sets
+# them); without PGHOST it starts a throwaway cluster of its own. The
+# extension must be installed (make install). ISLANDS_FILE holds island
+# values as written by `bench_size --emit-islands`; without it (ii) is
+# skipped. Knobs: BENCH_CHUNK_CALLS (2000), BENCH_SECONDS (10),
+# BENCH_THREADS (2). Never fails on numbers.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib.sh
+. "$HERE/../lib.sh"
+
+ISLANDS=${1:-}
+CALLS=${BENCH_CHUNK_CALLS:-2000}
+SECS=${BENCH_SECONDS:-10}
+THREADS=${BENCH_THREADS:-2}
+CLIENT=$SLIME_ROOT/build/bench_client
+ERAS=(anvil-1.2-1.12 anvil-1.13-1.17 anvil-1.18plus mcregion)
+
+CORPUS=$(slime_corpus) || exit 1
+for e in "${ERAS[@]}"; do
+    [ -d "$CORPUS/$e" ] || { echo "ERROR: corpus era $CORPUS/$e is missing" >&2; exit 1; }
+done
+
+if [ ! -x "$CLIENT" ] || [ "$HERE/bench_client.c" -nt "$CLIENT" ]; then
+    mkdir -p "$SLIME_ROOT/build"
+    gcc -O2 -Wall -I"$("$SLIME_PG_CONFIG" --includedir)" "$HERE/bench_client.c" \
+        -lpq -lpthread -o "$CLIENT"
+fi
+
+if [ -z "${PGHOST:-}" ]; then
+    slime_cluster_start
+fi
+# the server encodes what it builds (corpus, 1024-chunk value) at this level
+if [ -n "${SLIME_BENCH_LEVEL:-}" ]; then
+    export PGOPTIONS="${PGOPTIONS:-} -c slime.compression_level=$SLIME_BENCH_LEVEL"
+fi
+
+q() { slime_psql -At "$@"; }
+sq() { printf "%s" "${1//\'/\'\'}"; }   # SQL string literal body
+
+# ---- the corpus, one value per region file ---------------------------------
+slime_log "bench_sql: loading the corpus region files"
+{
+    echo "SET client_min_messages = warning;"
+    echo "DROP TABLE IF EXISTS corpus, chunk_src, chunkbench, islands, islands_bytea;"
+    echo "DROP EXTENSION IF EXISTS slime CASCADE;"
+    echo "CREATE EXTENSION slime;"
+    echo "CREATE TABLE corpus (id serial PRIMARY KEY, era text, path text, world slime);"
+    for e in "${ERAS[@]}"; do
+        while IFS= read -r f; do
+            b=${f##*/}; rx=0; rz=0
+            if [[ $b =~ ^r\.(-?[0-9]+)\.(-?[0-9]+)\.mc[ar]$ ]]; then
+                rx=${BASH_REMATCH[1]}; rz=${BASH_REMATCH[2]}
+            fi
+            echo "INSERT INTO corpus (era, path, world) VALUES ('$e', '$(sq "${f#"$CORPUS"/}")'," \
+                 "slime_import_region(pg_read_binary_file('$(sq "$f")'), $rx, $rz));"
+        done < <(find "$CORPUS/$e" -type f \( -name '*.mca' -o -name '*.mcr' \) | LC_ALL=C sort)
+    done
+    echo "VACUUM ANALYZE corpus;"
+} | slime_psql >/dev/null
+
+# ---- (i) one chunk from a 1024-chunk value vs from a 1-chunk value ---------
+# 1024 real 1.18+ chunks from two vanilla-written regions, laid out on the
+# 32x32 chunk positions of region 0,0; ids 1..1024 hold each alone (built with
+# slime_put_chunk), id 0 holds all of them (slime_agg of those).
+slime_log "bench_sql: (i) building the 1024-chunk value"
+slime_psql >/dev/null <<'EOF'
+CREATE TABLE chunk_src AS
+SELECT (row_number() OVER (ORDER BY c.path, ch.z, ch.x) - 1)::int AS n,
+       slime_chunk_nbt(c.world, ch.x, ch.z) AS nbt
+FROM corpus c, LATERAL slime_chunks(c.world) ch
+WHERE c.path IN ('anvil-1.18plus/prismarine-provider-anvil/1.19.4/r.0.0.mca',
+                 'anvil-1.18plus/querz-nbt/parsers/r.0.0.mca');
+DELETE FROM chunk_src WHERE n >= 1024;
+DO $$ BEGIN
+  IF (SELECT count(*) FROM chunk_src) <> 1024 THEN
+    RAISE EXCEPTION 'need 1024 source chunks, found %', (SELECT count(*) FROM chunk_src);
+  END IF;
+END $$;
+CREATE TABLE chunkbench (id int PRIMARY KEY, x int, z int, world slime);
+ALTER TABLE chunkbench ALTER COLUMN world SET STORAGE EXTERNAL;
+INSERT INTO chunkbench
+SELECT n + 1, n % 32, n / 32, slime_put_chunk(NULL, n % 32, n / 32, nbt) FROM chunk_src;
+INSERT INTO chunkbench
+SELECT 0, NULL, NULL, slime_agg(world ORDER BY id) FROM chunkbench WHERE id > 0;
+VACUUM ANALYZE chunkbench;
+EOF
+big_info=$(q -c "SELECT format('%s chunks, %s frames, %s bytes (%s raw)', slime_info(world)->>'chunks',
+                   slime_info(world)->>'frames', slime_info(world)->>'stored_bytes',
+                   slime_info(world)->>'raw_bytes') FROM chunkbench WHERE id = 0")
+small_avg=$(q -c "SELECT round(avg(octet_length(world::bytea))) FROM chunkbench WHERE id > 0")
+toast_ok=$(q -c "SELECT bool_and(pg_column_compression(world) IS NULL) FROM chunkbench")
+
+# ---- (iii) largest region file ----------------------------------------------
+largest=$(for e in "${ERAS[@]}"; do
+              find "$CORPUS/$e" -type f \( -name '*.mca' -o -name '*.mcr' \) -printf '%s %p\n'
+          done | sort -n | tail -1 | cut -d' ' -f2-)
+lb=${largest##*/}; lrx=0; lrz=0
+if [[ $lb =~ ^r\.(-?[0-9]+)\.(-?[0-9]+)\.mc[ar]$ ]]; then
+    lrx=${BASH_REMATCH[1]}; lrz=${BASH_REMATCH[2]}
+fi
+
+# ---- run and print ------------------------------------------------------------
+slime_log "bench_sql: running (about $((4 * SECS + 30)) s)"
+{
+    printf '\n== 3. SQL: PostgreSQL %s, server encoder level %s ==\n' \
+        "$(q -c "SHOW server_version")" "$(q -c "LOAD '\$libdir/slime'" -c "SHOW slime.compression_level" 2>/dev/null || echo '?')"
+    printf '\n== 3(i). One chunk via SELECT slime_chunk_nbt(world, x, z) FROM t WHERE id = $1 ==\n'
+    printf '   prepared, binary result; %s calls each, random positions, best of 5 alternating rounds\n' "$CALLS"
+    printf '   1024-chunk value: %s; 1-chunk values: avg %s bytes;\n' "$big_info" "$small_avg"
+    printf '   STORAGE external (no value compressed by PostgreSQL: %s)\n\n' \
+        "$([ "$toast_ok" = t ] && echo yes || echo NO)"
+    "$CLIENT" chunkread "$CALLS"
+
+    printf '\n== 3(ii). Island save/load over the binary protocol: slime vs bytea ==\n'
+    if [ -n "$ISLANDS" ] && [ -s "$ISLANDS" ]; then
+        printf '   save: INSERT .. ON CONFLICT (id) DO UPDATE, value as a binary parameter;\n'
+        printf '   load: SELECT world FROM t WHERE id = $1, binary result\n'
+        "$CLIENT" islands "$ISLANDS" "$SECS" "$THREADS"
+    else
+        printf '   skipped: no island file (run bench_size --emit-islands FILE, pass FILE)\n'
+    fi
+
+    printf '\n== 3(iii). Peak backend memory: slime_import_region(pg_read_binary_file(f), rx, rz) ==\n'
+    printf '   the largest region file of the corpus; VmHWM from /proc/<backend pid>/status\n'
+    "$CLIENT" hwm "$largest" "$lrx" "$lrz"
+
+    printf '\n== 3(iv). Block-count / block-entity scans ==\n'
+    if [ "$(q -c "SELECT EXISTS (SELECT FROM pg_proc
+                                 WHERE proname IN ('slime_block_counts', 'slime_block_entities'))")" = t ]; then
+        printf '   over every corpus value, against slime_chunks (decompression only)\n'
+        "$CLIENT" scan
+    else
+        printf '   n/a (issue 5): slime_block_counts / slime_block_entities do not exist yet\n'
+    fi
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# test/bench/run.sh — slime's benchmark suite, one command:
+#
+#     bash test/bench/run.sh
+#
+# Installs what it needs (test/lib.sh deps, zip, libpq-dev), builds and
+# installs the extension, builds build/bench_size and build/bench_client,
+# runs bench_size (corpus sizes and import speed, synthetic islands), starts a
+# throwaway cluster, runs bench_sql.sh (chunk reads, island save/load, backend
+# memory, scans), stops it and prints every table. Every figure is a ratio
+# against a baseline measured in the same run; nothing here fails on numbers.
+# The printed tables are also kept in build/bench/last-run.txt.
+#
+# Environment: SLIME_CORPUS (corpus dir, default ../shared/corpus),
+# SLIME_BENCH_LEVEL (zstd level for the encoder; unset = its defaults),
+# BENCH_ISLANDS (10000), BENCH_G_SAMPLE (500), BENCH_SECONDS (10),
+# BENCH_CHUNK_CALLS (2000), BENCH_THREADS (2).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib.sh
+. "$HERE/../lib.sh"
+cd "$SLIME_ROOT"
+
+t_start=$(date +%s)
+SLIME_DEPS+=(zip libpq-dev)
+slime_install_deps
+
+CORPUS=$(slime_corpus) || exit 1
+export SLIME_CORPUS=$CORPUS
+
+work=$(mktemp -d /tmp/slime-bench.XXXXXX)
+slime_on_exit "rm -rf '$work'"
+
+step() {                     # step LABEL LOG command...: quiet unless it fails
+    local label=$1 log=$2; shift 2
+    slime_log "$label"
+    if ! "$@" >"$log" 2>&1; then
+        tail -n 40 "$log" >&2
+        echo "ERROR: $label failed (log above)" >&2
+        exit 1
+    fi
+}
+
+step "build and install the extension" "$work/build.log" \
+    bash -c ". '$SLIME_ROOT/test/lib.sh' && slime_build_install"
+step "build build/bench_size" "$work/build-size.log" \
+    make build/bench_size PG_CONFIG="$SLIME_PG_CONFIG"
+step "build build/bench_client" "$work/build-client.log" \
+    gcc -O2 -Wall -I"$("$SLIME_PG_CONFIG" --includedir)" "$HERE/bench_client.c" \
+        -lpq -lpthread -o build/bench_client
+
+step "bench_size: corpus and ${BENCH_ISLANDS:-10000} synthetic islands (a few minutes)" \
+    "$work/size.log" \
+    bash -c "./build/bench_size --islands '${BENCH_ISLANDS:-10000}' \
+                 --g-sample '${BENCH_G_SAMPLE:-500}' \
+                 --emit-islands '$work/islands.bin' --emit-count 200 > '$work/size.out'"
+
+slime_log "start a throwaway cluster"
+slime_cluster_start
+step "bench_sql.sh: chunk reads, island save/load, backend memory, scans" "$work/sql.log" \
+    bash -c "bash '$HERE/bench_sql.sh' '$work/islands.bin' > '$work/sql.out'"
+slime_cluster_stop
+
+mkdir -p build/bench
+{
+    echo "slime benchmark suite — $(date -u '+%Y-%m-%d %H:%M UTC'), commit" \
+         "$(git -C "$SLIME_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(
+            [ -n "$(git -C "$SLIME_ROOT" status --porcelain -- src 2>/dev/null)" ] && echo ' (src modified)')," \
+         "$(nproc) cores, $(($(date +%s) - t_start)) s"
+    echo "(ratios compare with baselines measured in this run; see test/bench/README.md)"
+    echo
+    cat "$work/size.out"
+    cat "$work/sql.out"
+} > build/bench/last-run.txt
+echo
+cat build/bench/last-run.txt
