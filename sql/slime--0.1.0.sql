@@ -171,3 +171,7 @@ CREATE AGGREGATE slime_biome_totals(slime) (
 	DESERIALFUNC = slime_totals_deserialfn, FINALFUNC = slime_totals_finalfn,
 	PARALLEL = SAFE
 );
+
+-- the full check on demand (input runs it unless slime.input_check = structure)
+CREATE FUNCTION slime_verify(world slime) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -50,6 +50,12 @@ pg_stack_too_deep(void)
 }
 
 static int	compression_level = SL_DEFAULT_LEVEL;
+static int	input_check = SLIME_CHECK_FULL;
+static const struct config_enum_entry input_check_options[] = {
+	{"full", SLIME_CHECK_FULL, false},
+	{"structure", SLIME_CHECK_STRUCTURE, false},
+	{NULL, 0, false}
+};
 static int	max_chunk_size = (int) SL_DEFAULT_MAX_CHUNK_RAW;
 static int	max_world_size = (int) SL_DEFAULT_MAX_VALUE_RAW;
 static int	max_nbt_depth = SL_DEFAULT_MAX_DEPTH;
@@ -81,6 +87,13 @@ _PG_init(void)
 							NULL,
 							&max_nbt_depth, SL_DEFAULT_MAX_DEPTH, 8, 4096,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("slime.input_check",
+							 "How much text input, binary input and casts check of a slime value.",
+							 "full: everything, content hash included (decompresses the value); "
+							 "structure: header, directory, frame table and zstd frame headers only "
+							 "(content is checked when it is read).",
+							 &input_check, SLIME_CHECK_FULL, input_check_options,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("slime");
 	sl_hooks.alloc = pg_alloc;
 	sl_hooks.realloc = pg_realloc;
@@ -187,6 +200,13 @@ slime_from_bytes(const uint8_t *data, size_t len)
 	SET_VARSIZE(r, VARHDRSZ + len);
 	memcpy(VARDATA(r), data, len);
 	return r;
+}
+
+/* Whether input checks the whole content (slime.input_check = full). */
+bool
+slime_check_full(void)
+{
+	return input_check == SLIME_CHECK_FULL;
 }
 
 /* Encoder settings: the defaults with slime.compression_level. */

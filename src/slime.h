@@ -13,6 +13,13 @@
 /* Raise err as an ERROR; in_input maps corruption to bad input. */
 void		slime_raise(const sl_err *err, bool in_input) pg_attribute_noreturn();
 
+/* slime.input_check settings. */
+#define SLIME_CHECK_FULL 0
+#define SLIME_CHECK_STRUCTURE 1
+
+/* Whether input checks the whole content (slime.input_check = full). */
+bool		slime_check_full(void);
+
 /* The active size caps. */
 const sl_limits *slime_limits(void);
 

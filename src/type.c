@@ -21,7 +21,7 @@ checked_slime(const uint8_t *data, size_t len)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("slime value of %zu bytes exceeds the cap of %zu bytes", len, SL_MAX_VALUE)));
-	if (sl_value_verify(data, len, slime_limits(), &err))
+	if (sl_value_check(data, len, slime_check_full(), slime_limits(), &err))
 		slime_raise(&err, true);
 	return slime_from_bytes(data, len);
 }
@@ -100,16 +100,11 @@ slime_recv(PG_FUNCTION_ARGS)
 }
 
 PG_FUNCTION_INFO_V1(slime_send);
-/* Write the binary form: the value bytes themselves. */
+/* Write the binary form: the value bytes themselves (one copy, as bytea does). */
 Datum
 slime_send(PG_FUNCTION_ARGS)
 {
-	struct varlena *v = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	StringInfoData buf;
-
-	pq_begintypsend(&buf);
-	pq_sendbytes(&buf, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
-	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+	PG_RETURN_BYTEA_P(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0)));
 }
 
 PG_FUNCTION_INFO_V1(slime_from_bytea);
@@ -189,4 +184,22 @@ slime_content_hash(PG_FUNCTION_ARGS)
 
 	content_hash(PG_GETARG_DATUM(0), h);
 	PG_RETURN_BYTEA_P(slime_from_bytes(h, 32));
+}
+
+PG_FUNCTION_INFO_V1(slime_verify);
+/* Run the full check on a stored value; false (with a NOTICE) when it fails. */
+Datum
+slime_verify(PG_FUNCTION_ARGS)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	sl_err		err;
+
+	if (sl_value_verify((const uint8_t *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), slime_limits(), &err))
+	{
+		ereport(NOTICE,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("slime value fails its check: %s", err.msg)));
+		PG_RETURN_BOOL(false);
+	}
+	PG_RETURN_BOOL(true);
 }

@@ -807,26 +807,20 @@ typedef struct verify_state
 	uint64_t	next_offset;	/* where the next chunk must start */
 } verify_state;
 
-/* Check chunk i's place in canonical order and frame layout, and its data. */
+/* Check chunk i's place in canonical order and in the frame layout. */
 static int
-verify_chunk(sl_value *v, uint32_t i, verify_state *st, struct sha256_ctx *ctx,
-			 sl_err *err)
+verify_layout(sl_value *v, uint32_t i, const sl_dirent *d, verify_state *st, sl_err *err)
 {
-	sl_dirent	d;
-	const uint8_t *comp[SL_NCOMP];
-	uint64_t	key;
+	uint64_t	key = sl_chunk_key(d->x, d->z);
 	sl_frame	f;
 
-	if (sl_value_chunk(v, i, &d, comp, err))
-		return -1;
-	key = sl_chunk_key(d.x, d.z);
 	if (i > 0 && key <= st->prev_key)
-		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) is out of canonical order", d.x, d.z);
-	if (d.len[0] == 0 && d.len[1] == 0 && d.len[2] == 0)
-		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) has no data", d.x, d.z);
-	if (i == 0 ? d.frame != 0 : (d.frame != st->frame && d.frame != st->frame + 1))
-		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) skips frames", d.x, d.z);
-	if (i > 0 && d.frame == st->frame + 1)
+		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) is out of canonical order", d->x, d->z);
+	if (d->len[0] == 0 && d->len[1] == 0 && d->len[2] == 0)
+		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) has no data", d->x, d->z);
+	if (i == 0 ? d->frame != 0 : (d->frame != st->frame && d->frame != st->frame + 1))
+		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) skips frames", d->x, d->z);
+	if (i > 0 && d->frame == st->frame + 1)
 	{
 		/* the previous frame must end exactly where its last chunk ended */
 		if (sl_value_frame(v, st->frame, &f, err))
@@ -836,15 +830,52 @@ verify_chunk(sl_value *v, uint32_t i, verify_state *st, struct sha256_ctx *ctx,
 						   (unsigned long long) (f.raw_len - st->next_offset));
 		st->next_offset = 0;
 	}
-	if (d.offset != st->next_offset)
-		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) is not packed in its frame", d.x, d.z);
+	if (d->offset != st->next_offset)
+		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) is not packed in its frame", d->x, d->z);
+	if (sl_value_frame(v, d->frame, &f, err))
+		return -1;
+	if ((uint64_t) d->offset + d->len[0] + d->len[1] + d->len[2] > f.raw_len)
+		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) runs past the end of frame %u",
+					   d->x, d->z, d->frame);
+	st->prev_key = key;
+	st->frame = d->frame;
+	st->next_offset = d->offset + (uint64_t) d->len[0] + d->len[1] + d->len[2];
+	return 0;
+}
+
+/* Decompress chunk i, check its NBT documents and feed the content hash. */
+static int
+verify_content(sl_value *v, uint32_t i, struct sha256_ctx *ctx, sl_err *err)
+{
+	sl_dirent	d;
+	const uint8_t *comp[SL_NCOMP];
+
+	if (sl_value_chunk(v, i, &d, comp, err))
+		return -1;
 	for (int k = 0; k < SL_NCOMP; k++)
 		if (d.len[k] && verify_component(comp[k], d.len[k], &d, k, &v->lim, err))
 			return -1;
-	st->prev_key = key;
-	st->frame = d.frame;
-	st->next_offset = d.offset + (uint64_t) d.len[0] + d.len[1] + d.len[2];
 	hash_chunk(ctx, &d, comp);
+	return 0;
+}
+
+/* Check a zstd frame's header against its table entry without decompressing. */
+static int
+verify_frame_header(sl_value *v, uint32_t i, sl_err *err)
+{
+	sl_frame	f;
+	const uint8_t *src;
+
+	if (sl_value_frame(v, i, &f, err) || v->fetch(v->ctx, f.offset, f.comp_len, &src, err))
+		return -1;
+	if (f.comp_len < 6 || sl_get_u32le(src) != 0xFD2FB528u)
+		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: not a zstd frame", i);
+	if ((src[4] & 0x04) == 0)
+		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: zstd frame has no checksum", i);
+	if (ZSTD_findFrameCompressedSize(src, f.comp_len) != f.comp_len)
+		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: not exactly one zstd frame", i);
+	if (ZSTD_getFrameContentSize(src, f.comp_len) != (unsigned long long) f.raw_len)
+		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: zstd frame and frame table disagree on its size", i);
 	return 0;
 }
 
@@ -914,12 +945,41 @@ verify_frames(sl_value *v, sl_err *err)
 int
 sl_value_verify(const uint8_t *data, size_t len, const sl_limits *lim, sl_err *err)
 {
+	return sl_value_check(data, len, 1, lim, err);
+}
+
+/* Check the world compound's frame and NBT. */
+static int
+verify_world(sl_value *v, struct sha256_ctx *ctx, sl_err *err)
+{
+	const uint8_t *world;
+	size_t		world_len;
+	size_t		used = 0;
+
+	if (sl_value_world(v, &world, &world_len, err))
+		return -1;
+	if (world_len && sl_nbt_check(world, world_len, 0, &v->lim, &used, err))
+	{
+		sl_err_prefix(err, "world data");
+		err->code = SL_ERR_CORRUPT;
+		return -1;
+	}
+	if (used != world_len)
+		return sl_fail(err, SL_ERR_CORRUPT, "world data has trailing bytes");
+	sha_u32(ctx, (uint32_t) world_len);
+	if (world_len)
+		sha256_update(ctx, world_len, world);
+	return 0;
+}
+
+/* Check a value: its structure, and with full its content and hash too. */
+int
+sl_value_check(const uint8_t *data, size_t len, int full, const sl_limits *lim, sl_err *err)
+{
 	sl_value	v;
 	verify_state st;
 	struct sha256_ctx ctx;
 	uint8_t		hash[32];
-	const uint8_t *world;
-	size_t		world_len;
 	sl_frame	f;
 	int			rc = -1;
 
@@ -933,14 +993,13 @@ sl_value_verify(const uint8_t *data, size_t len, const sl_limits *lim, sl_err *e
 		sl_fail(err, SL_ERR_CORRUPT, "frames without chunks");
 		goto done;
 	}
-	sha256_init(&ctx);
-	sha256_update(&ctx, sizeof(HASH_TAG), (const uint8_t *) HASH_TAG);
-	sha_u32(&ctx, v.hdr.chunk_count);
 	for (uint32_t i = 0; i < v.hdr.chunk_count; i++)
 	{
-		if ((i & 63) == 0)
+		sl_dirent	d;
+
+		if ((i & 1023) == 0)
 			sl_interrupt();
-		if (verify_chunk(&v, i, &st, &ctx, err))
+		if (sl_value_dirent(&v, i, &d, err) || verify_layout(&v, i, &d, &st, err))
 			goto done;
 	}
 	if (v.hdr.chunk_count > 0)
@@ -960,30 +1019,29 @@ sl_value_verify(const uint8_t *data, size_t len, const sl_limits *lim, sl_err *e
 			goto done;
 		}
 	}
-	if (sl_value_world(&v, &world, &world_len, err))
-		goto done;
-	if (world_len)
+	for (uint32_t i = 0; i < v.hdr.frame_count; i++)
+		if (verify_frame_header(&v, i, err))
+			goto done;
+	if (full)
 	{
-		size_t		used;
-
-		if (sl_nbt_check(world, world_len, 0, &v.lim, &used, err) || used != world_len)
+		sha256_init(&ctx);
+		sha256_update(&ctx, sizeof(HASH_TAG), (const uint8_t *) HASH_TAG);
+		sha_u32(&ctx, v.hdr.chunk_count);
+		for (uint32_t i = 0; i < v.hdr.chunk_count; i++)
 		{
-			if (used != world_len)
-				sl_fail(err, SL_ERR_CORRUPT, "world data has trailing bytes");
-			else
-				sl_err_prefix(err, "world data");
-			err->code = SL_ERR_CORRUPT;
+			if ((i & 63) == 0)
+				sl_interrupt();
+			if (verify_content(&v, i, &ctx, err))
+				goto done;
+		}
+		if (verify_world(&v, &ctx, err))
+			goto done;
+		sha256_digest(&ctx, 32, hash);
+		if (memcmp(hash, v.hdr.hash, 32) != 0)
+		{
+			sl_fail(err, SL_ERR_CORRUPT, "content hash mismatch: the value's data is damaged");
 			goto done;
 		}
-	}
-	sha_u32(&ctx, (uint32_t) world_len);
-	if (world_len)
-		sha256_update(&ctx, world_len, world);
-	sha256_digest(&ctx, 32, hash);
-	if (memcmp(hash, v.hdr.hash, 32) != 0)
-	{
-		sl_fail(err, SL_ERR_CORRUPT, "content hash mismatch: the value's data is damaged");
-		goto done;
 	}
 	rc = 0;
 done:

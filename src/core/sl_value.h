@@ -169,6 +169,16 @@ int			sl_value_world(sl_value *v, const uint8_t **data, size_t *len,
 int			sl_value_verify(const uint8_t *data, size_t len, const sl_limits *lim,
 							sl_err *err);
 
+/*
+ * Check a value's structure without decompressing: header, metadata CRC,
+ * frame table, canonical order and packing, every zstd frame's header
+ * (checksum present, one frame, declared size). With full, also what
+ * sl_value_verify checks: every frame's data, every NBT document and the
+ * content hash.
+ */
+int			sl_value_check(const uint8_t *data, size_t len, int full,
+						   const sl_limits *lim, sl_err *err);
+
 /* SHA-256 of one chunk's canonical bytes (its components and their lengths). */
 void		sl_chunk_hash(const sl_dirent *d, const uint8_t *const comp[SL_NCOMP],
 						  uint8_t out[32]);
