@@ -126,7 +126,10 @@ slime_log "bench_sql: running (about $((4 * SECS + 30)) s)"
     if [ -n "$ISLANDS" ] && [ -s "$ISLANDS" ]; then
         printf '   save: INSERT .. ON CONFLICT (id) DO UPDATE, value as a binary parameter;\n'
         printf '   load: SELECT world FROM t WHERE id = $1, binary result\n'
+        printf '   slime.input_check = full (the default: every save decompresses and checks the value)\n'
         "$CLIENT" islands "$ISLANDS" "$SECS" "$THREADS"
+        printf '\n   slime.input_check = structure (saves check the layout; content is checked on read)\n'
+        PGOPTIONS="${PGOPTIONS:-} -c slime.input_check=structure" "$CLIENT" islands "$ISLANDS" "$SECS" "$THREADS"
     else
         printf '   skipped: no island file (run bench_size --emit-islands FILE, pass FILE)\n'
     fi
