@@ -202,7 +202,8 @@ sl_builder_encode(sl_builder *b, const sl_encode_opts *opts, const sl_limits *li
 
 	if (lim == NULL)
 		lim = &sl_default_limits;
-	qsort(b->pieces, b->n, sizeof(sl_piece), cmp_piece);
+	if (b->n > 1)
+		qsort(b->pieces, b->n, sizeof(sl_piece), cmp_piece);
 	srcs = sl_alloc_err((b->n ? b->n : 1) * sizeof(sl_chunk_src), err);
 	if (srcs == NULL)
 		return -1;
