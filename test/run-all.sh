@@ -2,6 +2,9 @@
 # test/run-all.sh — every slime test, in order:
 #   deps → build+install → unit (make unit) → throwaway cluster →
 #   regress (make installcheck) → corpus (test/corpus.sh) → pgdump (test/pgdump.sh)
+#   → sanitize (test/sanitize.sh: the extension under ASan+UBSan)
+#   → valgrind (build/unit under memcheck) → fuzz (make fuzz-regress + a short
+#     libFuzzer run of every target, FUZZ_SECONDS each, default 20)
 # Prints a summary ending with one line "N passed, N failed" (one count per
 # suite, plus "tool" for build/slimetool once src/tool/slimetool.c exists)
 # and exits non-zero when any suite failed.
@@ -9,7 +12,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SUITES=(unit regress corpus pgdump)
+SUITES=(unit regress corpus pgdump hostile crash concurrency sanitize valgrind fuzz)
 declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
 declare -A TIME=()
 START=$SECONDS
@@ -93,6 +96,49 @@ suite_corpus() {
 
 suite_pgdump() { bash test/pgdump.sh; }
 
+# Thousands of mutated files, values and NBT through every SQL function;
+# crash, memory and cancel checks (shared cluster).
+suite_hostile() { bash test/hostile.sh; }
+
+# SIGKILL of the postmaster during a bulk import and a save burst, then
+# recovery; every committed world intact (own cluster).
+suite_crash() { bash test/crash.sh; }
+
+# pgbench: many sessions saving and loading the same and different worlds
+# (own cluster; SLIME_CONCURRENCY_SECONDS, default 20).
+suite_concurrency() { bash test/concurrency.sh; }
+
+# Rebuilds and installs slime.so with ASan+UBSan, runs installcheck and the
+# pg_dump test on its own throwaway cluster, reinstalls the normal build.
+suite_sanitize() { bash test/sanitize.sh; }
+
+suite_valgrind() {
+    if ! command -v valgrind >/dev/null; then
+        echo "valgrind: installing the Debian package valgrind" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind >/dev/null ||
+            { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind >/dev/null; }
+    fi
+    make -s build/unit PG_CONFIG="$SLIME_PG_CONFIG"
+    valgrind -q --error-exitcode=1 --leak-check=full \
+        --errors-for-leak-kinds=definite,possible ./build/unit 2>&1 |
+        tee "$SLIME_LOGDIR/valgrind.log" | tail -n 20
+    grep -Eq '^[0-9]+ passed, 0 failed' "$SLIME_LOGDIR/valgrind.log" ||
+        { echo "valgrind: no '<N> passed, 0 failed' line from build/unit" >&2; exit 1; }
+}
+
+# Replays test/fuzz/regress/ and the seeds, then fuzzes each target briefly
+# (nothing is saved into the repository; crashes stay in build/fuzz-artifacts/).
+suite_fuzz() {
+    if ! command -v clang >/dev/null || ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
+        clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
+        echo "fuzz: installing the Debian packages clang libclang-rt-14-dev" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null ||
+            { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null; }
+    fi
+    make -s fuzz-regress PG_CONFIG="$SLIME_PG_CONFIG"
+    make -s fuzz PG_CONFIG="$SLIME_PG_CONFIG" FUZZ_SECONDS="${FUZZ_SECONDS:-20}" FUZZ_SAVE=0
+}
+
 # ---- run --------------------------------------------------------------------
 slime_log "installing dependencies"
 slime_install_deps || abort_all "dependency install failed"
@@ -120,9 +166,19 @@ if slime_cluster_start; then
     run_suite regress 600 suite_regress
     run_suite corpus 900 suite_corpus
     run_suite pgdump 600 suite_pgdump
+    run_suite hostile 600 suite_hostile
     slime_cluster_stop
 else
-    for s in regress corpus pgdump; do RESULT[$s]="FAILED (cluster did not start)"; done
+    for s in regress corpus pgdump hostile; do RESULT[$s]="FAILED (cluster did not start)"; done
 fi
+
+run_suite crash 300 suite_crash
+run_suite concurrency 300 suite_concurrency
+
+# After the shared cluster is gone: sanitize installs an instrumented
+# slime.so for a while (and puts the normal one back).
+run_suite sanitize 900 suite_sanitize
+run_suite valgrind 600 suite_valgrind
+run_suite fuzz 900 suite_fuzz
 
 summary

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# test/fuzz/run.sh — run or replay the libFuzzer targets (called by make).
+#
+#   run.sh fuzz SECONDS TARGET...    fuzz each target SECONDS long
+#   run.sh regress 0 TARGET...       replay test/fuzz/regress/<t>/ and the seeds
+#
+# Targets run FUZZ_JOBS at a time (default 2). Each fuzzing run reads
+# build/fuzz-seeds/<t>/ and test/fuzz/regress/<t>/, adds what it finds to
+# build/fuzz-corpus/<t>/, and writes crashes, timeouts and OOMs to
+# build/fuzz-artifacts/<t>/ (with FUZZ_SAVE=1 also copied into
+# test/fuzz/regress/<t>/ so that `make fuzz-regress` replays them).
+# Logs: build/fuzz-logs/<t>.log. Exit status non-zero when any target failed.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+mode=${1:?usage: run.sh fuzz|regress SECONDS TARGET...}
+seconds=${2:?}
+shift 2
+targets=("$@")
+jobs=${FUZZ_JOBS:-2}
+rss=${FUZZ_RSS_MB:-2048}
+
+max_len() {
+	case $1 in
+		nbt) echo 131072 ;;
+		region) echo 81920 ;;
+		value) echo 262144 ;;
+		lz4|inflate) echo 65536 ;;
+		*) echo 65536 ;;
+	esac
+}
+
+mkdir -p build/fuzz-logs
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+run_one() {
+	local t=$1 bin=build/fuzz/fuzz_$1 log=build/fuzz-logs/$1.log rc=0
+	local seeds=build/fuzz-seeds/$t regress=test/fuzz/regress/$t
+	[ -x "$bin" ] || { echo "fuzz: $bin not built (make fuzz-build)" >&2; return 1; }
+	mkdir -p "$seeds" "$regress"
+	if [ "$mode" = regress ]; then
+		mkdir -p "build/fuzz-artifacts/$t"
+		"$bin" -runs=0 -rss_limit_mb="$rss" -timeout=60 -print_final_stats=1 \
+			-artifact_prefix="build/fuzz-artifacts/$t/regress-" \
+			"$regress" "$seeds" >"$log" 2>&1 || rc=$?
+	else
+		mkdir -p "build/fuzz-corpus/$t" "build/fuzz-artifacts/$t"
+		"$bin" -max_total_time="$seconds" -max_len="$(max_len "$t")" \
+			-rss_limit_mb="$rss" -timeout=30 -print_final_stats=1 \
+			-artifact_prefix="build/fuzz-artifacts/$t/" \
+			"build/fuzz-corpus/$t" "$seeds" "$regress" >"$log" 2>&1 || rc=$?
+	fi
+	local runs
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	if [ "$rc" = 0 ]; then
+		printf 'fuzz %-8s %-7s ok: %s executions (log %s)\n' "$t" "$mode" "${runs:-?}" "$log"
+		return 0
+	fi
+	printf 'fuzz %-8s %-7s FAILED (exit %s) — log %s:\n' "$t" "$mode" "$rc" "$log"
+	grep -E 'ERROR: |runtime error|FUZZ INVARIANT|SUMMARY|Test unit written|Running:|^ *#[0-9]+ ' "$log" | head -n 60
+	if [ "$mode" = fuzz ] && [ "${FUZZ_SAVE:-0}" = 1 ]; then
+		local a
+		for a in "build/fuzz-artifacts/$t"/crash-* "build/fuzz-artifacts/$t"/timeout-* \
+			"build/fuzz-artifacts/$t"/oom-* "build/fuzz-artifacts/$t"/leak-*; do
+			[ -f "$a" ] || continue
+			cp -n "$a" "$regress/" && echo "  saved $regress/$(basename "$a")"
+		done
+	fi
+	return 1
+}
+
+failed=0
+running=0
+for t in "${targets[@]}"; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n || failed=1
+		running=$((running - 1))
+	fi
+	run_one "$t" &
+	running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+	wait -n || failed=1
+	running=$((running - 1))
+done
+[ "$failed" = 0 ] && echo "fuzz $mode: all ${#targets[@]} targets passed" ||
+	echo "fuzz $mode: FAILED (see above)"
+exit "$failed"
