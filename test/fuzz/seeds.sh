@@ -30,7 +30,7 @@ for b in build/fuzz/gen_seeds build/slimetool; do
 	[ -x "$b" ] || { echo "seeds.sh: $b missing (make fuzz-seeds)" >&2; exit 1; }
 done
 rm -rf "$out"
-mkdir -p "$out"/{region,nbt,value,lz4,inflate}
+mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks}
 
 # a file name from a corpus path: anvil-1.18plus/x/r.0.0.mca -> anvil-1.18plus_x_r.0.0.mca
 flat() { local p=${1#"$corpus"/}; printf '%s' "${p//\//_}"; }
@@ -106,7 +106,13 @@ if ./build/slimetool gen-world "$gw" --size 3 >/dev/null 2>&1; then
 	[ -f "$gw/level.dat" ] && cp "$gw/level.dat" "$out/inflate/gen-world-level.dat"
 fi
 
-for d in region nbt value lz4 inflate; do
+# blocks: chunk NBT behind one byte that picks the claimed DataVersion
+for f in "$out"/nbt/*; do
+	[ -f "$f" ] || continue
+	{ printf '\004'; cat "$f"; } >"$out/blocks/$(basename "$f")"
+done
+
+for d in region nbt value lz4 inflate blocks; do
 	printf 'seeds: %-8s %4d files %8d KiB\n' "$d" "$(find "$out/$d" -type f | wc -l)" \
 		"$(du -sk "$out/$d" | cut -f1)"
 done
