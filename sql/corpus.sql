@@ -42,6 +42,23 @@ SELECT era, count(*) AS chunks,
 FROM corpus_again, slime_chunks(world) c
 GROUP BY era ORDER BY era;
 
+-- every block entity and entity of the input files, each once: the counts
+-- match the corpus's own analysis (SOURCES.md, an independent reader):
+-- 1.13-1.17 1531/2, 1.18+ 7/0, 1.2-1.12 gzip 13/0, entities 0/150, mcregion 2/89
+SELECT era, (SELECT count(*) FROM slime_block_entities(world)) AS block_entities,
+       (SELECT count(DISTINCT (x, y, z)) FROM slime_block_entities(world)) AS positions,
+       (SELECT count(*) FROM slime_entities(world)) AS entities,
+       (SELECT count(DISTINCT uuid) FROM slime_entities(world)) AS uuids
+FROM corpus_worlds ORDER BY era;
+
+-- blocks: the most common ones per era, legacy ids under modern names
+SELECT era, (SELECT string_agg(block || ' ' || count, ', ' ORDER BY count DESC, block)
+             FROM (SELECT * FROM slime_block_counts(world) ORDER BY count DESC, block LIMIT 3) t) AS top_blocks
+FROM corpus_worlds WHERE kind = 'region' ORDER BY era;
+SELECT era, (SELECT string_agg(biome, ', ' ORDER BY count DESC, biome)
+             FROM (SELECT * FROM slime_biome_counts(world) ORDER BY count DESC, biome LIMIT 2) t) AS top_biomes
+FROM corpus_worlds WHERE kind = 'region' ORDER BY era;
+
 -- a chunk read as JSON
 SELECT slime_nbt_to_json(slime_chunk_nbt(world, 32 * rx, 32 * rz)) -> 'Level' -> 'xPos' AS xpos
 FROM corpus_worlds WHERE era = '1.2-1.12';
