@@ -23,6 +23,7 @@ ISLANDS=${1:-}
 CALLS=${BENCH_CHUNK_CALLS:-2000}
 SECS=${BENCH_SECONDS:-10}
 THREADS=${BENCH_THREADS:-2}
+PAR_WORLDS=${BENCH_PARALLEL_WORLDS:-10000}
 CLIENT=$SLIME_ROOT/build/bench_client
 ERAS=(anvil-1.2-1.12 anvil-1.13-1.17 anvil-1.18plus mcregion)
 
@@ -146,4 +147,40 @@ slime_log "bench_sql: running (about $((4 * SECS + 30)) s)"
     else
         printf '   n/a (issue 5): slime_block_counts / slime_block_entities do not exist yet\n'
     fi
+
+    printf '\n== 3(v). Parallel aggregate over %s worlds: slime_block_totals(world) ==\n' "$PAR_WORLDS"
+    # small worlds of 1-4 corpus chunks each (real chunks of every era, laid
+    # out along x), cut from the corpus values
+    q -q <<SQL >/dev/null
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS par_worlds;
+CREATE TABLE par_worlds AS
+WITH chunks AS (
+    SELECT c.x, c.z, slime_chunk_nbt(v.world, c.x, c.z) AS nbt, row_number() OVER () AS n
+    FROM corpus v, slime_chunks(v.world) c
+    WHERE slime_chunk_nbt(v.world, c.x, c.z) IS NOT NULL
+    LIMIT 400)
+SELECT g AS id, (SELECT slime_agg(slime_put_chunk(NULL, n::int, 0, nbt)) FROM chunks
+                 WHERE n % 100 = g % 100 AND n <= 100 * (1 + g % 4)) AS world
+FROM generate_series(1, $PAR_WORLDS) g;
+ALTER TABLE par_worlds SET (parallel_workers = 2);
+VACUUM ANALYZE par_worlds;
+SQL
+    par_time() {
+        q <<SQL | awk '/^Execution Time/ {print $3}'
+SET max_parallel_workers_per_gather = $1;
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+EXPLAIN (ANALYZE, TIMING OFF, FORMAT TEXT) SELECT slime_block_totals(world) FROM par_worlds;
+SQL
+    }
+    local best0=999999999 best2=999999999 t
+    for _ in 1 2 3; do
+        t=$(par_time 0); t=${t%.*}; [ "$t" -lt "$best0" ] && best0=$t
+        t=$(par_time 2); t=${t%.*}; [ "$t" -lt "$best2" ] && best2=$t
+    done
+    printf '   %s worlds, %s chunks; best of 3, EXPLAIN ANALYZE execution time\n\n' "$PAR_WORLDS" \
+        "$(q -c "SELECT sum((slime_info(world) ->> 'chunks')::int) FROM par_worlds")"
+    printf '   %-44s %10s\n' "serial (max_parallel_workers_per_gather = 0)" "$best0 ms"
+    printf '   %-44s %10s\n' "parallel (2 workers + leader)" "$best2 ms"
+    printf '   %-44s %10s\n' "speed-up" "$(awk -v a="$best0" -v b="$best2" 'BEGIN { printf "%.2fx", a / b }')"
 }
