@@ -120,23 +120,14 @@ slime_chunk_nbt(PG_FUNCTION_ARGS)
 {
 	slime_open_value o;
 	int			kind = slime_kind(PG_GETARG_TEXT_PP(3));
-	int64		i;
 	sl_dirent	d;
-	const uint8_t *comp[SL_NCOMP];
-	sl_err		err;
+	const uint8_t *nbt;
 	bytea	   *r;
 
 	slime_open(&o, PG_GETARG_DATUM(0), false);
-	i = sl_value_find(&o.v, PG_GETARG_INT32(1), PG_GETARG_INT32(2));
-	if (i < 0)
+	if (!slime_find_chunk(&o, PG_GETARG_INT32(1), PG_GETARG_INT32(2), kind, &d, &nbt))
 		PG_RETURN_NULL();
-	if (sl_value_dirent(&o.v, (uint32) i, &d, &err))
-		slime_raise(&err, false);
-	if (d.len[kind] == 0)
-		PG_RETURN_NULL();
-	if (sl_value_chunk(&o.v, (uint32) i, &d, comp, &err))
-		slime_raise(&err, false);
-	r = (bytea *) slime_from_bytes(comp[kind], d.len[kind]);
+	r = (bytea *) slime_from_bytes(nbt, d.len[kind]);
 	sl_value_close(&o.v);
 	PG_RETURN_BYTEA_P(r);
 }

@@ -63,12 +63,7 @@ count_world(Datum world, bool biomes, sl_counts *m)
 				sl_chunk_count_blocks(&cb, tally, m, &err);
 		sl_arena_free(&arena);
 		if (rc)
-		{
-			sl_err_prefix(&err, "chunk (%d,%d)", d.x, d.z);
-			if (err.code == SL_ERR_FORMAT)
-				err.code = SL_ERR_CORRUPT;
-			slime_raise(&err, false);
-		}
+			slime_raise_chunk(&err, d.x, d.z);
 	}
 	sl_value_close(&o.v);
 }
@@ -136,9 +131,8 @@ slime_block(PG_FUNCTION_ARGS)
 	int32		y = PG_GETARG_INT32(2);
 	int32		z = PG_GETARG_INT32(3);
 	slime_open_value o;
-	int64		i;
 	sl_dirent	d;
-	const uint8_t *comp[SL_NCOMP];
+	const uint8_t *nbt;
 	sl_arena	arena = {0};
 	sl_chunk_blocks cb;
 	sl_buf		out = {0};
@@ -146,24 +140,14 @@ slime_block(PG_FUNCTION_ARGS)
 	int			rc;
 
 	slime_open(&o, PG_GETARG_DATUM(0), false);
-	i = sl_value_find(&o.v, chunk_of(x), chunk_of(z));
-	if (i < 0)
+	if (!slime_find_chunk(&o, chunk_of(x), chunk_of(z), SL_COMP_REGION, &d, &nbt))
 		PG_RETURN_NULL();
-	if (sl_value_chunk(&o.v, (uint32_t) i, &d, comp, &err))
-		slime_raise(&err, false);
-	if (d.len[SL_COMP_REGION] == 0)
-		PG_RETURN_NULL();
-	rc = sl_chunk_blocks_open(comp[SL_COMP_REGION], d.len[SL_COMP_REGION], d.data_version,
+	rc = sl_chunk_blocks_open(nbt, d.len[SL_COMP_REGION], d.data_version,
 							  SL_WANT_BLOCKS, slime_limits(), &arena, &cb, &err);
 	if (rc == 0)
 		rc = sl_chunk_block_at(&cb, x & 15, y, z & 15, &out, &err);
 	if (rc < 0)
-	{
-		sl_err_prefix(&err, "chunk (%d,%d)", d.x, d.z);
-		if (err.code == SL_ERR_FORMAT)
-			err.code = SL_ERR_CORRUPT;
-		slime_raise(&err, false);
-	}
+		slime_raise_chunk(&err, d.x, d.z);
 	if (rc == 0)
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text_with_len((const char *) out.data, (int) out.len));

@@ -56,11 +56,7 @@ parse_chunk(slime_open_value *o, uint32_t i, int kind, sl_arena *arena, sl_diren
 	if (d->len[kind] == 0)
 		return NULL;
 	if (sl_nbt_parse(comp[kind], d->len[kind], slime_limits(), arena, &root, &used, &err))
-	{
-		sl_err_prefix(&err, "chunk (%d,%d)", d->x, d->z);
-		err.code = SL_ERR_CORRUPT;
-		slime_raise(&err, false);
-	}
+		slime_raise_chunk(&err, d->x, d->z);
 	return root;
 }
 
@@ -221,21 +217,15 @@ slime_chunk_json(PG_FUNCTION_ARGS)
 {
 	slime_open_value o;
 	int			kind = slime_kind(PG_GETARG_TEXT_PP(3));
-	int64		i;
 	sl_dirent	d;
-	const uint8_t *comp[SL_NCOMP];
+	const uint8_t *nbt;
 	sl_buf		json = {0};
 	sl_err		err;
 
 	slime_open(&o, PG_GETARG_DATUM(0), false);
-	i = sl_value_find(&o.v, PG_GETARG_INT32(1), PG_GETARG_INT32(2));
-	if (i < 0)
+	if (!slime_find_chunk(&o, PG_GETARG_INT32(1), PG_GETARG_INT32(2), kind, &d, &nbt))
 		PG_RETURN_NULL();
-	if (sl_value_chunk(&o.v, (uint32_t) i, &d, comp, &err))
-		slime_raise(&err, false);
-	if (d.len[kind] == 0)
-		PG_RETURN_NULL();
-	if (sl_nbt_to_json(comp[kind], d.len[kind], slime_limits(), &json, &err) ||
+	if (sl_nbt_to_json(nbt, d.len[kind], slime_limits(), &json, &err) ||
 		sl_buf_put_u8(&json, 0, &err))
 		slime_raise(&err, false);
 	sl_value_close(&o.v);

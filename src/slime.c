@@ -150,6 +150,16 @@ slime_raise(const sl_err *err, bool in_input)
 	pg_unreachable();
 }
 
+/* Raise an error found in the stored data of chunk (x,z) as data corruption. */
+void
+slime_raise_chunk(sl_err *err, int32 x, int32 z)
+{
+	sl_err_prefix(err, "chunk (%d,%d)", x, z);
+	if (err->code == SL_ERR_FORMAT)
+		err->code = SL_ERR_CORRUPT;
+	slime_raise(err, false);
+}
+
 /* Fetch value bytes through slice detoasting. */
 static int
 slice_fetch(void *ctx, size_t offset, size_t len, const uint8_t **data, sl_err *err)
@@ -189,6 +199,27 @@ slime_open(slime_open_value *o, Datum d, bool whole)
 						   toast_raw_datum_size(d) - VARHDRSZ, slime_limits(), &err);
 	if (rc)
 		slime_raise(&err, false);
+}
+
+/* Decompress component kind of chunk (x,z); false when absent. */
+bool
+slime_find_chunk(slime_open_value *o, int32 x, int32 z, int kind, sl_dirent *d,
+				 const uint8_t **data)
+{
+	int64		i = sl_value_find(&o->v, x, z);
+	const uint8_t *comp[SL_NCOMP];
+	sl_err		err;
+
+	if (i < 0)
+		return false;
+	if (sl_value_dirent(&o->v, (uint32_t) i, d, &err))
+		slime_raise(&err, false);
+	if (d->len[kind] == 0)
+		return false;
+	if (sl_value_chunk(&o->v, (uint32_t) i, d, comp, &err))
+		slime_raise(&err, false);
+	*data = comp[kind];
+	return true;
 }
 
 /* Build a slime datum from encoded value bytes. */

@@ -20,6 +20,9 @@ void		slime_raise(const sl_err *err, bool in_input) pg_attribute_noreturn();
 /* Whether input checks the whole content (slime.input_check = full). */
 bool		slime_check_full(void);
 
+/* Raise an error found in the stored data of chunk (x,z) as data corruption. */
+void		slime_raise_chunk(sl_err *err, int32 x, int32 z) pg_attribute_noreturn();
+
 /* The active size caps. */
 const sl_limits *slime_limits(void);
 
@@ -40,6 +43,13 @@ void		slime_open(slime_open_value *o, Datum d, bool whole);
 
 /* Encoder settings: the defaults with slime.compression_level. */
 const sl_encode_opts *slime_encode_opts(void);
+
+/*
+ * Decompress component kind of chunk (x,z) of an open value (its frame
+ * only). False when the value has no such chunk or the chunk lacks kind.
+ */
+bool		slime_find_chunk(slime_open_value *o, int32 x, int32 z, int kind,
+							 sl_dirent *d, const uint8_t **data);
 
 /* Build a slime datum from encoded value bytes. */
 struct varlena *slime_from_bytes(const uint8_t *data, size_t len);
