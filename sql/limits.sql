@@ -34,6 +34,22 @@ SELECT world::text::slime FROM two_big;
 RESET slime.max_world_size;
 SELECT octet_length(slime_chunk_nbt(world, 0, 0)) AS default_cap FROM two_big;
 
+-- palette length of a chunk section (a 1.20 section whose palette has n entries)
+CREATE FUNCTION section_with_palette(n int) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_compound('', nbt_int('DataVersion', 3700),
+        nbt_list_compounds('sections', nbt_compound('', nbt_byte('Y', 0),
+          nbt_compound('block_states',
+            nbt_list_compounds('palette', VARIADIC (SELECT array_agg(nbt_compound('', nbt_string('Name', 'minecraft:block_' || i)) ORDER BY i)
+                                                    FROM generate_series(1, n) i)),
+            nbt_long_array('data', VARIADIC array_fill(0::bigint,
+                           ARRAY[ceil(4096.0 / (64 / greatest(4, ceil(log(2, n))::int)))::int])))))) $$;
+SET slime.max_palette = 16;
+SELECT count(*) AS states FROM slime_block_counts(slime_put_chunk(NULL, 0, 0, section_with_palette(16)));
+SELECT count(*) FROM slime_block_counts(slime_put_chunk(NULL, 0, 0, section_with_palette(17)));
+RESET slime.max_palette;
+SELECT count(*) AS states FROM slime_block_counts(slime_put_chunk(NULL, 0, 0, section_with_palette(17)));
+SHOW slime.max_palette;
+
 -- only superusers may change the caps
 CREATE ROLE slime_player;
 SET ROLE slime_player;

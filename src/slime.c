@@ -59,6 +59,7 @@ static const struct config_enum_entry input_check_options[] = {
 static int	max_chunk_size = (int) SL_DEFAULT_MAX_CHUNK_RAW;
 static int	max_world_size = (int) SL_DEFAULT_MAX_VALUE_RAW;
 static int	max_nbt_depth = SL_DEFAULT_MAX_DEPTH;
+static int	max_palette = SL_DEFAULT_MAX_PALETTE;
 
 void		_PG_init(void);
 
@@ -87,6 +88,11 @@ _PG_init(void)
 							NULL,
 							&max_nbt_depth, SL_DEFAULT_MAX_DEPTH, 8, 4096,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("slime.max_palette",
+							"Largest block or biome palette of one chunk section accepted.",
+							"A section holds 4096 blocks, so no valid palette is longer.",
+							&max_palette, SL_DEFAULT_MAX_PALETTE, 1, SL_DEFAULT_MAX_PALETTE,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("slime.input_check",
 							 "How much text input, binary input and casts check of a slime value.",
 							 "full: everything, content hash included (decompresses the value); "
@@ -111,6 +117,7 @@ slime_limits(void)
 	lim.max_chunk_raw = (size_t) max_chunk_size;
 	lim.max_value_raw = (size_t) max_world_size;
 	lim.max_depth = max_nbt_depth;
+	lim.max_palette = (uint32_t) max_palette;
 	return &lim;
 }
 

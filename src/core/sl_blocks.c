@@ -558,9 +558,21 @@ sl_chunk_blocks_open(const uint8_t *nbt, size_t len, int32_t data_version, int w
 	size_t		used;
 
 	memset(out, 0, sizeof(*out));
-	if (sl_nbt_parse(nbt, len, lim, arena, &root, &used, err))
+	if (lim == NULL)
+		lim = &sl_default_limits;
+	if (sl_nbt_parse(nbt, len, lim, arena, &root, &used, err) ||
+		sl_chunk_blocks_from_tree(root, data_version, want, arena, out, err))
 		return -1;
-	return sl_chunk_blocks_from_tree(root, data_version, want, arena, out, err);
+	for (int i = 0; i < out->nsections; i++)
+	{
+		const sl_section *sec = &out->sections[i];
+		uint32_t	n = sec->npalette > sec->nbiomes ? sec->npalette : sec->nbiomes;
+
+		if (n > lim->max_palette)
+			return sl_fail(err, SL_ERR_LIMIT, "section Y=%d: palette of %u entries exceeds the cap of %u",
+						   sec->y, n, lim->max_palette);
+	}
+	return 0;
 }
 
 /* Short name of a layout. */

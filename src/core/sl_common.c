@@ -21,7 +21,8 @@ default_stack_too_deep(void)
 sl_hooks_t	sl_hooks = {malloc, realloc, free, default_interrupt, default_stack_too_deep};
 
 const sl_limits sl_default_limits = {
-	SL_DEFAULT_MAX_CHUNK_RAW, SL_DEFAULT_MAX_VALUE_RAW, SL_DEFAULT_MAX_DEPTH
+	SL_DEFAULT_MAX_CHUNK_RAW, SL_DEFAULT_MAX_VALUE_RAW, SL_DEFAULT_MAX_DEPTH,
+	SL_DEFAULT_MAX_PALETTE
 };
 
 /* Record an error and return -1. */

@@ -53,11 +53,13 @@ typedef struct sl_limits
 	size_t		max_chunk_raw;	/* one decompressed chunk / NBT document */
 	size_t		max_value_raw;	/* all decompressed bytes of one value */
 	int			max_depth;		/* NBT nesting */
+	uint32_t	max_palette;	/* block or biome palette entries of a section */
 } sl_limits;
 
 #define SL_DEFAULT_MAX_CHUNK_RAW	((size_t) 64 * 1024 * 1024)
 #define SL_DEFAULT_MAX_VALUE_RAW	((size_t) 1024 * 1024 * 1024)
 #define SL_DEFAULT_MAX_DEPTH		512
+#define SL_DEFAULT_MAX_PALETTE		4096
 
 extern const sl_limits sl_default_limits;
 

@@ -19,14 +19,16 @@
 static const sl_limits fuzz_limits = {
 	(size_t) 4 * 1024 * 1024,	/* max_chunk_raw */
 	(size_t) 16 * 1024 * 1024,	/* max_value_raw */
-	64							/* max_depth */
+	64,							/* max_depth */
+	SL_DEFAULT_MAX_PALETTE		/* max_palette */
 };
 
 /* Limits with the production nesting cap (deep documents are cheap). */
 static const sl_limits fuzz_limits_deep = {
 	(size_t) 4 * 1024 * 1024,
 	(size_t) 16 * 1024 * 1024,
-	SL_DEFAULT_MAX_DEPTH
+	SL_DEFAULT_MAX_DEPTH,
+	SL_DEFAULT_MAX_PALETTE
 };
 
 /* An invariant of the library is broken: report and abort (a crash). */
