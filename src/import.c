@@ -77,10 +77,10 @@ report_problems(const sl_region *r, const char *kind)
 							r->nproblems - i, kind, r->rx, r->rz)));
 			break;
 		}
+		/* p->msg starts with "chunk (x,z) at file offset N" */
 		ereport(WARNING,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("%s chunk (%d,%d) %s: %s", kind, p->x, p->z,
-						p->skipped ? "skipped" : "repaired", p->msg)));
+				 errmsg("%s %s %s", p->skipped ? "skipped" : "repaired", kind, p->msg)));
 	}
 }
 
