@@ -48,6 +48,18 @@ SELECT slime_chunk_nbt(slime_import_region(stub, 0, 0, external => ARRAY[slime_m
 FROM ext;
 SELECT slime_import_region(stub, 0, 0, strict => false) IS NOT NULL AS lenient FROM ext;
 
+-- a chunk too big for 255 sectors goes to an external file, as Minecraft writes it
+CREATE TABLE huge AS
+SELECT slime_put_chunk(NULL, 3, 4, nbt_compound('', nbt_int('DataVersion', 3700),
+         nbt_byte_array('noise', (SELECT string_agg(decode(md5(i::text), 'hex'), ''::bytea) FROM generate_series(1, 70000) i))))
+       AS world;
+SELECT octet_length(slime_export_region(world, 0, 0)) AS region_bytes,
+       get_byte(slime_export_region(world, 0, 0), 8192 + 4) AS compression FROM huge;
+SELECT x, z, octet_length(data) > 255 * 4096 AS needs_mcc FROM huge, slime_export_external(world, 0, 0);
+SELECT slime_import_region(slime_export_region(world, 0, 0), 0, 0,
+         external => ARRAY(SELECT slime_mcc(e.x, e.z, e.data) FROM slime_export_external(world, 0, 0) e)) = world AS round_trip
+FROM huge;
+
 -- damaged files: strict (the default) fails naming the chunk and offset;
 -- strict => false imports the readable chunks and names the others
 CREATE TABLE two AS SELECT slime_export_region(slime_put_chunk(slime_put_chunk(NULL, 0, 0, test_chunk(0, 0)),

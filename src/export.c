@@ -78,8 +78,9 @@ slime_export_region(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (next > 0)
 		ereport(NOTICE,
-				(errmsg("%d chunks of region %d,%d are stored in external .mcc files",
-						next, PG_GETARG_INT32(1), PG_GETARG_INT32(2)),
+				(errmsg_plural("%d chunk of region %d,%d is stored in an external .mcc file",
+							   "%d chunks of region %d,%d are stored in external .mcc files",
+							   next, next, PG_GETARG_INT32(1), PG_GETARG_INT32(2)),
 				 errhint("Fetch them with slime_export_external().")));
 	r = (bytea *) out.data;
 	SET_VARSIZE(r, out.len);
