@@ -31,6 +31,8 @@ SELECT slime_info(slime_put_chunk(slime_put_chunk(NULL, 0, 0, chunk_of_size(4000
 SELECT slime_put_chunk(slime_put_chunk(NULL, 0, 0, chunk_of_size(40000)), 1, 0, chunk_of_size(25537));
 SELECT slime_chunk_nbt(world, 0, 0) FROM two_big;
 SELECT world::text::slime FROM two_big;
+-- merging stops as soon as the chunks gathered pass the cap
+SELECT slime_agg(slime_put_chunk(NULL, i, 0, chunk_of_size(40000))) FROM generate_series(1, 3) i;
 RESET slime.max_world_size;
 SELECT octet_length(slime_chunk_nbt(world, 0, 0)) AS default_cap FROM two_big;
 

@@ -62,6 +62,17 @@ external_chunks(ArrayType *arr, int kind, int *count)
 	return ext;
 }
 
+/* Stop gathering once the chunks gathered exceed slime.max_world_size. */
+static void
+check_gathered(const sl_builder *b)
+{
+	if (b->total > slime_limits()->max_value_raw)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the chunks gathered (" UINT64_FORMAT " bytes) exceed the world size cap of %zu bytes",
+						(uint64) b->total, slime_limits()->max_value_raw)));
+}
+
 /* Name the chunks a lenient import skipped or repaired. */
 static void
 report_problems(const sl_region *r, const char *kind)
@@ -105,6 +116,7 @@ add_region_file(sl_builder *b, bytea *file, int kind, int32 rx, int32 rz, bool s
 	if (sl_builder_add_region(b, kind, &r, &err))
 		slime_raise(&err, true);
 	sl_region_free(&r);
+	check_gathered(b);
 }
 
 PG_FUNCTION_INFO_V1(slime_import_region);
@@ -156,6 +168,7 @@ add_value(sl_builder *b, Datum d)
 	sl_value_close(&o.v);
 	if (o.full != o.raw)
 		pfree(o.full);
+	check_gathered(b);
 }
 
 PG_FUNCTION_INFO_V1(slime_merge);

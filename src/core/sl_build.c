@@ -28,6 +28,7 @@ sl_builder_add(sl_builder *b, int comp, int32_t x, int32_t z, uint32_t timestamp
 		b->cap = cap;
 	}
 	p = &b->pieces[b->n++];
+	b->total += len;
 	p->key = sl_chunk_key(x, z);
 	p->x = x;
 	p->z = z;
@@ -114,6 +115,7 @@ sl_builder_remove(sl_builder *b, int32_t x, int32_t z, int comp)
 		{
 			if (p->owned)
 				sl_free((void *) p->data);
+			b->total -= p->len;
 			continue;
 		}
 		b->pieces[keep++] = *p;

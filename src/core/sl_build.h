@@ -31,6 +31,7 @@ typedef struct sl_builder
 	size_t		cap;
 	uint8_t    *world;			/* owned world compound, NULL none */
 	size_t		world_len;
+	uint64_t	total;			/* bytes of every piece, for early caps */
 } sl_builder;
 
 /* Add one piece; with owned, the builder frees data. */
