@@ -187,12 +187,14 @@ write_string(json_writer *w, JsonbValue *v)
 
 	if (v->type == jbvBinary && single_pair(v->val.binary.data, &key, &inner))
 	{
-		char	   *hex = string_of(&inner);
-		size_t		n = strlen(hex) / 2;
+		char	   *hex;
+		size_t		n;
 		bytea	   *raw;
 
-		if (inner.type != jbvString || strlen(hex) % 2)
+		if (inner.type != jbvString || inner.val.string.len % 2)
 			bad_json("%s must hold an even number of hex digits", "mutf8");
+		hex = string_of(&inner);
+		n = strlen(hex) / 2;
 		raw = DatumGetByteaPP(DirectFunctionCall2(binary_decode, CStringGetTextDatum(hex),
 												  CStringGetTextDatum("hex")));
 		if (n > 65535)
@@ -349,7 +351,13 @@ write_payload(json_writer *w, JsonbValue *v, int type)
 	if (type == SL_TAG_STRING)
 		write_string(w, v);
 	else if (type == SL_TAG_COMPOUND)
-		write_compound(w, wrapped ? inner.val.binary.data : v->val.binary.data);
+	{
+		JsonbValue *obj = wrapped ? &inner : v;
+
+		if (obj->type != jbvBinary || !JsonContainerIsObject(obj->val.binary.data))
+			bad_json("%s must hold a JSON object", "compound");
+		write_compound(w, obj->val.binary.data);
+	}
 	else if (type == SL_TAG_LIST && !wrapped)
 		write_list(w, v->val.binary.data);
 	else if (type == SL_TAG_LIST)
