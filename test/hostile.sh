@@ -79,6 +79,21 @@ END $$;
 
 CREATE TABLE outcomes (fn text, ok bigint DEFAULT 0, errors bigint DEFAULT 0, PRIMARY KEY (fn));
 
+-- NBT that converts to JSON must come back from JSON as the same tree:
+-- any failure there is a bug, reported as an internal error
+CREATE FUNCTION json_invariant(b bytea) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  j jsonb := slime_nbt_to_json(b);
+BEGIN
+  BEGIN
+    IF slime_nbt_to_json(slime_json_to_nbt(j)) IS DISTINCT FROM j THEN
+      RAISE EXCEPTION 'JSON round trip changed the tree';
+    END IF;
+  EXCEPTION WHEN others THEN
+    RAISE EXCEPTION 'JSON round trip failed: %', SQLERRM USING ERRCODE = 'XX000';
+  END;
+END $$;
+
 -- call one function on one input; count its result or error
 CREATE FUNCTION try(p_fn text, p_sql text, p_arg bytea) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
@@ -128,8 +143,17 @@ BEGIN
       PERFORM try('slime_merge unchecked', 'SELECT slime_merge(slime_unchecked($1))', m);
       PERFORM try('slime_recompress unchecked', 'SELECT slime_recompress(slime_unchecked($1), 1)', m);
       PERFORM try('slime = unchecked', 'SELECT slime_unchecked($1) = slime_unchecked($1)', m);
+      PERFORM try('slime_verify unchecked', 'SELECT slime_verify(slime_unchecked($1))', m);
+      PERFORM try('slime_block_totals unchecked', 'SELECT slime_block_totals(slime_unchecked($1))', m);
+      PERFORM try('slime_chunk_json unchecked', 'SELECT slime_chunk_json(slime_unchecked($1), 0, 0)', m);
     ELSE
       PERFORM try('slime_nbt_to_json', 'SELECT slime_nbt_to_json($1)', m);
+      PERFORM try('json round trip', 'SELECT json_invariant($1)', m);
+      PERFORM try('slime_block_counts', 'SELECT count(*) FROM slime_block_counts(slime_put_chunk(NULL, 0, 0, $1))', m);
+      PERFORM try('slime_biome_counts', 'SELECT count(*) FROM slime_biome_counts(slime_put_chunk(NULL, 0, 0, $1))', m);
+      PERFORM try('slime_block', 'SELECT slime_block(slime_put_chunk(NULL, 0, 0, $1), 3, 64, 5)', m);
+      PERFORM try('slime_block_entities', 'SELECT count(*) FROM slime_block_entities(slime_put_chunk(NULL, 0, 0, $1))', m);
+      PERFORM try('slime_entities', 'SELECT count(*) FROM slime_entities(slime_put_chunk(NULL, 0, 0, $1))', m);
       PERFORM try('slime_put_chunk', 'SELECT slime_put_chunk(NULL, 0, 0, $1)', m);
       PERFORM try('slime_with_level', 'SELECT slime_with_level(slime_put_chunk(NULL, 0, 0, (SELECT data FROM seed_files WHERE kind = ''nbt'' LIMIT 1)), $1)', m);
     END IF;
