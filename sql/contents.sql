@@ -74,4 +74,7 @@ SELECT slime_json_to_nbt('{"a": {"byte_array": [1, 2.5]}}');
 SELECT slime_json_to_nbt('{"a": {"long": 1.5}}');
 SELECT slime_json_to_nbt('[[1], ["x"]]') IS NOT NULL AS nested_lists_of_differing_types;
 SELECT slime_json_to_nbt('7') AS int_root, slime_json_to_nbt('"s"') AS string_root;
-SELECT slime_json_to_nbt(('{"a": ' || repeat('[', 600) || repeat(']', 600) || '}')::jsonb);
+SET slime.max_nbt_depth = 64;
+SELECT slime_json_to_nbt(('{"a": ' || repeat('[', 63) || repeat(']', 63) || '}')::jsonb) IS NOT NULL AS depth_64;
+SELECT slime_json_to_nbt(('{"a": ' || repeat('[', 64) || repeat(']', 64) || '}')::jsonb);
+RESET slime.max_nbt_depth;
