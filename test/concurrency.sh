@@ -26,27 +26,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-passed=0
-failed=0
-result() {      # result OK|FAIL text
-    if [ "$1" = OK ]; then passed=$((passed + 1)); echo "ok:     $2"
-    else failed=$((failed + 1)); echo "FAILED: $2"; fi
-}
-SO_PATH=$("$SLIME_PG_CONFIG" --pkglibdir)/slime.so
-SO_SUM=$(md5sum "$SO_PATH" 2>/dev/null || true)
-finish() {
-    if [ "$failed" != 0 ] && [ -f "${SERVER_LOG:-}" ]; then
-        echo "---- server log: crashes and errors (last 30) ----"
-        grep -E 'terminated by signal|PANIC|TRAP|FATAL|ERROR|AddressSanitizer' "$SERVER_LOG" | tail -n 30 || true
-    fi
-    if [ "$(md5sum "$SO_PATH" 2>/dev/null || true)" != "$SO_SUM" ]; then
-        echo "WARNING: $SO_PATH was reinstalled during this run (another make install or" \
-             "test/sanitize.sh?): new backends loaded a different build; results are unreliable"
-    fi
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit $?
-}
+slime_tally_init
 
 if ! CORPUS=$(slime_corpus); then failed=1; finish; fi
 SECS=${SLIME_CONCURRENCY_SECONDS:-20}

@@ -159,3 +159,31 @@ slime_cluster_stop() {
 
 # psql that stops on the first error and reads no ~/.psqlrc.
 slime_psql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+# Pass/fail counting for the suite scripts (crash.sh, concurrency.sh):
+# `result OK|FAIL text` counts one check; `finish` prints the server log's
+# crashes on failure, warns when slime.so changed under the run, prints
+# "N passed, N failed" and exits. SERVER_LOG names the log to show.
+slime_tally_init() {
+    passed=0
+    failed=0
+    SO_PATH=$("$SLIME_PG_CONFIG" --pkglibdir)/slime.so
+    SO_SUM=$(md5sum "$SO_PATH" 2>/dev/null || true)
+}
+result() {
+    if [ "$1" = OK ]; then passed=$((passed + 1)); echo "ok:     $2"
+    else failed=$((failed + 1)); echo "FAILED: $2"; fi
+}
+finish() {
+    if [ "$failed" != 0 ] && [ -f "${SERVER_LOG:-}" ]; then
+        echo "---- server log: crashes and errors (last 30) ----"
+        grep -E 'terminated by signal|PANIC|TRAP|FATAL|ERROR|AddressSanitizer' "$SERVER_LOG" | tail -n 30 || true
+    fi
+    if [ "$(md5sum "$SO_PATH" 2>/dev/null || true)" != "$SO_SUM" ]; then
+        echo "WARNING: $SO_PATH was reinstalled during this run (another make install or" \
+             "test/sanitize.sh?): new backends loaded a different build; results are unreliable"
+    fi
+    echo "$passed passed, $failed failed"
+    [ "$failed" = 0 ]
+    exit $?
+}
