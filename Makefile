@@ -42,11 +42,11 @@ TOOL_SRCS = $(sort $(wildcard src/tool/*.c))
 build/slimetool: build/libslimecore.a $(TOOL_SRCS) $(wildcard src/tool/*.h)
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core $(TOOL_SRCS) build/libslimecore.a $(LIBS_CORE) -o $@
 
-build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c
-	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core test/corpus/corpus_test.c build/libslimecore.a $(LIBS_CORE) -o $@
+build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/corpus_test.c build/libslimecore.a $(LIBS_CORE) -o $@
 
-build/bench_size: build/libslimecore.a test/bench/bench_size.c
-	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core test/bench/bench_size.c build/libslimecore.a $(LIBS_CORE) -o $@
+build/bench_size: build/libslimecore.a test/bench/bench_size.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_size.c build/libslimecore.a $(LIBS_CORE) -o $@
 
 .PHONY: unit tool corpus
 corpus: build/corpus_test
@@ -107,8 +107,8 @@ fuzz-regress: fuzz-build fuzz-seeds
 #                     difference (test/corpus/blocks_check.c)
 # make legacy-check   regenerate src/core/sl_legacy.c from data/*.tsv into
 #                     build/ and fail when the committed copy differs
-build/blocks_check: build/libslimecore.a test/corpus/blocks_check.c
-	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core test/corpus/blocks_check.c build/libslimecore.a $(LIBS_CORE) -o $@
+build/blocks_check: build/libslimecore.a test/corpus/blocks_check.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/blocks_check.c build/libslimecore.a $(LIBS_CORE) -o $@
 
 build/sl_legacy.c: data/gen_legacy.sh data/legacy_blocks.tsv data/legacy_biomes.tsv
 	@mkdir -p build

@@ -43,6 +43,8 @@
 #include "sl_region.h"
 #include "sl_value.h"
 
+#include "corpus_util.h"
+
 #define NERAS 4
 static const char *const era_names[NERAS] = {
 	"anvil-1.2-1.12", "anvil-1.13-1.17", "anvil-1.18plus", "mcregion"
@@ -75,14 +77,6 @@ die(const char *fmt,...)
 	exit(2);
 }
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void *
 xmalloc(size_t n)
@@ -109,23 +103,6 @@ read_whole(const char *path, size_t *len)
 	fclose(f);
 	*len = (size_t) st.st_size;
 	return buf;
-}
-
-/* Region coordinates from r.<x>.<z>.mc?; 0,0 otherwise. */
-static void
-region_coords(const char *path, int32_t *rx, int32_t *rz)
-{
-	const char *base = strrchr(path, '/');
-	int			x,
-				z;
-
-	base = base ? base + 1 : path;
-	*rx = *rz = 0;
-	if (sscanf(base, "r.%d.%d.", &x, &z) == 2)
-	{
-		*rx = x;
-		*rz = z;
-	}
 }
 
 /* splitmix64: a small deterministic PRNG. */
@@ -300,45 +277,6 @@ static const char *const base_names[8] = {
 	"(h) slime values",
 };
 
-/* Inflate every chunk payload without parsing NBT; returns seconds. */
-static double
-inflate_only(const uint8_t *file, size_t len, double *payload_bytes)
-{
-	double		t0 = now();
-
-	*payload_bytes = 0;
-	for (int i = 0; len >= 8192 && i < SL_REGION_SLOTS; i++)
-	{
-		uint32_t	loc = sl_get_u32be(file + 4 * i);
-		uint64_t	off = (uint64_t) (loc >> 8) * SL_SECTOR;
-		uint32_t	clen;
-		uint8_t		type;
-		uint8_t    *out = NULL;
-		size_t		out_len,
-					used;
-		sl_err		err;
-		int			rc = 0;
-
-		if (loc == 0 || off < 8192 || off + 5 > len)
-			continue;
-		clen = sl_get_u32be(file + off);
-		type = file[off + 4];
-		if (clen < 1 || off + 4 + clen > len)
-			continue;
-		*payload_bytes += clen - 1;
-		if (type == 1 || type == 2)
-			rc = sl_inflate(type == 1 ? SL_DEFLATE_GZIP : SL_DEFLATE_ZLIB, file + off + 5, clen - 1,
-							SL_DEFAULT_MAX_CHUNK_RAW, 0, &out, &out_len, &used, &err);
-		else if (type == 4)
-			rc = sl_lz4block_decode(file + off + 5, clen - 1, SL_DEFAULT_MAX_CHUNK_RAW,
-									&out, &out_len, &used, &err);
-		if (rc)
-			die("inflate: %s", err.msg);
-		sl_free(out);
-	}
-	return now() - t0;
-}
-
 /* Import a file as one value; returns seconds, *value_len the value size. */
 static double
 import_once(const char *path, const uint8_t *file, size_t len, int32_t rx, int32_t rz,
@@ -353,12 +291,12 @@ import_once(const char *path, const uint8_t *file, size_t len, int32_t rx, int32
 
 	memset(&r, 0, sizeof(r));
 	memset(&b, 0, sizeof(b));
-	t0 = now();
+	t0 = corpus_now();
 	if (sl_region_read(file, len, rx, rz, NULL, 0, 1, NULL, &r, &err) ||
 		sl_builder_add_region(&b, SL_COMP_REGION, &r, &err) ||
 		sl_builder_encode(&b, enc_opts, NULL, &out, &err))
 		die("import %s: %s", path, err.msg);
-	t = now() - t0;
+	t = corpus_now() - t0;
 	*value_len = out.len;
 	sl_buf_free(&out);
 	sl_builder_free(&b);
@@ -441,7 +379,7 @@ corpus_part(const char *tmpdir)
 		sl_err		err;
 		bytes		cat = {0};
 
-		region_coords(path, &rx, &rz);
+		corpus_region_coords(path, &rx, &rz);
 		/* timings: best of REPEAT, import and inflate interleaved */
 		for (int k = 0; k < REPEAT; k++)
 		{
@@ -449,7 +387,8 @@ corpus_part(const char *tmpdir)
 
 			if (t < best_imp)
 				best_imp = t;
-			t = inflate_only(file, len, &payload);
+			if (corpus_inflate_only(file, len, &payload, &t))
+				die("inflate: a payload of %s does not inflate", path);
 			if (t < best_inf)
 				best_inf = t;
 		}
@@ -722,7 +661,7 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 		if (strcmp(era_names[files[i].era], "anvil-1.18plus") != 0)
 			continue;
 		file = read_whole(files[i].path, &len);
-		region_coords(files[i].path, &rx, &rz);
+		corpus_region_coords(files[i].path, &rx, &rz);
 		regions = realloc(regions, (nregions + 1) * sizeof(sl_region));
 		r = &regions[nregions++];
 		memset(r, 0, sizeof(*r));
@@ -854,7 +793,7 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 
 			/* (h) slime value */
 			memset(&b, 0, sizeof(b));
-			t0 = now();
+			t0 = corpus_now();
 			for (int c = 0; c < ISLAND_CHUNKS; c++)
 				if (sl_builder_add(&b, SL_COMP_REGION, blk->ch[c]->c->x, blk->ch[c]->c->z,
 								   blk->ch[c]->c->timestamp, isl.p + offs[c],
@@ -862,7 +801,7 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 					die("island %d: %s", i, err.msg);
 			if (sl_builder_encode(&b, enc_opts, NULL, &out, &err))
 				die("island %d: encode: %s", i, err.msg);
-			t.enc_s += now() - t0;
+			t.enc_s += corpus_now() - t0;
 			sl_builder_free(&b);
 			if (emit && i < emit_count)
 			{
@@ -883,9 +822,9 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 			/* (d) per chunk, (f) per island */
 			for (int c = 0; c < ISLAND_CHUNKS; c++)
 				t.chunk3 += zstd_chunk3(isl.p + offs[c], offs[c + 1] - offs[c]);
-			t0 = now();
+			t0 = corpus_now();
 			s3 = zstd_size(isl.p, isl.len, 3, 0);
-			t.z3_s += now() - t0;
+			t.z3_s += corpus_now() - t0;
 			t.island3 += s3;
 			/* (g) on a fixed subsample */
 			if (i % g_every == 0 && (gsample <= 0 || t.nsample < gsample))

@@ -25,6 +25,8 @@
 #include "sl_region.h"
 #include "sl_value.h"
 
+#include "corpus_util.h"
+
 #define MAX_ERAS	16
 #define MAX_UNKNOWN 4096
 #define SAMPLES		64			/* block_at probes per chunk */
@@ -76,16 +78,6 @@ static const char *corpus_root;
 static char *ref_blocks[4096];	/* from data/legacy_blocks.tsv */
 static char *ref_biomes[256];	/* from data/legacy_biomes.tsv */
 static unsigned rng_state = 12345;
-
-/* Seconds on a monotonic clock. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A small deterministic random number. */
 static unsigned
@@ -672,7 +664,7 @@ check_chunk(era_stats *e, const uint8_t *nbt, size_t len, const char *where)
 	sl_buf		at = {0};
 
 	e->chunks++;
-	t0 = now();
+	t0 = corpus_now();
 	if (sl_chunk_blocks_open(nbt, len, SL_NO_DV, SL_WANT_BLOCKS | SL_WANT_BIOMES, NULL, &arena, &c, &err) ||
 		sl_chunk_count_blocks(&c, collect, &mod_blocks, &err) ||
 		sl_chunk_count_biomes(&c, collect, &mod_biomes, &err))
@@ -681,14 +673,14 @@ check_chunk(era_stats *e, const uint8_t *nbt, size_t len, const char *where)
 		e->errors++;
 		goto done;
 	}
-	e->module_s += now() - t0;
+	e->module_s += corpus_now() - t0;
 	note_layout(e, sl_layout_name(c.layout));
 	if (c.nsections > 0 && c.sections[0].kind)
 		e->chunks_with_blocks++;
 	for (int i = 0; i < c.nsections; i++)
 		e->sections += c.sections[i].kind != 0;
 
-	t0 = now();
+	t0 = corpus_now();
 	if (sl_nbt_parse(nbt, len, NULL, &ref_arena, &root, &used, &err))
 	{
 		fprintf(stderr, "ERROR %s: reference parse: %s\n", where, err.msg);
@@ -711,7 +703,7 @@ check_chunk(era_stats *e, const uint8_t *nbt, size_t len, const char *where)
 		goto done;
 	}
 	ref_count_biomes(&rc, &ref_biomes_l);
-	e->ref_s += now() - t0;
+	e->ref_s += corpus_now() - t0;
 
 	tally_merge(&mod_blocks);
 	tally_merge(&ref_blocks_l);
@@ -783,32 +775,6 @@ done:
 	sl_arena_free(&ref_arena);
 }
 
-/* Read a whole file. */
-static uint8_t *
-read_file(const char *path, size_t *len)
-{
-	FILE	   *f = fopen(path, "rb");
-	uint8_t    *buf;
-	long		n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n > 0 ? (size_t) n : 1);
-	if (n > 0 && fread(buf, 1, (size_t) n, f) != (size_t) n)
-		n = -1;
-	fclose(f);
-	if (n < 0)
-	{
-		free(buf);
-		return NULL;
-	}
-	*len = (size_t) n;
-	return buf;
-}
-
 /* nftw callback: check every region file and raw chunk of the chosen eras. */
 static int
 visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -832,7 +798,7 @@ visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 	era[n] = '\0';
 	if (strncmp(era, "anvil-", 6) != 0 && strcmp(era, "mcregion") != 0 && strcmp(era, "chunk-nbt") != 0)
 		return 0;
-	file = read_file(path, &len);
+	file = corpus_read_file(path, &len);
 	if (file == NULL)
 		return 0;
 	e = era_named(era);

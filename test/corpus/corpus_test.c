@@ -23,6 +23,8 @@
 #include "sl_region.h"
 #include "sl_value.h"
 
+#include "corpus_util.h"
+
 #define MAX_ERAS 16
 
 typedef struct era_stats
@@ -48,16 +50,6 @@ static const char *corpus_root;
 static int	passed,
 			failed;
 
-/* Seconds on a monotonic clock. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Stats slot of the era named by the first path component under the corpus. */
 static era_stats *
 era_for(const char *path)
@@ -80,85 +72,6 @@ era_for(const char *path)
 		return &eras[MAX_ERAS - 1];
 	snprintf(eras[neras].name, sizeof(eras[neras].name), "%s", name);
 	return &eras[neras++];
-}
-
-/* Read a whole file. */
-static uint8_t *
-read_file(const char *path, size_t *len)
-{
-	FILE	   *f = fopen(path, "rb");
-	uint8_t    *buf;
-	long		n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n > 0 ? (size_t) n : 1);
-	if (n > 0 && fread(buf, 1, (size_t) n, f) != (size_t) n)
-		n = -1;
-	fclose(f);
-	if (n < 0)
-	{
-		free(buf);
-		return NULL;
-	}
-	*len = (size_t) n;
-	return buf;
-}
-
-/* Region coordinates from a file name r.<x>.<z>.mca; 0,0 otherwise. */
-static void
-region_coords(const char *path, int32_t *rx, int32_t *rz)
-{
-	const char *base = strrchr(path, '/');
-	int			x,
-				z;
-
-	base = base ? base + 1 : path;
-	*rx = *rz = 0;
-	if (sscanf(base, "r.%d.%d.", &x, &z) == 2)
-	{
-		*rx = x;
-		*rz = z;
-	}
-}
-
-/* Inflate every chunk payload without parsing NBT: the baseline cost. */
-static double
-inflate_only(const uint8_t *file, size_t len, double *payload_bytes)
-{
-	double		t0 = now();
-
-	*payload_bytes = 0;
-	for (int i = 0; len >= 8192 && i < SL_REGION_SLOTS; i++)
-	{
-		uint32_t	loc = sl_get_u32be(file + 4 * i);
-		uint64_t	off = (uint64_t) (loc >> 8) * SL_SECTOR;
-		uint32_t	clen;
-		uint8_t		type;
-		uint8_t    *out = NULL;
-		size_t		out_len,
-					used;
-		sl_err		err;
-
-		if (loc == 0 || off < 8192 || off + 5 > len)
-			continue;
-		clen = sl_get_u32be(file + off);
-		type = file[off + 4];
-		if (clen < 1 || off + 4 + clen > len)
-			continue;
-		*payload_bytes += clen - 1;
-		if (type == 1 || type == 2)
-			sl_inflate(type == 1 ? SL_DEFLATE_GZIP : SL_DEFLATE_ZLIB, file + off + 5, clen - 1,
-					   SL_DEFAULT_MAX_CHUNK_RAW, 0, &out, &out_len, &used, &err);
-		else if (type == 4)
-			sl_lz4block_decode(file + off + 5, clen - 1, SL_DEFAULT_MAX_CHUNK_RAW,
-							   &out, &out_len, &used, &err);
-		sl_free(out);
-	}
-	return now() - t0;
 }
 
 /* Import one file as component kind into an encoded value. */
@@ -302,14 +215,15 @@ test_file(const char *path)
 	int			kind = strcmp(e->name, "entities-1.17plus") == 0 ? SL_COMP_ENTITIES :
 		strcmp(e->name, "poi") == 0 ? SL_COMP_POI : SL_COMP_REGION;
 	size_t		len;
-	uint8_t    *file = read_file(path, &len);
+	uint8_t    *file = corpus_read_file(path, &len);
 	int32_t		rx,
 				rz;
 	sl_region	r;
 	sl_buf		value = {0};
 	sl_err		err;
 	double		t0,
-				payload;
+				payload,
+				seconds;
 	long		identical = 0;
 	int			ok = 1;
 
@@ -319,19 +233,20 @@ test_file(const char *path)
 		failed++;
 		return;
 	}
-	region_coords(path, &rx, &rz);
+	corpus_region_coords(path, &rx, &rz);
 	e->files++;
 	e->mca_bytes += len;
-	e->inflate_s += inflate_only(file, len, &payload);
+	corpus_inflate_only(file, len, &payload, &seconds);
+	e->inflate_s += seconds;
 	e->payload_bytes += payload;
-	t0 = now();
+	t0 = corpus_now();
 	if (import_file(file, len, rx, rz, kind, !damaged, &r, &value, &err))
 	{
 		fprintf(stderr, "FAIL %s: import: %s\n", path, err.msg);
 		ok = 0;
 		memset(&r, 0, sizeof(r));
 	}
-	e->import_s += now() - t0;
+	e->import_s += corpus_now() - t0;
 	if (ok && sl_value_verify(value.data, value.len, NULL, &err))
 	{
 		fprintf(stderr, "FAIL %s: verify: %s\n", path, err.msg);
