@@ -1,7 +1,7 @@
 # slime: PostgreSQL extension for Minecraft worlds (PGXS build)
 
 EXTENSION = slime
-EXTVERSION = 0.1.0
+EXTVERSION = 0.2.0
 MODULE_big = slime
 DATA = $(wildcard sql/slime--*.sql)
 
@@ -25,6 +25,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS does not track header dependencies: rebuild every object when a header changes
+$(OBJS): $(wildcard src/*.h src/core/*.h)
+
 # ---- the core library, unit tests and the command-line tool ----
 CORE_CC ?= cc
 CORE_CFLAGS ?= -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
@@ -47,6 +50,9 @@ build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c test/corpus/co
 
 build/bench_size: build/libslimecore.a test/bench/bench_size.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_size.c build/libslimecore.a $(LIBS_CORE) -o $@
+
+build/bench_ideas: build/libslimecore.a test/bench/bench_ideas.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_ideas.c build/libslimecore.a $(LIBS_CORE) -o $@
 
 .PHONY: unit tool corpus
 corpus: build/corpus_test

@@ -40,8 +40,12 @@ slime_info(PG_FUNCTION_ARGS)
 	uint32_t	counts[SL_NCOMP] = {0, 0, 0};
 	sl_err		err;
 
+	uint8_t		content_hash[32];
+
 	slime_open(&o, PG_GETARG_DATUM(0), false);
 	h = &o.v.hdr;
+	if (sl_value_content_hash(&o.v, content_hash, &err))
+		slime_raise(&err, false);
 	for (uint32_t i = 0; i < h->chunk_count; i++)
 	{
 		sl_dirent	d;
@@ -67,14 +71,19 @@ slime_info(PG_FUNCTION_ARGS)
 		appendStringInfoString(&s, "null");
 	appendStringInfo(&s, ", \"raw_bytes\": " UINT64_FORMAT ", \"stored_bytes\": %u",
 					 (uint64) h->raw_bytes, h->total_len);
-	appendStringInfo(&s, ", \"frames\": %u, \"has_level\": %s, \"hash\": \"%s\"}",
-					 h->frame_count, h->world_len ? "true" : "false", slime_hex(h->hash, 32));
+	appendStringInfo(&s, ", \"frames\": %u, \"store_refs\": %u, \"has_level\": %s, \"hash\": \"%s\"}",
+					 h->frame_count, sl_value_ref_count(&o.v), h->world_len ? "true" : "false",
+					 slime_hex(content_hash, 32));
 	sl_value_close(&o.v);
 	PG_RETURN_DATUM(jsonb_from_text(s.data));
 }
 
 PG_FUNCTION_INFO_V1(slime_chunks);
-/* One row per chunk: position, DataVersion, sizes and content hash. */
+/*
+ * One row per chunk: position, DataVersion, sizes and content hash. A v2
+ * value is read from its directory only; a v1 value is decompressed for the
+ * hashes. A chunk held in the store has no stored bytes of its own (NULL).
+ */
 Datum
 slime_chunks(PG_FUNCTION_ARGS)
 {
@@ -83,29 +92,31 @@ slime_chunks(PG_FUNCTION_ARGS)
 	sl_err		err;
 
 	InitMaterializedSRF(fcinfo, 0);
-	slime_open(&o, PG_GETARG_DATUM(0), true);
+	slime_open(&o, PG_GETARG_DATUM(0), false);
 	for (uint32_t i = 0; i < o.v.hdr.chunk_count; i++)
 	{
 		sl_dirent	d;
 		sl_frame	f;
-		const uint8_t *comp[SL_NCOMP];
 		uint8_t		hash[32];
 		uint64		raw;
 		Datum		values[6];
 		bool		nulls[6] = {false, false, false, false, false, false};
 
 		CHECK_FOR_INTERRUPTS();
-		if (sl_value_chunk(&o.v, i, &d, comp, &err) || sl_value_frame(&o.v, d.frame, &f, &err))
+		if (sl_value_dirent(&o.v, i, &d, &err) || sl_value_chunk_hash(&o.v, i, hash, &err) ||
+			(!d.ref && sl_value_frame(&o.v, d.frame, &f, &err)))
 			slime_raise(&err, false);
 		raw = (uint64) d.len[0] + d.len[1] + d.len[2];
-		sl_chunk_hash(&d, comp, hash);
 		values[0] = Int32GetDatum(d.x);
 		values[1] = Int32GetDatum(d.z);
 		values[2] = Int32GetDatum(d.data_version);
 		nulls[2] = d.data_version == SL_NO_DV;
 		values[3] = Int32GetDatum((int32) raw);
 		/* a chunk's share of its frame's compressed bytes */
-		values[4] = Int32GetDatum((int32) ((raw * f.comp_len + f.raw_len / 2) / (f.raw_len ? f.raw_len : 1)));
+		if (d.ref)
+			nulls[4] = true;
+		else
+			values[4] = Int32GetDatum((int32) ((raw * f.comp_len + f.raw_len / 2) / (f.raw_len ? f.raw_len : 1)));
 		values[5] = PointerGetDatum(slime_from_bytes(hash, 32));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

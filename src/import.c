@@ -163,7 +163,7 @@ add_value(sl_builder *b, Datum d)
 	sl_err		err;
 
 	slime_open(&o, d, true);
-	if (sl_builder_add_value(b, &o.v, &err))
+	if (sl_builder_add_value(b, &o.v, SL_ADD_KEEP, &err))
 		slime_raise(&err, false);
 	sl_value_close(&o.v);
 	if (o.full != o.raw)
@@ -232,7 +232,7 @@ slime_with_level(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	memset(&b, 0, sizeof(b));
 	slime_open(&o, PG_GETARG_DATUM(0), true);
-	if (sl_builder_add_value(&b, &o.v, &err))
+	if (sl_builder_add_value(&b, &o.v, SL_ADD_KEEP, &err))
 		slime_raise(&err, false);
 	if (b.world)
 		sl_free(b.world);

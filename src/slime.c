@@ -206,6 +206,8 @@ slime_open(slime_open_value *o, Datum d, bool whole)
 						   toast_raw_datum_size(d) - VARHDRSZ, slime_limits(), &err);
 	if (rc)
 		slime_raise(&err, false);
+	o->v.resolve = slime_store_resolve;
+	o->v.resolve_ctx = o;
 }
 
 /* Decompress component kind of chunk (x,z); false when absent. */

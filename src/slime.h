@@ -32,7 +32,15 @@ typedef struct slime_open_value
 	sl_value	v;
 	struct varlena *raw;		/* the (possibly toasted) datum */
 	struct varlena *full;		/* detoasted copy, when read whole */
+	struct varlena *entry;		/* last chunk store entry read (store.c) */
 } slime_open_value;
+
+/*
+ * Resolver for chunks stored by reference: reads the entry from the chunk
+ * store table (store.c). slime_open installs it on every value it opens.
+ */
+int			slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry,
+								size_t *len, sl_err *err);
 
 /*
  * Open a slime datum. With whole, detoast it at once (for reads that touch

@@ -127,14 +127,19 @@ slime_to_bytea(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(slime_from_bytes((const uint8_t *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v)));
 }
 
-/* Content hash of a value, read from its header slice. */
+/*
+ * Content hash of a value (format v2's definition): read from the header
+ * slice of a v2 value, computed from the chunks of a v1 value.
+ */
 static void
 content_hash(Datum d, uint8_t hash[32])
 {
 	slime_open_value o;
+	sl_err		err;
 
 	slime_open(&o, d, false);
-	memcpy(hash, o.v.hdr.hash, 32);
+	if (sl_value_content_hash(&o.v, hash, &err))
+		slime_raise(&err, false);
 	sl_value_close(&o.v);
 }
 

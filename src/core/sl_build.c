@@ -66,39 +66,89 @@ copy_bytes(const uint8_t *data, size_t len, sl_err *err)
 	return p;
 }
 
-/* Copy every chunk and the world data of an open value into the builder. */
+/* Add a whole chunk as a reference to the store entry keyed by hash. */
+static int
+add_ref(sl_builder *b, const sl_dirent *d, const uint8_t hash[32], sl_err *err)
+{
+	uint8_t    *copy = copy_bytes(hash, 32, err);
+	sl_piece   *p;
+
+	if (copy == NULL)
+		return -1;
+	if (sl_builder_add(b, SL_PIECE_REF, d->x, d->z, d->timestamp, copy, 32, 1, err))
+	{
+		sl_free(copy);
+		return -1;
+	}
+	p = &b->pieces[b->n - 1];
+	p->ref_dv = d->data_version;
+	memcpy(p->ref_len, d->len, sizeof(p->ref_len));
+	b->total += (uint64_t) d->len[0] + d->len[1] + d->len[2] - 32;
+	return 0;
+}
+
+/* Add chunk i of an open value to the builder, treated as mode says. */
 int
-sl_builder_add_value(sl_builder *b, sl_value *v, sl_err *err)
+sl_builder_add_chunk(sl_builder *b, sl_value *v, uint32_t i, sl_add_mode mode, sl_err *err)
+{
+	sl_dirent	d;
+	const uint8_t *comp[SL_NCOMP];
+	uint8_t		hash[32];
+
+	if (sl_value_dirent(v, i, &d, err))
+		return -1;
+	if (d.ref && mode != SL_ADD_RESOLVE)
+		return add_ref(b, &d, d.hash, err);
+	if (mode == SL_ADD_REFS)
+	{
+		if (sl_value_chunk_hash(v, i, hash, err))
+			return -1;
+		return add_ref(b, &d, hash, err);
+	}
+	if (sl_value_chunk(v, i, &d, comp, err))
+		return -1;
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		uint8_t    *copy;
+
+		if (d.len[k] == 0)
+			continue;
+		copy = copy_bytes(comp[k], d.len[k], err);
+		if (copy == NULL)
+			return -1;
+		if (sl_builder_add(b, k, d.x, d.z, d.timestamp, copy, d.len[k], 1, err))
+		{
+			sl_free(copy);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Add the world data of an open value (if any) to the builder. */
+int
+sl_builder_add_world(sl_builder *b, sl_value *v, sl_err *err)
 {
 	const uint8_t *world;
 	size_t		world_len;
 
-	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
-	{
-		sl_dirent	d;
-		const uint8_t *comp[SL_NCOMP];
-
-		if (sl_value_chunk(v, i, &d, comp, err))
-			return -1;
-		for (int k = 0; k < SL_NCOMP; k++)
-		{
-			uint8_t    *copy;
-
-			if (d.len[k] == 0)
-				continue;
-			copy = copy_bytes(comp[k], d.len[k], err);
-			if (copy == NULL)
-				return -1;
-			if (sl_builder_add(b, k, d.x, d.z, d.timestamp, copy, d.len[k], 1, err))
-			{
-				sl_free(copy);
-				return -1;
-			}
-		}
-	}
 	if (sl_value_world(v, &world, &world_len, err))
 		return -1;
 	return world_len ? sl_builder_set_world(b, world, world_len, err) : 0;
+}
+
+/* Add every chunk and the world data of an open value to the builder. */
+int
+sl_builder_add_value(sl_builder *b, sl_value *v, sl_add_mode mode, sl_err *err)
+{
+	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
+	{
+		if ((i & 255) == 0)
+			sl_interrupt();
+		if (sl_builder_add_chunk(b, v, i, mode, err))
+			return -1;
+	}
+	return sl_builder_add_world(b, v, err);
 }
 
 /* Drop component comp (or all, comp < 0) of chunk (x,z). */
@@ -115,7 +165,8 @@ sl_builder_remove(sl_builder *b, int32_t x, int32_t z, int comp)
 		{
 			if (p->owned)
 				sl_free((void *) p->data);
-			b->total -= p->len;
+			b->total -= p->comp == SL_PIECE_REF ?
+				(uint64_t) p->ref_len[0] + p->ref_len[1] + p->ref_len[2] : p->len;
 			continue;
 		}
 		b->pieces[keep++] = *p;
@@ -175,6 +226,19 @@ fill_source(sl_chunk_src *c, const sl_piece *run, size_t count, const sl_limits 
 	c->x = run[0].x;
 	c->z = run[0].z;
 	c->timestamp = run[0].timestamp;
+	if (run[count - 1].comp == SL_PIECE_REF)
+	{
+		const sl_piece *p = &run[count - 1];
+
+		if (count > 1)
+			return sl_fail(err, SL_ERR_DUPLICATE,
+						   "chunk (%d,%d) is held by reference to the chunk store and also given %s; resolve the values first",
+						   p->x, p->z, run[count - 2].comp == SL_PIECE_REF ? "another reference" : "more data");
+		c->ref = p->data;
+		c->data_version = p->ref_dv;
+		memcpy(c->len, p->ref_len, sizeof(c->len));
+		return 0;
+	}
 	for (size_t j = 0; j < count; j++)
 	{
 		const sl_piece *p = &run[j];

@@ -2,8 +2,10 @@
  * sl_build.h - gather chunks from region files or other values into one
  * slime value.
  *
- * A builder collects pieces: one NBT document per (chunk, component). The
- * same component of the same chunk twice is an error that names the chunk.
+ * A builder collects pieces: one NBT document per (chunk, component), or one
+ * reference into the chunk store per chunk. The same component of the same
+ * chunk twice, or a reference beside other data of its chunk, is an error
+ * that names the chunk.
  */
 #ifndef SL_BUILD_H
 #define SL_BUILD_H
@@ -12,17 +14,29 @@
 #include "sl_region.h"
 #include "sl_value.h"
 
+#define SL_PIECE_REF SL_NCOMP	/* piece kind of a whole chunk held by reference */
+
 typedef struct sl_piece
 {
 	uint64_t	key;
 	int32_t		x;
 	int32_t		z;
 	uint32_t	timestamp;
-	uint8_t		comp;			/* SL_COMP_* */
+	uint8_t		comp;			/* SL_COMP_* or SL_PIECE_REF */
 	uint8_t		owned;			/* data is sl_alloc'd and freed with the builder */
-	uint32_t	len;
+	uint32_t	len;			/* data bytes (a reference: its 32-byte hash) */
 	const uint8_t *data;
+	int32_t		ref_dv;			/* a reference's DataVersion */
+	uint32_t	ref_len[SL_NCOMP];	/* a reference's component lengths */
 } sl_piece;
+
+/* How sl_builder_add_value treats chunks. */
+typedef enum sl_add_mode
+{
+	SL_ADD_KEEP = 0,			/* references stay references, bytes stay bytes */
+	SL_ADD_RESOLVE = 1,			/* every chunk as bytes (references resolved) */
+	SL_ADD_REFS = 2				/* every chunk as a reference (by its hash) */
+} sl_add_mode;
 
 typedef struct sl_builder
 {
@@ -42,8 +56,16 @@ int			sl_builder_add(sl_builder *b, int comp, int32_t x, int32_t z,
 /* Move every chunk of a read region into the builder as component comp. */
 int			sl_builder_add_region(sl_builder *b, int comp, sl_region *r, sl_err *err);
 
-/* Copy every chunk (and the world data) of an open value into the builder. */
-int			sl_builder_add_value(sl_builder *b, sl_value *v, sl_err *err);
+/* Add chunk i of an open value to the builder, treated as mode says. */
+int			sl_builder_add_chunk(sl_builder *b, sl_value *v, uint32_t i,
+								 sl_add_mode mode, sl_err *err);
+
+/* Add every chunk (and the world data) of an open value to the builder. */
+int			sl_builder_add_value(sl_builder *b, sl_value *v, sl_add_mode mode,
+								 sl_err *err);
+
+/* Add the world data of an open value (if any) to the builder. */
+int			sl_builder_add_world(sl_builder *b, sl_value *v, sl_err *err);
 
 /* Drop component comp (or every component, comp < 0) of chunk (x,z). */
 void		sl_builder_remove(sl_builder *b, int32_t x, int32_t z, int comp);

@@ -1,19 +1,21 @@
 /*
- * sl_value.c - encode, open, read and verify slime values (format v1).
+ * sl_value.c - encode, open, read and verify slime values (format v2; v1 is
+ * still read, and written on request for tests of the v1 reader).
  */
 #include "sl_value.h"
 #include "sl_codec.h"
 #include "sl_nbt.h"
+#include "sl_store.h"
+#include "sl_zstd.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 #include <nettle/sha2.h>
 
-const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 128 * 1024, 1024 * 1024};
+const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 128 * 1024, 1024 * 1024, 0};
 
-#define FLAG_WORLD 0x0001
-#define HASH_TAG "slime-content-v1"
+#define HASH_TAG_V1 "slime-content-v1"
+#define HASH_TAG_V2 "slime-content-v2"
 
 /* Little-endian helpers local to the value format. */
 static inline uint16_t
@@ -72,95 +74,24 @@ sl_chunk_key(int32_t x, int32_t z)
 	return spread_bits(ux) | (spread_bits(uz) << 1);
 }
 
-static ZSTD_CCtx *cached_cctx;
-static ZSTD_DCtx *cached_dctx;
-
-/* The process's zstd compression context (created once). */
-static ZSTD_CCtx *
-get_cctx(sl_err *err)
-{
-	if (cached_cctx == NULL)
-		cached_cctx = ZSTD_createCCtx();
-	if (cached_cctx == NULL)
-		sl_fail(err, SL_ERR_NOMEM, "out of memory creating zstd context");
-	return cached_cctx;
-}
-
-/* The process's zstd decompression context (created once). */
-static ZSTD_DCtx *
-get_dctx(sl_err *err)
-{
-	if (cached_dctx == NULL)
-		cached_dctx = ZSTD_createDCtx();
-	if (cached_dctx == NULL)
-		sl_fail(err, SL_ERR_NOMEM, "out of memory creating zstd context");
-	return cached_dctx;
-}
-
 /* Free every cached codec context of the core. */
 void
 sl_release_caches(void)
 {
-	ZSTD_freeCCtx(cached_cctx);
-	ZSTD_freeDCtx(cached_dctx);
-	cached_cctx = NULL;
-	cached_dctx = NULL;
+	sl_zstd_release();
 	sl_codec_release();
 }
 
-/* Compress raw into one checksummed zstd frame appended to out. */
-static int
-zstd_frame(const uint8_t *raw, size_t len, int level, sl_buf *out, sl_err *err)
-{
-	ZSTD_CCtx  *cctx = get_cctx(err);
-	size_t		bound = ZSTD_compressBound(len);
-	size_t		n;
-
-	if (cctx == NULL || sl_buf_reserve(out, bound, err))
-		return -1;
-	ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
-	n = ZSTD_compress2(cctx, out->data + out->len, bound, raw, len);
-	if (ZSTD_isError(n))
-		return sl_fail(err, SL_ERR_LIMIT, "zstd compression failed: %s", ZSTD_getErrorName(n));
-	out->len += n;
-	return 0;
-}
-
-/*
- * Decompress one frame of exactly raw_len bytes into dst. The frame must
- * carry a content checksum, which zstd verifies.
- */
+/* Decompress frame frame_no (raw_len bytes) into dst, errors naming the frame. */
 static int
 zstd_unframe(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len,
 			 uint32_t frame_no, sl_err *err)
 {
-	ZSTD_DCtx  *dctx = get_dctx(err);
-	unsigned long long declared;
-	size_t		n;
-
-	if (dctx == NULL)
+	if (sl_zstd_unframe(src, len, dst, raw_len, err))
+	{
+		sl_err_prefix(err, "frame %u", frame_no);
 		return -1;
-	/* RFC 8878: magic 28 B5 2F FD, then the frame header descriptor */
-	if (len < 6 || sl_get_u32le(src) != 0xFD2FB528u)
-		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: not a zstd frame", frame_no);
-	if ((src[4] & 0x04) == 0)
-		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: zstd frame has no checksum", frame_no);
-	if (ZSTD_findFrameCompressedSize(src, len) != len)
-		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: not exactly one zstd frame", frame_no);
-	declared = ZSTD_getFrameContentSize(src, len);
-	if (declared != (unsigned long long) raw_len)
-		return sl_fail(err, SL_ERR_CORRUPT,
-					   "frame %u: zstd frame declares %llu bytes, frame table says %zu",
-					   frame_no, declared, raw_len);
-	n = ZSTD_decompressDCtx(dctx, dst, raw_len, src, len);
-	if (ZSTD_isError(n))
-		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: zstd: %s", frame_no, ZSTD_getErrorName(n));
-	if (n != raw_len)
-		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: decompressed to %zu bytes, expected %zu",
-					   frame_no, n, raw_len);
+	}
 	return 0;
 }
 
@@ -197,15 +128,15 @@ sha_u32(struct sha256_ctx *ctx, uint32_t v)
 	sha256_update(ctx, 4, t);
 }
 
-/* Hash the canonical content stream of sorted chunks and the world. */
+/* Hash the v1 canonical content stream of sorted chunks and the world. */
 static void
-content_hash(const keyed_src *ks, size_t n, const uint8_t *world, size_t world_len,
+content_hash_v1(const keyed_src *ks, size_t n, const uint8_t *world, size_t world_len,
 			 uint8_t out[32])
 {
 	struct sha256_ctx ctx;
 
 	sha256_init(&ctx);
-	sha256_update(&ctx, sizeof(HASH_TAG), (const uint8_t *) HASH_TAG);
+	sha256_update(&ctx, sizeof(HASH_TAG_V1), (const uint8_t *) HASH_TAG_V1);
 	sha_u32(&ctx, (uint32_t) n);
 	for (size_t i = 0; i < n; i++)
 	{
@@ -295,9 +226,45 @@ sort_sources(const sl_chunk_src *chunks, size_t n, const sl_limits *lim, sl_err 
 	return ks;
 }
 
+/* Feed one directory entry's part of the v2 content hash. */
+static void
+merkle_chunk(struct sha256_ctx *ctx, int32_t x, int32_t z, int32_t dv, uint32_t ts,
+			 const uint32_t len[SL_NCOMP], const uint8_t hash[32])
+{
+	sha_u32(ctx, (uint32_t) x);
+	sha_u32(ctx, (uint32_t) z);
+	sha_u32(ctx, (uint32_t) dv);
+	sha_u32(ctx, ts);
+	for (int k = 0; k < SL_NCOMP; k++)
+		sha_u32(ctx, len[k]);
+	sha256_update(ctx, 32, hash);
+}
+
+/* Start the v2 content hash of a value of n chunks. */
+static void
+merkle_start(struct sha256_ctx *ctx, uint32_t n)
+{
+	sha256_init(ctx);
+	sha256_update(ctx, sizeof(HASH_TAG_V2), (const uint8_t *) HASH_TAG_V2);
+	sha_u32(ctx, n);
+}
+
+/* Feed the world compound, the last part of the v2 content hash. */
+static void
+merkle_world(struct sha256_ctx *ctx, const uint8_t *world, size_t world_len)
+{
+	sha_u32(ctx, (uint32_t) world_len);
+	if (world_len)
+		sha256_update(ctx, world_len, world);
+}
+
 typedef struct encoder
 {
 	const sl_encode_opts *opts;
+	int			version;
+	struct sha256_ctx merkle;	/* v2 content hash */
+	sl_buf		refs;			/* reference table */
+	uint32_t	nrefs;
 	sl_buf		payload;		/* compressed frames */
 	sl_buf		frames;			/* frame table entries */
 	sl_buf		raw;			/* raw bytes of the frame being built */
@@ -311,7 +278,7 @@ close_frame(encoder *e, sl_err *err)
 	size_t		before = e->payload.len;
 	uint8_t		ent[SL_FRAMEENT_SIZE];
 
-	if (zstd_frame(e->raw.data, e->raw.len, e->opts->level, &e->payload, err))
+	if (sl_zstd_frame(e->raw.data, e->raw.len, e->opts->level, &e->payload, err))
 		return -1;
 	sl_put_u32le(ent, (uint32_t) before);	/* relative; rebased later */
 	sl_put_u32le(ent + 4, (uint32_t) (e->payload.len - before));
@@ -346,6 +313,7 @@ write_header(uint8_t *hdr, const sl_header *h)
 	put_u64(hdr + 56, h->raw_bytes);
 	sl_put_u32le(hdr + 64, h->world_len);
 	sl_put_u32le(hdr + 68, h->world_frame);
+	sl_put_u32le(hdr + 76, h->ref_count);
 	memcpy(hdr + 80, h->hash, 32);
 }
 
@@ -383,41 +351,63 @@ summarize(sl_header *h, const keyed_src *ks, size_t n, size_t world_len)
  * Lay the chunks out in frames, compress them and build the directory. A
  * small value is one frame (one stream compresses best, and reading it
  * whole is cheap); a larger one gets frames of about frame_target raw bytes
- * so that one chunk is read without decompressing the rest.
+ * so that one chunk is read without decompressing the rest. Chunks stored
+ * by reference take no frame.
  */
 static int
-encode_frames(encoder *e, const keyed_src *ks, size_t n, uint64_t raw, sl_buf *dir,
-			  sl_err *err)
+encode_frames(encoder *e, const keyed_src *ks, size_t n, sl_buf *dir, sl_err *err)
 {
-	size_t		target = raw <= e->opts->single_frame_max ? SIZE_MAX : e->opts->frame_target;
+	uint64_t	raw = 0;
+	size_t		target;
 
+	for (size_t i = 0; i < n; i++)
+		if (ks[i].src->ref == NULL)
+			raw += src_len(ks[i].src);
+	target = raw <= e->opts->single_frame_max ? SIZE_MAX : e->opts->frame_target;
+	merkle_start(&e->merkle, (uint32_t) n);
 	for (size_t i = 0; i < n; i++)
 	{
 		const sl_chunk_src *c = ks[i].src;
 		uint8_t		ent[SL_DIRENT_SIZE];
+		sl_dirent	d;
 
+		if (c->ref && e->version == 1)
+			return sl_fail(err, SL_ERR_UNSUPPORTED,
+						   "chunk (%d,%d): format version 1 cannot hold store references", c->x, c->z);
+		memset(&d, 0, sizeof(d));
+		memcpy(d.len, c->len, sizeof(d.len));
 		sl_put_u32le(ent, (uint32_t) c->x);
 		sl_put_u32le(ent + 4, (uint32_t) c->z);
 		sl_put_u32le(ent + 8, (uint32_t) c->data_version);
 		sl_put_u32le(ent + 12, c->timestamp);
-		sl_put_u32le(ent + 16, e->nframes);
-		sl_put_u32le(ent + 20, (uint32_t) e->raw.len);
+		sl_put_u32le(ent + 16, c->ref ? SL_NO_FRAME : e->nframes);
+		sl_put_u32le(ent + 20, c->ref ? e->nrefs : (uint32_t) e->raw.len);
 		for (int k = 0; k < SL_NCOMP; k++)
 		{
 			sl_put_u32le(ent + 24 + 4 * k, c->len[k]);
-			if (c->len[k] && sl_buf_put(&e->raw, c->comp[k], c->len[k], err))
+			if (!c->ref && c->len[k] && sl_buf_put(&e->raw, c->comp[k], c->len[k], err))
 				return -1;
 		}
-		if (sl_buf_put(dir, ent, sizeof(ent), err))
+		if (c->ref)
+		{
+			memcpy(d.hash, c->ref, 32);
+			e->nrefs++;
+			if (sl_buf_put(&e->refs, c->ref, SL_REFENT_SIZE, err))
+				return -1;
+		}
+		else if (e->version != 1)
+			sl_chunk_hash(&d, c->comp, d.hash);
+		merkle_chunk(&e->merkle, c->x, c->z, c->data_version, c->timestamp, c->len, d.hash);
+		if (sl_buf_put(dir, ent, SL_DIRENT_SIZE, err))
 			return -1;
-		if (e->raw.len >= target || i + 1 == n)
+		if (!c->ref && e->raw.len >= target)
 		{
 			sl_interrupt();
 			if (close_frame(e, err))
 				return -1;
 		}
 	}
-	return 0;
+	return e->raw.len > 0 ? close_frame(e, err) : 0;
 }
 
 /* Concatenate header, directory, frame table and payload into out. */
@@ -431,7 +421,8 @@ assemble(sl_header *h, encoder *e, sl_buf *dir, sl_buf *out, sl_err *err)
 
 	h->dir_offset = SL_HEADER_SIZE;
 	h->frames_offset = h->dir_offset + (uint32_t) dir->len;
-	h->payload_offset = h->frames_offset + (uint32_t) e->frames.len;
+	h->refs_offset = h->frames_offset + (uint32_t) e->frames.len;
+	h->payload_offset = h->refs_offset + (uint32_t) e->refs.len;
 	total = (uint64_t) h->payload_offset + e->payload.len;
 	if (total > SL_MAX_VALUE)
 		return sl_fail(err, SL_ERR_LIMIT, "encoded value of %llu bytes exceeds the %zu-byte cap",
@@ -446,6 +437,7 @@ assemble(sl_header *h, encoder *e, sl_buf *dir, sl_buf *out, sl_err *err)
 	out->len += SL_HEADER_SIZE;
 	sl_buf_put(out, dir->data, dir->len, err);
 	sl_buf_put(out, e->frames.data, e->frames.len, err);
+	sl_buf_put(out, e->refs.data, e->refs.len, err);
 	crc = sl_crc32(0, out->data + start, h->payload_offset);
 	sl_put_u32le(out->data + start + 72, crc);
 	return sl_buf_put(out, e->payload.data, e->payload.len, err);
@@ -475,7 +467,8 @@ sl_value_encode(const sl_chunk_src *chunks, size_t n, const uint8_t *world,
 	memset(&e, 0, sizeof(e));
 	memset(&h, 0, sizeof(h));
 	e.opts = opts;
-	h.version = SL_VALUE_VERSION;
+	e.version = opts->version ? opts->version : SL_VALUE_VERSION;
+	h.version = (uint16_t) e.version;
 	h.chunk_count = (uint32_t) n;
 	summarize(&h, ks, n, world_len);
 	if (h.raw_bytes > lim->max_value_raw)
@@ -490,19 +483,33 @@ sl_value_encode(const sl_chunk_src *chunks, size_t n, const uint8_t *world,
 				opts->level, SL_MIN_LEVEL, SL_MAX_LEVEL);
 		goto done;
 	}
-	if (encode_frames(&e, ks, n, h.raw_bytes - world_len, &dir, err))
+	if (e.version < SL_VALUE_VERSION_MIN || e.version > SL_VALUE_VERSION)
+	{
+		sl_fail(err, SL_ERR_INVALID, "cannot write format version %d", e.version);
 		goto done;
+	}
+	if (encode_frames(&e, ks, n, &dir, err))
+		goto done;
+	if (e.nrefs)
+		h.flags |= SL_FLAG_REFS;
+	h.ref_count = e.nrefs;
 	h.world_len = (uint32_t) world_len;
 	h.world_frame = SL_NO_FRAME;
 	if (world_len)
 	{
-		h.flags |= FLAG_WORLD;
+		h.flags |= SL_FLAG_WORLD;
 		h.world_frame = e.nframes;
 		if (sl_buf_put(&e.raw, world, world_len, err) || close_frame(&e, err))
 			goto done;
 	}
 	h.frame_count = e.nframes;
-	content_hash(ks, n, world, world_len, h.hash);
+	if (h.version == 1)
+		content_hash_v1(ks, n, world, world_len, h.hash);
+	else
+	{
+		merkle_world(&e.merkle, world, world_len);
+		sha256_digest(&e.merkle, 32, h.hash);
+	}
 	rc = assemble(&h, &e, &dir, out, err);
 done:
 	sl_free(ks);
@@ -510,6 +517,7 @@ done:
 	sl_buf_free(&e.payload);
 	sl_buf_free(&e.frames);
 	sl_buf_free(&e.raw);
+	sl_buf_free(&e.refs);
 	return rc;
 }
 
@@ -526,9 +534,9 @@ sl_header_parse(const uint8_t *buf, size_t len, size_t total_len, sl_header *h,
 	if (memcmp(buf, SL_VALUE_MAGIC, 4) != 0)
 		return sl_fail(err, SL_ERR_CORRUPT, "not a slime value (bad magic)");
 	h->version = get_u16(buf + 4);
-	if (h->version != SL_VALUE_VERSION)
-		return sl_fail(err, SL_ERR_UNSUPPORTED, "slime format version %u is not supported (this build reads version %d)",
-					   h->version, SL_VALUE_VERSION);
+	if (h->version < SL_VALUE_VERSION_MIN || h->version > SL_VALUE_VERSION)
+		return sl_fail(err, SL_ERR_UNSUPPORTED, "slime format version %u is not supported (this build reads versions %d to %d)",
+					   h->version, SL_VALUE_VERSION_MIN, SL_VALUE_VERSION);
 	h->flags = get_u16(buf + 6);
 	h->chunk_count = get_u32(buf + 8);
 	h->frame_count = get_u32(buf + 12);
@@ -545,20 +553,27 @@ sl_header_parse(const uint8_t *buf, size_t len, size_t total_len, sl_header *h,
 	h->raw_bytes = get_u64(buf + 56);
 	h->world_len = get_u32(buf + 64);
 	h->world_frame = get_u32(buf + 68);
+	h->ref_count = get_u32(buf + 76);
 	memcpy(h->hash, buf + 80, 32);
-	if (h->flags & ~FLAG_WORLD)
+	if (h->flags & ~(h->version == 1 ? SL_FLAG_WORLD : SL_FLAG_WORLD | SL_FLAG_REFS))
 		return sl_fail(err, SL_ERR_CORRUPT, "unknown header flags 0x%x", h->flags);
 	if (h->total_len != total_len)
 		return sl_fail(err, SL_ERR_CORRUPT, "header says %u bytes but the value has %zu",
 					   h->total_len, total_len);
+	if (h->version == 1 && h->ref_count != 0)
+		return sl_fail(err, SL_ERR_CORRUPT, "reserved header field is not zero");
+	if (h->ref_count > h->chunk_count || (h->ref_count != 0) != ((h->flags & SL_FLAG_REFS) != 0))
+		return sl_fail(err, SL_ERR_CORRUPT, "reference count %u is inconsistent", h->ref_count);
+	h->refs_offset = SL_HEADER_SIZE + h->chunk_count * SL_DIRENT_SIZE +
+		h->frame_count * SL_FRAMEENT_SIZE;
 	meta = SL_HEADER_SIZE + (uint64_t) h->chunk_count * SL_DIRENT_SIZE +
-		(uint64_t) h->frame_count * SL_FRAMEENT_SIZE;
+		(uint64_t) h->frame_count * SL_FRAMEENT_SIZE + (uint64_t) h->ref_count * SL_REFENT_SIZE;
 	if (h->dir_offset != SL_HEADER_SIZE ||
 		h->frames_offset != SL_HEADER_SIZE + (uint64_t) h->chunk_count * SL_DIRENT_SIZE ||
 		h->payload_offset != meta || meta > total_len)
 		return sl_fail(err, SL_ERR_CORRUPT, "header offsets are inconsistent (%u chunks, %u frames, %zu bytes)",
 					   h->chunk_count, h->frame_count, total_len);
-	if (((h->flags & FLAG_WORLD) != 0) != (h->world_len != 0) ||
+	if (((h->flags & SL_FLAG_WORLD) != 0) != (h->world_len != 0) ||
 		(h->world_len ? h->world_frame != h->frame_count - 1 : h->world_frame != SL_NO_FRAME))
 		return sl_fail(err, SL_ERR_CORRUPT, "world data fields are inconsistent");
 	return 0;
@@ -622,8 +637,11 @@ void
 sl_value_close(sl_value *v)
 {
 	sl_free(v->frame_buf);
+	sl_free(v->ref_buf);
 	v->frame_buf = NULL;
 	v->frame_cap = 0;
+	v->ref_buf = NULL;
+	v->ref_cap = 0;
 	v->cached_frame = SL_NO_FRAME;
 }
 
@@ -664,6 +682,15 @@ sl_value_dirent(const sl_value *v, uint32_t i, sl_dirent *d, sl_err *err)
 	d->offset = get_u32(p + 20);
 	for (int k = 0; k < SL_NCOMP; k++)
 		d->len[k] = get_u32(p + 24 + 4 * k);
+	d->ref = d->frame == SL_NO_FRAME;
+	if (d->ref)
+	{
+		if (d->offset >= v->hdr.ref_count)
+			return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d): reference %u out of range",
+						   d->x, d->z, d->offset);
+		memcpy(d->hash, v->meta + v->hdr.refs_offset + (size_t) d->offset * SL_REFENT_SIZE, 32);
+		return 0;
+	}
 	if (d->frame >= v->hdr.frame_count || (v->hdr.world_len && d->frame == v->hdr.world_frame))
 		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d): frame %u out of range", d->x, d->z, d->frame);
 	return 0;
@@ -721,6 +748,90 @@ load_frame(sl_value *v, uint32_t i, sl_frame *f, sl_err *err)
 	return 0;
 }
 
+/* Fetch a reference chunk's bytes from the chunk store through the resolver. */
+static int
+resolve_chunk(sl_value *v, const sl_dirent *d, const uint8_t *comp[SL_NCOMP], sl_err *err)
+{
+	const uint8_t *entry;
+	size_t		len;
+	char		hex[65];
+
+	if (v->resolve == NULL)
+	{
+		sl_hash_hex(d->hash, hex);
+		return sl_fail(err, SL_ERR_UNSUPPORTED,
+					   "chunk (%d,%d) is stored by reference (chunk %s) and this reader has no chunk store",
+					   d->x, d->z, hex);
+	}
+	if (v->resolve(v->resolve_ctx, d, &entry, &len, err))
+		return -1;
+	if (sl_store_entry_decode(entry, len, d, &v->lim, &v->ref_buf, &v->ref_cap, comp, err))
+	{
+		sl_err_prefix(err, "chunk (%d,%d)", d->x, d->z);
+		return -1;
+	}
+	return 0;
+}
+
+/* Number of chunks stored by reference. */
+uint32_t
+sl_value_ref_count(const sl_value *v)
+{
+	return v->hdr.ref_count;
+}
+
+/* Chunk i's hash: from the reference table, or computed from its bytes. */
+int
+sl_value_chunk_hash(sl_value *v, uint32_t i, uint8_t out[32], sl_err *err)
+{
+	sl_dirent	d;
+	const uint8_t *comp[SL_NCOMP];
+
+	if (sl_value_dirent(v, i, &d, err))
+		return -1;
+	if (d.ref)
+	{
+		memcpy(out, d.hash, 32);
+		return 0;
+	}
+	if (sl_value_chunk(v, i, &d, comp, err))
+		return -1;
+	sl_chunk_hash(&d, comp, out);
+	return 0;
+}
+
+/* The value's content hash as version 2 defines it. */
+int
+sl_value_content_hash(sl_value *v, uint8_t out[32], sl_err *err)
+{
+	struct sha256_ctx ctx;
+	const uint8_t *world;
+	size_t		world_len;
+
+	if (v->hdr.version >= 2)
+	{
+		memcpy(out, v->hdr.hash, 32);
+		return 0;
+	}
+	merkle_start(&ctx, v->hdr.chunk_count);
+	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
+	{
+		sl_dirent	d;
+		uint8_t		h[32];
+
+		if ((i & 63) == 0)
+			sl_interrupt();
+		if (sl_value_chunk_hash(v, i, h, err) || sl_value_dirent(v, i, &d, err))
+			return -1;
+		merkle_chunk(&ctx, d.x, d.z, d.data_version, d.timestamp, d.len, h);
+	}
+	if (sl_value_world(v, &world, &world_len, err))
+		return -1;
+	merkle_world(&ctx, world, world_len);
+	sha256_digest(&ctx, 32, out);
+	return 0;
+}
+
 /* Decompress what chunk i holds. */
 int
 sl_value_chunk(sl_value *v, uint32_t i, sl_dirent *d, const uint8_t *comp[SL_NCOMP],
@@ -729,7 +840,11 @@ sl_value_chunk(sl_value *v, uint32_t i, sl_dirent *d, const uint8_t *comp[SL_NCO
 	sl_frame	f;
 	uint64_t	end;
 
-	if (sl_value_dirent(v, i, d, err) || load_frame(v, d->frame, &f, err))
+	if (sl_value_dirent(v, i, d, err))
+		return -1;
+	if (d->ref)
+		return resolve_chunk(v, d, comp, err);
+	if (load_frame(v, d->frame, &f, err))
 		return -1;
 	end = (uint64_t) d->offset + d->len[0] + d->len[1] + d->len[2];
 	if (end > f.raw_len)
@@ -803,8 +918,10 @@ typedef struct verify_state
 {
 	sl_header	sum;			/* summary recomputed from the directory */
 	uint64_t	prev_key;
-	uint32_t	frame;			/* frame of the previous chunk */
-	uint64_t	next_offset;	/* where the next chunk must start */
+	uint32_t	frame;			/* frame of the previous inline chunk */
+	uint64_t	next_offset;	/* where the next inline chunk must start */
+	int			inline_seen;	/* some chunk so far is in a frame */
+	uint32_t	refs;			/* chunks stored by reference so far */
 } verify_state;
 
 /* Check chunk i's place in canonical order and in the frame layout. */
@@ -818,9 +935,18 @@ verify_layout(sl_value *v, uint32_t i, const sl_dirent *d, verify_state *st, sl_
 		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) is out of canonical order", d->x, d->z);
 	if (d->len[0] == 0 && d->len[1] == 0 && d->len[2] == 0)
 		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) has no data", d->x, d->z);
-	if (i == 0 ? d->frame != 0 : (d->frame != st->frame && d->frame != st->frame + 1))
+	st->prev_key = key;
+	if (d->ref)
+	{
+		if (d->offset != st->refs)
+			return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d): references are not in directory order",
+						   d->x, d->z);
+		st->refs++;
+		return 0;
+	}
+	if (!st->inline_seen ? d->frame != 0 : (d->frame != st->frame && d->frame != st->frame + 1))
 		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) skips frames", d->x, d->z);
-	if (i > 0 && d->frame == st->frame + 1)
+	if (st->inline_seen && d->frame == st->frame + 1)
 	{
 		/* the previous frame must end exactly where its last chunk ended */
 		if (sl_value_frame(v, st->frame, &f, err))
@@ -837,25 +963,44 @@ verify_layout(sl_value *v, uint32_t i, const sl_dirent *d, verify_state *st, sl_
 	if ((uint64_t) d->offset + d->len[0] + d->len[1] + d->len[2] > f.raw_len)
 		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) runs past the end of frame %u",
 					   d->x, d->z, d->frame);
-	st->prev_key = key;
+	st->inline_seen = 1;
 	st->frame = d->frame;
 	st->next_offset = d->offset + (uint64_t) d->len[0] + d->len[1] + d->len[2];
 	return 0;
 }
 
-/* Decompress chunk i, check its NBT documents and feed the content hash. */
+/*
+ * Check chunk i's content: decompress it, check its NBT documents, and feed
+ * the content hash (v1: the bytes; v2: the directory entry and the chunk's
+ * hash). A store reference contributes its hash from the reference table.
+ */
 static int
 verify_content(sl_value *v, uint32_t i, struct sha256_ctx *ctx, sl_err *err)
 {
 	sl_dirent	d;
 	const uint8_t *comp[SL_NCOMP];
+	uint8_t		h[32];
 
-	if (sl_value_chunk(v, i, &d, comp, err))
+	if (sl_value_dirent(v, i, &d, err))
 		return -1;
-	for (int k = 0; k < SL_NCOMP; k++)
-		if (d.len[k] && verify_component(comp[k], d.len[k], &d, k, &v->lim, err))
+	if (!d.ref)
+	{
+		if (sl_value_chunk(v, i, &d, comp, err))
 			return -1;
-	hash_chunk(ctx, &d, comp);
+		for (int k = 0; k < SL_NCOMP; k++)
+			if (d.len[k] && verify_component(comp[k], d.len[k], &d, k, &v->lim, err))
+				return -1;
+	}
+	if (v->hdr.version == 1)
+	{
+		hash_chunk(ctx, &d, comp);
+		return 0;
+	}
+	if (d.ref)
+		memcpy(h, d.hash, 32);
+	else
+		sl_chunk_hash(&d, comp, h);
+	merkle_chunk(ctx, d.x, d.z, d.data_version, d.timestamp, d.len, h);
 	return 0;
 }
 
@@ -868,14 +1013,11 @@ verify_frame_header(sl_value *v, uint32_t i, sl_err *err)
 
 	if (sl_value_frame(v, i, &f, err) || v->fetch(v->ctx, f.offset, f.comp_len, &src, err))
 		return -1;
-	if (f.comp_len < 6 || sl_get_u32le(src) != 0xFD2FB528u)
-		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: not a zstd frame", i);
-	if ((src[4] & 0x04) == 0)
-		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: zstd frame has no checksum", i);
-	if (ZSTD_findFrameCompressedSize(src, f.comp_len) != f.comp_len)
-		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: not exactly one zstd frame", i);
-	if (ZSTD_getFrameContentSize(src, f.comp_len) != (unsigned long long) f.raw_len)
-		return sl_fail(err, SL_ERR_CORRUPT, "frame %u: zstd frame and frame table disagree on its size", i);
+	if (sl_zstd_check(src, f.comp_len, f.raw_len, err))
+	{
+		sl_err_prefix(err, "frame %u", i);
+		return -1;
+	}
 	return 0;
 }
 
@@ -988,11 +1130,6 @@ sl_value_check(const uint8_t *data, size_t len, int full, const sl_limits *lim, 
 	memset(&st, 0, sizeof(st));
 	if (verify_summary(&v, err) || verify_frames(&v, err))
 		goto done;
-	if (v.hdr.chunk_count == 0 && v.hdr.frame_count != (v.hdr.world_len ? 1u : 0u))
-	{
-		sl_fail(err, SL_ERR_CORRUPT, "frames without chunks");
-		goto done;
-	}
 	for (uint32_t i = 0; i < v.hdr.chunk_count; i++)
 	{
 		sl_dirent	d;
@@ -1002,7 +1139,17 @@ sl_value_check(const uint8_t *data, size_t len, int full, const sl_limits *lim, 
 		if (sl_value_dirent(&v, i, &d, err) || verify_layout(&v, i, &d, &st, err))
 			goto done;
 	}
-	if (v.hdr.chunk_count > 0)
+	if (st.refs != v.hdr.ref_count)
+	{
+		sl_fail(err, SL_ERR_CORRUPT, "the header's reference count does not match the directory");
+		goto done;
+	}
+	if (!st.inline_seen && v.hdr.frame_count != (v.hdr.world_len ? 1u : 0u))
+	{
+		sl_fail(err, SL_ERR_CORRUPT, "frames without chunks");
+		goto done;
+	}
+	if (st.inline_seen)
 	{
 		uint32_t	last_chunk_frame = v.hdr.frame_count - 1 - (v.hdr.world_len ? 1 : 0);
 
@@ -1024,9 +1171,14 @@ sl_value_check(const uint8_t *data, size_t len, int full, const sl_limits *lim, 
 			goto done;
 	if (full)
 	{
-		sha256_init(&ctx);
-		sha256_update(&ctx, sizeof(HASH_TAG), (const uint8_t *) HASH_TAG);
-		sha_u32(&ctx, v.hdr.chunk_count);
+		if (v.hdr.version == 1)
+		{
+			sha256_init(&ctx);
+			sha256_update(&ctx, sizeof(HASH_TAG_V1), (const uint8_t *) HASH_TAG_V1);
+			sha_u32(&ctx, v.hdr.chunk_count);
+		}
+		else
+			merkle_start(&ctx, v.hdr.chunk_count);
 		for (uint32_t i = 0; i < v.hdr.chunk_count; i++)
 		{
 			if ((i & 63) == 0)

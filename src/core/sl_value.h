@@ -5,6 +5,12 @@
  * directory, a frame table, then zstd frames. Header, directory and frame
  * table are uncompressed so that metadata and single-chunk reads touch only
  * a prefix and one frame of the value. All integers are little-endian.
+ *
+ * Version 2 (written) lets a chunk be a reference into the chunk store: no
+ * frame, its SHA-256 in a reference table after the frame table, its bytes
+ * fetched through a resolver callback. Its content hash is built from chunk
+ * hashes, so the two forms of the same content hash alike. Version 1 is
+ * still read.
  */
 #ifndef SL_VALUE_H
 #define SL_VALUE_H
@@ -12,9 +18,11 @@
 #include "sl_common.h"
 
 #define SL_VALUE_MAGIC		"SLIM"
-#define SL_VALUE_VERSION	1
+#define SL_VALUE_VERSION	2	/* the version written */
+#define SL_VALUE_VERSION_MIN 1	/* the oldest version read */
 #define SL_HEADER_SIZE		112
 #define SL_DIRENT_SIZE		36
+#define SL_REFENT_SIZE		32	/* a reference table entry: SHA-256 */
 #define SL_FRAMEENT_SIZE	12
 #define SL_NO_DV			INT32_MIN
 #define SL_NO_FRAME			UINT32_MAX
@@ -38,6 +46,8 @@ typedef struct sl_chunk_src
 	uint32_t	timestamp;
 	const uint8_t *comp[SL_NCOMP];
 	uint32_t	len[SL_NCOMP];	/* 0 = component absent */
+	const uint8_t *ref;			/* non-NULL: stored by reference, this is its
+								 * 32-byte hash; comp[] unused, len[] kept */
 } sl_chunk_src;
 
 typedef struct sl_encode_opts
@@ -45,6 +55,7 @@ typedef struct sl_encode_opts
 	int			level;			/* zstd level */
 	size_t		frame_target;	/* close a frame once it holds this many raw bytes */
 	size_t		single_frame_max;	/* a value this small (raw) is one frame */
+	int			version;		/* format version to write: 0 current, 1 legacy */
 } sl_encode_opts;
 
 #define SL_DEFAULT_LEVEL 3
@@ -83,8 +94,13 @@ typedef struct sl_header
 	uint64_t	raw_bytes;
 	uint32_t	world_len;		/* raw bytes of the world compound, 0 none */
 	uint32_t	world_frame;	/* its frame, SL_NO_FRAME none */
-	uint8_t		hash[32];		/* SHA-256 of the canonical content */
+	uint8_t		hash[32];		/* content hash (its definition depends on version) */
+	uint32_t	ref_count;		/* v2: chunks held by reference */
+	uint32_t	refs_offset;	/* v2: the reference table, after the frame table */
 } sl_header;
+
+#define SL_FLAG_WORLD	0x0001	/* has a world compound */
+#define SL_FLAG_REFS	0x0002	/* v2: some chunk is a store reference */
 
 /* A directory entry. */
 typedef struct sl_dirent
@@ -93,9 +109,12 @@ typedef struct sl_dirent
 	int32_t		z;
 	int32_t		data_version;
 	uint32_t	timestamp;
-	uint32_t	frame;
-	uint32_t	offset;			/* in the frame's raw bytes */
+	uint32_t	frame;			/* SL_NO_FRAME for a store reference */
+	uint32_t	offset;			/* in the frame's raw bytes; a reference:
+								 * its index in the reference table */
 	uint32_t	len[SL_NCOMP];
+	uint8_t		ref;			/* stored by reference in the chunk store */
+	uint8_t		hash[32];		/* a reference: SHA-256 of the chunk's bytes */
 } sl_dirent;
 
 /* A frame table entry. */
@@ -113,6 +132,14 @@ typedef struct sl_frame
 typedef int (*sl_fetch_fn) (void *ctx, size_t offset, size_t len,
 							const uint8_t **data, sl_err *err);
 
+/*
+ * Resolve callback: make the store entry keyed by d->hash available at
+ * *entry (valid until the next call); a missing entry is an error naming
+ * the hash and the chunk (x,z). Lets PostgreSQL read its chunk store.
+ */
+typedef int (*sl_resolve_fn) (void *ctx, const sl_dirent *d,
+							  const uint8_t **entry, size_t *len, sl_err *err);
+
 /* An open value: header and directory read, frames fetched on demand. */
 typedef struct sl_value
 {
@@ -125,6 +152,10 @@ typedef struct sl_value
 	uint32_t	cached_frame;	/* SL_NO_FRAME when none */
 	uint8_t    *frame_buf;		/* raw bytes of cached_frame */
 	size_t		frame_cap;
+	sl_resolve_fn resolve;		/* NULL: references cannot be read */
+	void	   *resolve_ctx;
+	uint8_t    *ref_buf;		/* raw bytes of the last resolved reference */
+	size_t		ref_cap;
 } sl_value;
 
 /* Parse and check the fixed header in buf (at least SL_HEADER_SIZE bytes). */
@@ -182,6 +213,19 @@ int			sl_value_check(const uint8_t *data, size_t len, int full,
 /* SHA-256 of one chunk's canonical bytes (its components and their lengths). */
 void		sl_chunk_hash(const sl_dirent *d, const uint8_t *const comp[SL_NCOMP],
 						  uint8_t out[32]);
+
+/* Chunk i's hash: from the directory (v2) or computed from its bytes (v1). */
+int			sl_value_chunk_hash(sl_value *v, uint32_t i, uint8_t out[32], sl_err *err);
+
+/*
+ * The value's content hash as version 2 defines it, whatever the value's
+ * version (a v1 value is decompressed to compute it), so that the same
+ * content compares and hashes alike in every version and form.
+ */
+int			sl_value_content_hash(sl_value *v, uint8_t out[32], sl_err *err);
+
+/* Number of chunks stored by reference. */
+uint32_t	sl_value_ref_count(const sl_value *v);
 
 /* Free every cached codec context of the core (zstd, libdeflate). */
 void		sl_release_caches(void);

@@ -4,7 +4,8 @@
  *   slimetool info FILE.slime
  *   slimetool verify FILE.slime
  *   slimetool import-region [--strict|--lenient] [--entities F] [--poi F]
- *                           [--rx N --rz N] [REGION.mca] -o OUT.slime
+ *                           [--rx N --rz N] [--format-version N]
+ *                           [REGION.mca] -o OUT.slime
  *   slimetool export-region FILE.slime RX RZ [--kind region|entities|poi]
  *                           -o OUT.mca
  *   slimetool copy-world WORLD_DIR [--name NAME] [--lenient]
@@ -28,7 +29,7 @@ usage(FILE *f)
 		  "  slimetool info FILE.slime\n"
 		  "  slimetool verify FILE.slime\n"
 		  "  slimetool import-region [--strict|--lenient] [--entities F] [--poi F]\n"
-		  "                          [--rx N --rz N] [REGION.mca] -o OUT.slime\n"
+		  "                          [--rx N --rz N] [--format-version N] [REGION.mca] -o OUT.slime\n"
 		  "  slimetool export-region FILE.slime RX RZ [--kind region|entities|poi] -o OUT.mca\n"
 		  "  slimetool copy-world WORLD_DIR [--name NAME] [--lenient]  > binary COPY stream\n"
 		  "  slimetool gen-world DIR [--size N]\n", f);
@@ -78,8 +79,11 @@ print_info(sl_value *v)
 {
 	const sl_header *h = &v->hdr;
 	uint32_t	counts[SL_NCOMP] = {0, 0, 0};
+	uint8_t		hash[32];
 	sl_err		err;
 
+	if (sl_value_content_hash(v, hash, &err))
+		return tool_fail_err(&err, NULL);
 	for (uint32_t i = 0; i < h->chunk_count; i++)
 	{
 		sl_dirent	d;
@@ -106,7 +110,7 @@ print_info(sl_value *v)
 		   (unsigned long long) h->raw_bytes, h->total_len, h->frame_count,
 		   h->world_len ? "true" : "false");
 	for (int i = 0; i < 32; i++)
-		printf("%02x", h->hash[i]);
+		printf("%02x", hash[i]);
 	fputs("\"}\n", stdout);
 	return 0;
 }
@@ -156,6 +160,7 @@ cmd_verify(int argc, char **argv)
 typedef struct import_opts
 {
 	int			strict;
+	int32_t		version;		/* format version to write, 0 current */
 	const char *files[SL_NCOMP];	/* region, entities, poi */
 	const char *out;
 	const char *rx_arg;
@@ -187,6 +192,12 @@ parse_import(int argc, char **argv, import_opts *o)
 			o->rz_arg = argv[++i];
 		else if (strcmp(a, "-o") == 0 && has_val)
 			o->out = argv[++i];
+		else if (strcmp(a, "--format-version") == 0 && has_val)
+		{
+			if (tool_parse_int(argv[++i], &o->version) || o->version < SL_VALUE_VERSION_MIN ||
+				o->version > SL_VALUE_VERSION)
+				return bad_usage("import-region: --format-version %s is not a version this build writes", argv[i]);
+		}
 		else if (a[0] == '-' && a[1] != '\0')
 			return bad_usage("import-region: bad option %s", a);
 		else if (o->files[SL_COMP_REGION] == NULL)
@@ -292,14 +303,17 @@ read_one(sl_builder *b, int comp, const char *path, const import_opts *o, tool_s
 
 /* Encode a builder and write it to path; report sizes on stderr. */
 static int
-encode_to_file(sl_builder *b, const char *path, const char *what, const tool_stats *st)
+encode_to_file(sl_builder *b, const char *path, const char *what, int version,
+			   const tool_stats *st)
 {
+	sl_encode_opts opts = sl_default_encode_opts;
 	sl_buf		out = {NULL, 0, 0};
 	sl_header	h;
 	sl_err		err;
 	int			rc;
 
-	if (sl_builder_encode(b, &sl_default_encode_opts, &sl_default_limits, &out, &err) ||
+	opts.version = version;
+	if (sl_builder_encode(b, &opts, &sl_default_limits, &out, &err) ||
 		sl_header_parse(out.data, out.len, out.len, &h, &err))
 	{
 		sl_buf_free(&out);
@@ -335,7 +349,7 @@ cmd_import_region(int argc, char **argv)
 			rc = read_one(&b, k, o.files[k], &o, &st);
 	snprintf(what, sizeof(what), "region (%d,%d)", o.rx, o.rz);
 	if (rc == 0)
-		rc = encode_to_file(&b, o.out, what, &st);
+		rc = encode_to_file(&b, o.out, what, o.version, &st);
 	sl_builder_free(&b);
 	return rc ? 1 : 0;
 }

@@ -48,7 +48,7 @@ reencode(sl_value *v)
 	memset(&b, 0, sizeof(b));
 	opts.level = 1;
 	reset(&err);
-	if (sl_builder_add_value(&b, v, &err))
+	if (sl_builder_add_value(&b, v, SL_ADD_KEEP, &err))
 	{
 		fuzz_check_err(&err);
 		FUZZ_CHECK(0, "builder_add_value of a verified value failed: %s", err.msg);

@@ -1,0 +1,179 @@
+/*
+ * sl_store.c - encode, decode and check chunk store entries.
+ */
+#include "sl_store.h"
+#include "sl_nbt.h"
+#include "sl_zstd.h"
+
+#include <string.h>
+
+/* Lowercase hex of a 32-byte hash. */
+void
+sl_hash_hex(const uint8_t hash[32], char out[65])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int i = 0; i < 32; i++)
+	{
+		out[2 * i] = digits[hash[i] >> 4];
+		out[2 * i + 1] = digits[hash[i] & 15];
+	}
+	out[64] = '\0';
+}
+
+/* Encode a chunk as a store entry appended to out; sets its key. */
+int
+sl_store_entry_encode(const uint32_t len[SL_NCOMP], const uint8_t *const comp[SL_NCOMP],
+					  int level, sl_buf *out, uint8_t hash[32], sl_err *err)
+{
+	sl_buf		raw = {0};
+	sl_dirent	d;
+	uint8_t		head[SL_ENTRY_HEADER];
+	int			rc = -1;
+
+	memset(&d, 0, sizeof(d));
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		d.len[k] = len[k];
+		sl_put_u32le(head + 4 * k, len[k]);
+	}
+	if (sl_buf_put(&raw, head, sizeof(head), err))
+		goto done;
+	for (int k = 0; k < SL_NCOMP; k++)
+		if (len[k] && sl_buf_put(&raw, comp[k], len[k], err))
+			goto done;
+	sl_chunk_hash(&d, comp, hash);
+	rc = sl_zstd_frame(raw.data, raw.len, level, out, err);
+done:
+	sl_buf_free(&raw);
+	return rc;
+}
+
+/* Decompress an entry whose raw size must be raw_len into *buf. */
+static int
+unframe_entry(const uint8_t *entry, size_t len, uint64_t raw_len, const sl_limits *lim,
+			  uint8_t **buf, size_t *cap, sl_err *err)
+{
+	if (raw_len > lim->max_chunk_raw + SL_ENTRY_HEADER)
+		return sl_fail(err, SL_ERR_LIMIT, "entry of %llu bytes exceeds the chunk size cap",
+					   (unsigned long long) raw_len);
+	if (raw_len > *cap)
+	{
+		uint8_t    *nb = sl_realloc(*buf, raw_len);
+
+		if (nb == NULL)
+			return sl_fail(err, SL_ERR_NOMEM, "out of memory for a %llu-byte store entry",
+						   (unsigned long long) raw_len);
+		*buf = nb;
+		*cap = raw_len;
+	}
+	return sl_zstd_unframe(entry, len, *buf, raw_len, err);
+}
+
+/* Compare the entry's SHA-256 with the key it is stored under. */
+static int
+check_hash(const uint8_t *raw, const sl_dirent *d, const uint8_t *key, sl_err *err)
+{
+	const uint8_t *comp[SL_NCOMP];
+	uint8_t		h[32];
+	size_t		at = SL_ENTRY_HEADER;
+
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		comp[k] = d->len[k] ? raw + at : NULL;
+		at += d->len[k];
+	}
+	sl_chunk_hash(d, comp, h);
+	if (memcmp(h, key, 32) != 0)
+		return sl_fail(err, SL_ERR_CORRUPT, "its bytes do not match its hash");
+	return 0;
+}
+
+/* Decode the entry holding reference chunk d. */
+int
+sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d,
+					  const sl_limits *lim, uint8_t **buf, size_t *cap,
+					  const uint8_t *comp[SL_NCOMP], sl_err *err)
+{
+	uint64_t	raw_len = SL_ENTRY_HEADER + (uint64_t) d->len[0] + d->len[1] + d->len[2];
+	size_t		at = SL_ENTRY_HEADER;
+	char		hex[65];
+
+	if (unframe_entry(entry, len, raw_len, lim, buf, cap, err))
+		goto corrupt;
+	for (int k = 0; k < SL_NCOMP; k++)
+		if (sl_get_u32le(*buf + 4 * k) != d->len[k])
+		{
+			sl_fail(err, SL_ERR_CORRUPT, "component lengths differ from the referring value's");
+			goto corrupt;
+		}
+	if (check_hash(*buf, d, d->hash, err))
+		goto corrupt;
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		comp[k] = d->len[k] ? *buf + at : NULL;
+		at += d->len[k];
+	}
+	return 0;
+corrupt:
+	sl_hash_hex(d->hash, hex);
+	sl_err_prefix(err, "store entry %s is corrupt", hex);
+	if (err)
+		err->code = SL_ERR_CORRUPT;
+	return -1;
+}
+
+/* Check an entry on its own against its key. */
+int
+sl_store_entry_check(const uint8_t *hash, size_t hash_len, const uint8_t *entry,
+					 size_t len, const sl_limits *lim, sl_err *err)
+{
+	static const char *const names[SL_NCOMP] = {"region", "entities", "poi"};
+	int64_t		raw_len = sl_zstd_declared_size(entry, len);
+	uint8_t    *buf = NULL;
+	size_t		cap = 0;
+	sl_dirent	d;
+	uint64_t	sum = SL_ENTRY_HEADER;
+	size_t		at = SL_ENTRY_HEADER;
+	int			rc = -1;
+
+	memset(&d, 0, sizeof(d));
+	if (hash_len != 32)
+		return sl_fail(err, SL_ERR_CORRUPT, "key is %zu bytes, not a SHA-256", hash_len);
+	if (raw_len < SL_ENTRY_HEADER)
+		return sl_fail(err, SL_ERR_CORRUPT, "not a zstd frame declaring its size");
+	if (unframe_entry(entry, len, (uint64_t) raw_len, lim, &buf, &cap, err))
+		goto done;
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		d.len[k] = sl_get_u32le(buf + 4 * k);
+		sum += d.len[k];
+	}
+	if (sum != (uint64_t) raw_len || sum == SL_ENTRY_HEADER)
+	{
+		sl_fail(err, SL_ERR_CORRUPT, "component lengths do not add up to the entry's size");
+		goto done;
+	}
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		size_t		used = 0;
+		int			bad = 0;
+
+		if (d.len[k])
+			bad = sl_nbt_check(buf + at, d.len[k], 0, lim, &used, err);
+		if (!bad && d.len[k] && used != d.len[k])
+			bad = sl_fail(err, SL_ERR_CORRUPT, "trailing bytes after the NBT document");
+		if (bad)
+		{
+			sl_err_prefix(err, "%s data", names[k]);
+			goto done;
+		}
+		at += d.len[k];
+	}
+	rc = check_hash(buf, &d, hash, err);
+done:
+	sl_free(buf);
+	if (rc && err)
+		err->code = SL_ERR_CORRUPT;
+	return rc;
+}

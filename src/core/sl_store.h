@@ -1,0 +1,42 @@
+/*
+ * sl_store.h - entries of the content-addressed chunk store.
+ *
+ * A store entry holds one chunk's canonical bytes: u32le region_len,
+ * entities_len, poi_len, then those documents. Its key is the SHA-256 of
+ * those bytes (sl_chunk_hash); its stored form is one checksummed zstd frame
+ * of them. doc/format.md, "Chunk store", is the authority.
+ */
+#ifndef SL_STORE_H
+#define SL_STORE_H
+
+#include "sl_common.h"
+#include "sl_value.h"
+
+#define SL_ENTRY_HEADER 12		/* the three lengths */
+
+/* Encode a chunk as a store entry appended to out; sets its key. */
+int			sl_store_entry_encode(const uint32_t len[SL_NCOMP],
+								  const uint8_t *const comp[SL_NCOMP], int level,
+								  sl_buf *out, uint8_t hash[32], sl_err *err);
+
+/*
+ * Decode the entry holding chunk d (a reference: lengths and key known) into
+ * *buf (grown as needed, sl_alloc'd; *cap its size) and point comp[] into it.
+ * The lengths and the SHA-256 must match d; anything else is SL_ERR_CORRUPT.
+ */
+int			sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d,
+								  const sl_limits *lim, uint8_t **buf, size_t *cap,
+								  const uint8_t *comp[SL_NCOMP], sl_err *err);
+
+/*
+ * Check an entry on its own against its key: one checksummed frame, sane
+ * lengths, each document one well-formed NBT compound, SHA-256 equal to hash.
+ */
+int			sl_store_entry_check(const uint8_t *hash, size_t hash_len,
+								 const uint8_t *entry, size_t len,
+								 const sl_limits *lim, sl_err *err);
+
+/* Lowercase hex of a 32-byte hash into out (65 bytes with the NUL). */
+void		sl_hash_hex(const uint8_t hash[32], char out[65]);
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * sl_zstd.c - checksummed zstd frames (libzstd) with cached contexts.
+ */
+#include "sl_zstd.h"
+
+#include <zstd.h>
+
+static ZSTD_CCtx *cached_cctx;
+static ZSTD_DCtx *cached_dctx;
+
+/* The process's zstd compression context (created once). */
+static ZSTD_CCtx *
+get_cctx(sl_err *err)
+{
+	if (cached_cctx == NULL)
+		cached_cctx = ZSTD_createCCtx();
+	if (cached_cctx == NULL)
+		sl_fail(err, SL_ERR_NOMEM, "out of memory creating zstd context");
+	return cached_cctx;
+}
+
+/* The process's zstd decompression context (created once). */
+static ZSTD_DCtx *
+get_dctx(sl_err *err)
+{
+	if (cached_dctx == NULL)
+		cached_dctx = ZSTD_createDCtx();
+	if (cached_dctx == NULL)
+		sl_fail(err, SL_ERR_NOMEM, "out of memory creating zstd context");
+	return cached_dctx;
+}
+
+/* Free the cached zstd contexts. */
+void
+sl_zstd_release(void)
+{
+	ZSTD_freeCCtx(cached_cctx);
+	ZSTD_freeDCtx(cached_dctx);
+	cached_cctx = NULL;
+	cached_dctx = NULL;
+}
+
+/* Compress raw into one checksummed zstd frame appended to out. */
+int
+sl_zstd_frame(const uint8_t *raw, size_t len, int level, sl_buf *out, sl_err *err)
+{
+	ZSTD_CCtx  *cctx = get_cctx(err);
+	size_t		bound = ZSTD_compressBound(len);
+	size_t		n;
+
+	if (cctx == NULL || sl_buf_reserve(out, bound, err))
+		return -1;
+	ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+	n = ZSTD_compress2(cctx, out->data + out->len, bound, raw, len);
+	if (ZSTD_isError(n))
+		return sl_fail(err, SL_ERR_LIMIT, "zstd compression failed: %s", ZSTD_getErrorName(n));
+	out->len += n;
+	return 0;
+}
+
+/* Content size a frame declares, or -1. */
+int64_t
+sl_zstd_declared_size(const uint8_t *src, size_t len)
+{
+	unsigned long long n;
+
+	if (len < 6 || sl_get_u32le(src) != 0xFD2FB528u)
+		return -1;
+	n = ZSTD_getFrameContentSize(src, len);
+	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR || n > INT64_MAX)
+		return -1;
+	return (int64_t) n;
+}
+
+/* Check that src is one checksummed zstd frame declaring raw_len bytes. */
+int
+sl_zstd_check(const uint8_t *src, size_t len, size_t raw_len, sl_err *err)
+{
+	unsigned long long declared;
+
+	/* RFC 8878: magic 28 B5 2F FD, then the frame header descriptor */
+	if (len < 6 || sl_get_u32le(src) != 0xFD2FB528u)
+		return sl_fail(err, SL_ERR_CORRUPT, "not a zstd frame");
+	if ((src[4] & 0x04) == 0)
+		return sl_fail(err, SL_ERR_CORRUPT, "zstd frame has no checksum");
+	if (ZSTD_findFrameCompressedSize(src, len) != len)
+		return sl_fail(err, SL_ERR_CORRUPT, "not exactly one zstd frame");
+	declared = ZSTD_getFrameContentSize(src, len);
+	if (declared != (unsigned long long) raw_len)
+		return sl_fail(err, SL_ERR_CORRUPT, "zstd frame declares %llu bytes, expected %zu",
+					   declared, raw_len);
+	return 0;
+}
+
+/* Decompress one checked frame of exactly raw_len bytes into dst. */
+int
+sl_zstd_unframe(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len,
+				sl_err *err)
+{
+	ZSTD_DCtx  *dctx = get_dctx(err);
+	size_t		n;
+
+	if (dctx == NULL || sl_zstd_check(src, len, raw_len, err))
+		return -1;
+	n = ZSTD_decompressDCtx(dctx, dst, raw_len, src, len);
+	if (ZSTD_isError(n))
+		return sl_fail(err, SL_ERR_CORRUPT, "zstd: %s", ZSTD_getErrorName(n));
+	if (n != raw_len)
+		return sl_fail(err, SL_ERR_CORRUPT, "zstd frame decompressed to %zu bytes, expected %zu",
+					   n, raw_len);
+	return 0;
+}

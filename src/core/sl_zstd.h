@@ -1,0 +1,31 @@
+/*
+ * sl_zstd.h - zstd frames as the value format and the chunk store use them:
+ * one frame per block of data, always with its content size and an XXH64
+ * content checksum, decoded only into a buffer of the declared size.
+ */
+#ifndef SL_ZSTD_H
+#define SL_ZSTD_H
+
+#include "sl_common.h"
+
+/* Compress raw into one checksummed zstd frame appended to out. */
+int			sl_zstd_frame(const uint8_t *raw, size_t len, int level, sl_buf *out,
+						  sl_err *err);
+
+/*
+ * Check, without decompressing, that src[0..len) is exactly one zstd frame
+ * with a content checksum that declares raw_len bytes.
+ */
+int			sl_zstd_check(const uint8_t *src, size_t len, size_t raw_len, sl_err *err);
+
+/* Check as above, then decompress into dst (raw_len bytes); zstd verifies the checksum. */
+int			sl_zstd_unframe(const uint8_t *src, size_t len, uint8_t *dst,
+							size_t raw_len, sl_err *err);
+
+/* Content size a frame declares, or -1 when it declares none or is not a frame. */
+int64_t		sl_zstd_declared_size(const uint8_t *src, size_t len);
+
+/* Free the cached zstd contexts. */
+void		sl_zstd_release(void);
+
+#endif
