@@ -78,7 +78,7 @@ BEGIN
 			SELECT c.x, c.z INTO mx, mz FROM @extschema@.slime_chunks(world) c WHERE c.hash = missing LIMIT 1;
 			RAISE EXCEPTION 'chunk (%,%): chunk % is missing from the chunk store', mx, mz, encode(missing, 'hex')
 				USING ERRCODE = 'data_corrupted',
-					  HINT = 'A value referring to the store was kept outside any slime column while slime_gc() ran.';
+					  HINT = 'Values that refer to the store are kept safe only in the columns slime_gc() scans.';
 		END IF;
 	END IF;
 	IF snapshot_xact THEN

@@ -5,6 +5,7 @@
 
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -290,6 +291,34 @@ builder_from(sl_builder *b, FunctionCallInfo fcinfo)
 		add_value(b, PG_GETARG_DATUM(0));
 }
 
+/*
+ * The same, with chunk (x,z) as bytes even when the store holds it, so that
+ * one of its components can be replaced and the others kept.
+ */
+static void
+builder_resolving(sl_builder *b, FunctionCallInfo fcinfo, int32 x, int32 z)
+{
+	slime_open_value o;
+	int64		at;
+	sl_err		err;
+
+	memset(b, 0, sizeof(*b));
+	if (PG_ARGISNULL(0))
+		return;
+	slime_open(&o, PG_GETARG_DATUM(0), true);
+	at = sl_value_find(&o.v, x, z);
+	for (uint32_t i = 0; i < o.v.hdr.chunk_count; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (sl_builder_add_chunk(b, &o.v, i, i == at ? SL_ADD_RESOLVE : SL_ADD_KEEP, &err))
+			slime_raise(&err, false);
+	}
+	if (sl_builder_add_world(b, &o.v, &err))
+		slime_raise(&err, false);
+	sl_value_close(&o.v);
+	check_gathered(b);
+}
+
 PG_FUNCTION_INFO_V1(slime_put_chunk);
 /* Store (or with NULL nbt remove) one component of one chunk. */
 Datum
@@ -308,7 +337,7 @@ slime_put_chunk(PG_FUNCTION_ARGS)
 	x = PG_GETARG_INT32(1);
 	z = PG_GETARG_INT32(2);
 	kind = slime_kind(PG_GETARG_TEXT_PP(4));
-	builder_from(&b, fcinfo);
+	builder_resolving(&b, fcinfo, x, z);
 	sl_builder_remove(&b, x, z, kind);
 	if (!PG_ARGISNULL(3))
 	{

@@ -230,10 +230,12 @@ fill_source(sl_chunk_src *c, const sl_piece *run, size_t count, const sl_limits 
 	{
 		const sl_piece *p = &run[count - 1];
 
+		if (count > 1 && run[count - 2].comp == SL_PIECE_REF)
+			return sl_fail(err, SL_ERR_DUPLICATE, "chunk (%d,%d) appears more than once", p->x, p->z);
 		if (count > 1)
 			return sl_fail(err, SL_ERR_DUPLICATE,
-						   "chunk (%d,%d) is held by reference to the chunk store and also given %s; resolve the values first",
-						   p->x, p->z, run[count - 2].comp == SL_PIECE_REF ? "another reference" : "more data");
+						   "chunk (%d,%d) is held by reference to the chunk store and also given more data; resolve the values first (slime_resolve)",
+						   p->x, p->z);
 		c->ref = p->data;
 		c->data_version = p->ref_dv;
 		memcpy(c->len, p->ref_len, sizeof(c->len));

@@ -763,9 +763,8 @@ resolve_chunk(sl_value *v, const sl_dirent *d, const uint8_t *comp[SL_NCOMP], sl
 					   "chunk (%d,%d) is stored by reference (chunk %s) and this reader has no chunk store",
 					   d->x, d->z, hex);
 	}
-	if (v->resolve(v->resolve_ctx, d, &entry, &len, err))
-		return -1;
-	if (sl_store_entry_decode(entry, len, d, &v->lim, &v->ref_buf, &v->ref_cap, comp, err))
+	if (v->resolve(v->resolve_ctx, d, &entry, &len, err) ||
+		sl_store_entry_decode(entry, len, d, &v->lim, &v->ref_buf, &v->ref_cap, comp, err))
 	{
 		sl_err_prefix(err, "chunk (%d,%d)", d->x, d->z);
 		return -1;
@@ -1067,7 +1066,7 @@ verify_frames(sl_value *v, sl_err *err)
 	uint64_t	pos = v->hdr.payload_offset;
 	sl_frame	f;
 
-	if (v->hdr.frame_count == 0 && v->hdr.chunk_count > 0)
+	if (v->hdr.frame_count == 0 && v->hdr.chunk_count > v->hdr.ref_count)
 		return sl_fail(err, SL_ERR_CORRUPT, "chunks without frames");
 	for (uint32_t i = 0; i < v->hdr.frame_count; i++)
 	{
