@@ -1,0 +1,22 @@
+-- Upgrading from 0.1.0: values written before stay readable, the store
+-- arrives, and the functions that may read it become STABLE.
+CREATE DATABASE regress_slime_upgrade;
+\c regress_slime_upgrade
+CREATE EXTENSION slime VERSION '0.1.0';
+CREATE TABLE t (w slime);
+INSERT INTO t SELECT slime_put_chunk(NULL, 0, 0, '\x0a0000030001610000002a00'::bytea);
+ALTER EXTENSION slime UPDATE TO '0.2.0';
+SELECT extversion FROM pg_extension WHERE extname = 'slime';
+SELECT slime_chunk_json(w, 0, 0) FROM t;
+CREATE TRIGGER t_store BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
+INSERT INTO t SELECT w FROM t;
+SELECT slime_info(w) ->> 'store_refs' AS refs, count(*) OVER (PARTITION BY slime_content_hash(w)) AS equal_values FROM t ORDER BY 1;
+SELECT proname, provolatile FROM pg_proc
+WHERE proname IN ('slime_chunk_json', 'slime_info', 'slime_block_counts', 'slime_resolve') ORDER BY proname;
+-- the upgraded extension has the same objects as a fresh install
+SELECT count(*) AS objects FROM pg_depend d JOIN pg_extension e ON d.refobjid = e.oid
+WHERE e.extname = 'slime' AND d.deptype = 'e';
+\c contrib_regression
+DROP DATABASE regress_slime_upgrade;
+SELECT count(*) AS objects FROM pg_depend d JOIN pg_extension e ON d.refobjid = e.oid
+WHERE e.extname = 'slime' AND d.deptype = 'e';
