@@ -14,7 +14,9 @@
 # Environment: SLIME_CORPUS (corpus dir, default ../shared/corpus),
 # SLIME_BENCH_LEVEL (zstd level for the encoder; unset = its defaults),
 # BENCH_ISLANDS (10000), BENCH_G_SAMPLE (500), BENCH_SECONDS (10),
-# BENCH_CHUNK_CALLS (2000), BENCH_THREADS (2).
+# BENCH_CHUNK_CALLS (2000), BENCH_THREADS (2), BENCH_IDEAS (0; 1 also builds
+# and runs build/bench_ideas, the compression ideas of issue #3, 1-2
+# minutes more, and appends its tables).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -56,6 +58,13 @@ step "bench_size: corpus and ${BENCH_ISLANDS:-10000} synthetic islands (a few mi
                  --g-sample '${BENCH_G_SAMPLE:-500}' \
                  --emit-islands '$work/islands.bin' --emit-count 200 > '$work/size.out'"
 
+if [ "${BENCH_IDEAS:-0}" = 1 ]; then
+    step "build build/bench_ideas" "$work/build-ideas.log" \
+        make build/bench_ideas PG_CONFIG="$SLIME_PG_CONFIG"
+    step "bench_ideas: compression ideas of issue #3 (1-2 minutes)" "$work/ideas.log" \
+        bash -c "./build/bench_ideas > '$work/ideas.out'"
+fi
+
 slime_log "start a throwaway cluster"
 slime_cluster_start
 step "bench_sql.sh: chunk reads, island save/load, backend memory, scans" "$work/sql.log" \
@@ -72,6 +81,11 @@ mkdir -p build/bench
     echo
     cat "$work/size.out"
     cat "$work/sql.out"
+    if [ -f "$work/ideas.out" ]; then
+        echo
+        echo "== bench_ideas (BENCH_IDEAS=1) =="
+        cat "$work/ideas.out"
+    fi
 } > build/bench/last-run.txt
 echo
 cat build/bench/last-run.txt
