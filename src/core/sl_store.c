@@ -99,6 +99,8 @@ sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d,
 	size_t		at = SL_ENTRY_HEADER;
 	char		hex[65];
 
+	if (lim == NULL)
+		lim = &sl_default_limits;
 	if (unframe_entry(entry, len, raw_len, lim, buf, cap, err))
 		goto corrupt;
 	for (int k = 0; k < SL_NCOMP; k++)
@@ -138,6 +140,8 @@ sl_store_entry_check(const uint8_t *hash, size_t hash_len, const uint8_t *entry,
 	int			rc = -1;
 
 	memset(&d, 0, sizeof(d));
+	if (lim == NULL)
+		lim = &sl_default_limits;
 	if (hash_len != 32)
 		return sl_fail(err, SL_ERR_CORRUPT, "key is %zu bytes, not a SHA-256", hash_len);
 	if (raw_len < SL_ENTRY_HEADER)
