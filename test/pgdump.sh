@@ -9,6 +9,18 @@
 #   custom    pg_dump -Fc + pg_restore
 #   directory pg_dump -Fd -j2 + pg_restore -j2
 #   binary    COPY ... TO file (FORMAT binary) + COPY FROM into fresh tables
+#
+# The source also uses the chunk store: a table of island saves with
+# slime_store_trigger() (saves that share chunks: clones, one-chunk edits,
+# a world with entities, a merged world with level.dat) with a slime[]
+# column of reference values, beside the self-contained worlds and pairs
+# tables. The four dump methods, plus a custom-format restore whose list
+# (pg_restore -l / -L) loads every user table's data BEFORE the store's,
+# must give, besides identical values: every reference value still in
+# reference form (store_refs > 0, same bytes), every value resolving and
+# passing slime_verify(slime_resolve()), the same store entries
+# (hash, md5(data)), an empty slime_store_verify(), the trigger in place
+# and a save through it that stores its new chunk.
 # Uses the cluster in the PG* environment (test/lib.sh slime_cluster_start);
 # when none is set, starts a throwaway one itself.  Exit 1 on any mismatch.
 set -euo pipefail
@@ -21,7 +33,7 @@ fi
 CORPUS=$(slime_corpus)
 
 SRC=slime_dump_src
-TARGETS=(slime_dump_plain slime_dump_custom slime_dump_dir slime_dump_copy)
+TARGETS=(slime_dump_plain slime_dump_custom slime_dump_dir slime_dump_reorder slime_dump_copy)
 
 # Work dir for dump files; owned by postgres so server-side COPY can write.
 WORK=$(mktemp -d /tmp/slime-dump.XXXXXX)
@@ -64,6 +76,58 @@ SELECT 'pairs', id, 'a', encode(slime_content_hash(a), 'hex'), md5(a::bytea) FRO
 UNION ALL
 SELECT 'pairs', id, 'b', encode(slime_content_hash(b), 'hex'), md5(b::bytea) FROM pairs"
 
+# The chunk store part: saves through the trigger and a slime[] column of
+# reference values (the trigger stores slime columns only, so the array's
+# elements go through slime_store() by hand).
+STORE_DDL="
+CREATE TABLE saves(island int, save_no int, world slime, history slime[],
+                   PRIMARY KEY (island, save_no));
+CREATE TRIGGER saves_store BEFORE INSERT OR UPDATE ON saves
+    FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();"
+# one chunk of a save changed (a tag set in its NBT): a new store entry
+edit() {        # edit ISLAND SAVE_NO TAG: a query giving that value as w
+    printf "SELECT slime_put_chunk(s.world, c.x, c.z,
+                slime_json_to_nbt(slime_chunk_json(s.world, c.x, c.z) || '{\"SlimeDumpEdit\": %s}')) AS w
+            FROM saves s, LATERAL (SELECT x, z FROM slime_chunks(s.world) ORDER BY x, z OFFSET %s LIMIT 1) c
+            WHERE s.island = %s AND s.save_no = %s" "$3" "$3" "$1" "$2"
+}
+STORE_SRC="
+-- island 1: world 4 and two saves each with one more chunk changed
+INSERT INTO saves(island, save_no, world) SELECT 1, 1, world FROM worlds WHERE id = 4;
+INSERT INTO saves(island, save_no, world) SELECT 1, 2, w FROM ($(edit 1 1 2)) e;
+INSERT INTO saves(island, save_no, world) SELECT 1, 3, w FROM ($(edit 1 2 3)) e;
+-- island 2: a clone of island 1 (every chunk shared), then an edit of its own
+INSERT INTO saves(island, save_no, world) SELECT 2, 1, world FROM saves WHERE island = 1 AND save_no = 1;
+INSERT INTO saves(island, save_no, world) SELECT 2, 2, w FROM ($(edit 2 1 5)) e;
+-- island 3: a world with entities; island 4: the merged world with level.dat
+INSERT INTO saves(island, save_no, world) SELECT 3, 1, world FROM worlds WHERE id = 8;
+INSERT INTO saves(island, save_no, world) SELECT 3, 2, w FROM ($(edit 3 1 7)) e;
+INSERT INTO saves(island, save_no, world) SELECT 4, 1, world FROM worlds WHERE id = 101;
+-- the history of island 1 in a slime[] column (reference values)
+UPDATE saves SET history = ARRAY(SELECT slime_store(h.world) FROM saves h
+                                 WHERE h.island = 1 ORDER BY h.save_no)
+ WHERE island = 1 AND save_no = 3;
+UPDATE saves SET history = ARRAY[slime_store((SELECT world FROM worlds WHERE id = 5)), NULL]
+ WHERE island = 2 AND save_no = 2;"
+
+# Every value of the store part: content hash, stored-bytes md5, store_refs.
+STORE_HASHES="
+SELECT 'saves'::text AS tbl, island * 100 + save_no AS id, 'world'::text AS col,
+       encode(slime_content_hash(world), 'hex') AS chash, md5(world::bytea) AS md5,
+       (slime_info(world)->>'store_refs')::int AS refs FROM saves
+UNION ALL
+SELECT 'saves', island * 100 + save_no, 'history[' || n || ']',
+       encode(slime_content_hash(h), 'hex'), md5(h::bytea), (slime_info(h)->>'store_refs')::int
+FROM saves, unnest(history) WITH ORDINALITY u(h, n) WHERE h IS NOT NULL"
+
+# Every slime value of the database (all tables, array elements too).
+ALL_VALUES="
+SELECT 'worlds ' || id AS what, world AS v FROM worlds
+UNION ALL SELECT 'pairs.a ' || id, a FROM pairs UNION ALL SELECT 'pairs.b ' || id, b FROM pairs
+UNION ALL SELECT 'saves ' || island || '/' || save_no, world FROM saves
+UNION ALL SELECT 'saves.history ' || island || '/' || save_no || '[' || n || ']', h
+          FROM saves, unnest(history) WITH ORDINALITY u(h, n)"
+
 # ---- 1. source database ----------------------------------------------------
 slime_log "pgdump: building $SRC from ${#REGIONS[@]} corpus regions + merged + level.dat"
 {
@@ -99,6 +163,8 @@ slime_log "pgdump: building $SRC from ${#REGIONS[@]} corpus regions + merged + l
     # second table: two slime columns, including a NULL
     echo "INSERT INTO pairs SELECT w1.id, w1.world, w2.world
           FROM worlds w1 LEFT JOIN worlds w2 ON w2.id = w1.id + 5 WHERE w1.id <= 5 OR w1.id = 100;"
+    echo "$STORE_DDL"
+    echo "$STORE_SRC"
     echo "ANALYZE;"
 } >"$WORK/src.sql"
 createdb "$SRC"
@@ -111,6 +177,24 @@ slime_psql -d "$SRC" -At -c "SELECT id, name, slime_info(world)->>'chunks' AS ch
     sed 's/^/  source: /'
 bad_src=$(slime_psql -d "$SRC" -At -c "SELECT count(*) FROM worlds WHERE slime_content_hash(world) IS NULL OR md5(world::bytea) IS NULL")
 if [ "$NVAL" = 0 ] || [ "$bad_src" != 0 ]; then echo "pgdump: source hashes incomplete" >&2; exit 1; fi
+
+# the chunk store part: its values and the store's entries
+slime_psql -d "$SRC" -c "\\copy ($(tr '\n' ' ' <<<"$STORE_HASHES")) TO '$WORK/store-hashes.tsv'"
+slime_psql -d "$SRC" -c "\\copy (SELECT encode(hash, 'hex'), md5(data) FROM slime_store) TO '$WORK/store-entries.tsv'"
+NSVAL=$(wc -l <"$WORK/store-hashes.tsv")
+NALL=$(slime_psql -d "$SRC" -At -c "SELECT count(*) FROM ($ALL_VALUES) a WHERE v IS NOT NULL")
+NENTRIES=$(wc -l <"$WORK/store-entries.tsv")
+read -r src_refs src_inline src_distinct <<<"$(slime_psql -d "$SRC" -At -F ' ' -c "
+    SELECT sum((slime_info(world)->>'store_refs')::int), count(*) FILTER (WHERE (slime_info(world)->>'store_refs')::int = 0),
+           (SELECT count(DISTINCT r) FROM saves, unnest(slime_refs(world)) r) FROM saves")"
+echo "  source: $NSVAL reference values in saves (world, history[]) holding $src_refs chunk references;" \
+     "$src_distinct distinct; $NENTRIES store entries"
+if [ "$NSVAL" -lt 10 ] || [ "$src_inline" != 0 ] || [ "$NENTRIES" = 0 ] ||
+   ! awk -F '\t' '$6 <= 0 { bad = 1 } END { exit bad }' "$WORK/store-hashes.tsv" ||
+   [ "$src_distinct" -ge "$src_refs" ]; then
+    echo "pgdump: source store part not as built (values not in reference form, no shared chunks or no store entries)" >&2
+    exit 1
+fi
 
 # ---- 2. compare a target database with the recorded hashes -----------------
 FAIL=0
@@ -144,25 +228,145 @@ SQL
 }
 method_failed() { echo "$1: FAILED ($2)"; FAIL=1; }
 
-# ---- 3. the four ways -------------------------------------------------------
+# compare_store METHOD DB: the chunk store part of a restored database
+compare_store() {
+    local method=$1 db=$2 res same total bad inline unresolved store_same store_bad sv trig
+    local new_refs new_ok new_entries new_entries2
+    res=$(slime_psql -d "$db" -At <<SQL
+CREATE FUNCTION pg_temp.problem(v slime) RETURNS text LANGUAGE plpgsql STABLE AS \$\$
+BEGIN
+  IF NOT slime_verify(slime_resolve(v)) THEN RETURN 'slime_verify(slime_resolve()) false'; END IF;
+  IF slime_content_hash(slime_resolve(v)) IS DISTINCT FROM slime_content_hash(v) THEN
+    RETURN 'resolved content hash differs';
+  END IF;
+  RETURN NULL;
+EXCEPTION WHEN OTHERS THEN RETURN SQLSTATE || ': ' || SQLERRM;
+END \$\$;
+CREATE TEMP TABLE expect(tbl text, id int, col text, chash text, md5 text, refs int);
+\copy expect FROM '$WORK/store-hashes.tsv'
+CREATE TEMP TABLE got AS $STORE_HASHES;
+CREATE TEMP TABLE expect_store(hash text, md5 text);
+\copy expect_store FROM '$WORK/store-entries.tsv'
+CREATE TEMP TABLE got_store AS SELECT encode(hash, 'hex') AS hash, md5(data) AS md5 FROM slime_store;
+CREATE TEMP TABLE problems AS SELECT what, pg_temp.problem(v) AS p FROM ($ALL_VALUES) a WHERE v IS NOT NULL;
+SELECT count(*) FILTER (WHERE e.id IS NOT NULL AND g.id IS NOT NULL AND e.chash IS NOT DISTINCT FROM g.chash
+                          AND e.md5 IS NOT DISTINCT FROM g.md5 AND e.refs IS NOT DISTINCT FROM g.refs),
+       (SELECT count(*) FROM expect),
+       count(*) FILTER (WHERE e.id IS NULL OR g.id IS NULL OR e.chash IS DISTINCT FROM g.chash
+                          OR e.md5 IS DISTINCT FROM g.md5 OR e.refs IS DISTINCT FROM g.refs),
+       count(*) FILTER (WHERE coalesce(g.refs, 0) <= 0),
+       (SELECT count(*) FROM problems WHERE p IS NOT NULL) || '/' || (SELECT count(*) FROM problems),
+       (SELECT count(*) FROM expect_store e JOIN got_store g USING (hash, md5)),
+       (SELECT count(*) FROM expect_store e FULL JOIN got_store g USING (hash, md5) WHERE e.hash IS NULL OR g.hash IS NULL),
+       (SELECT count(*) FROM slime_store_verify()),
+       (SELECT count(*) FROM pg_trigger t WHERE t.tgrelid = 'saves'::regclass AND t.tgname = 'saves_store'
+           AND NOT t.tgisinternal AND t.tgenabled = 'O'
+           AND t.tgfoid = 'slime_store_trigger'::regproc)
+FROM expect e FULL JOIN got g ON (e.tbl, e.id, e.col) = (g.tbl, g.id, g.col);
+SELECT 'problem: ' || what || ': ' || p FROM problems WHERE p IS NOT NULL LIMIT 5;
+SQL
+) || { echo "$method (store): FAILED (comparison query failed)"; FAIL=1; return 0; }
+    IFS='|' read -r same total bad inline unresolved store_same store_bad sv trig <<<"$(head -n 1 <<<"$res")"
+    tail -n +2 <<<"$res" | sed "s/^/  $method: /"
+    if [ "$bad" = 0 ] && [ "$inline" = 0 ] && [ "$same" = "$total" ] && [ "$total" = "$NSVAL" ]; then
+        printf '%-13s store values identical %s/%s, all in reference form (store_refs > 0, as in the source)\n' "$method:" "$same" "$total"
+    else
+        printf '%-13s store values MISMATCH: identical %s/%s, %s differing or missing, %s not in reference form\n' \
+            "$method:" "$same" "$total" "$bad" "$inline"
+        FAIL=1
+    fi
+    if [ "${unresolved%/*}" = 0 ] && [ "${unresolved#*/}" = "$NALL" ]; then
+        printf '%-13s all %s values resolve (slime_verify(slime_resolve()), same content hash)\n' "$method:" "${unresolved#*/}"
+    else
+        printf '%-13s %s values do NOT resolve (expected 0/%s)\n' "$method:" "$unresolved" "$NALL"; FAIL=1
+    fi
+    if [ "$store_same" = "$NENTRIES" ] && [ "$store_bad" = 0 ] && [ "$sv" = 0 ]; then
+        printf '%-13s store identical: %s/%s entries (hash, md5(data)); slime_store_verify() empty\n' "$method:" "$store_same" "$NENTRIES"
+    else
+        printf '%-13s store MISMATCH: %s/%s entries same, %s extra or missing, slime_store_verify() %s rows\n' \
+            "$method:" "$store_same" "$NENTRIES" "$store_bad" "$sv"
+        FAIL=1
+    fi
+    if [ "$trig" != 1 ]; then
+        printf '%-13s trigger saves_store missing or not enabled after restore\n' "$method:"; FAIL=1; return 0
+    fi
+    # saves through the restored trigger: one chunk changed (exactly one new
+    # entry, reference form, the content it had before storing), and a
+    # self-contained world (stored, equal to the original)
+    res=$(slime_psql -d "$db" -At -F ' ' <<SQL
+CREATE TEMP TABLE counts(step int, n bigint);
+INSERT INTO counts SELECT 0, count(*) FROM slime_store;
+CREATE TEMP TABLE newsave AS $(edit 1 3 11);
+INSERT INTO saves(island, save_no, world) SELECT 1, 4, w FROM newsave;
+INSERT INTO counts SELECT 1, count(*) FROM slime_store;
+INSERT INTO saves(island, save_no, world) SELECT 5, 1, world FROM worlds WHERE id = 3;
+INSERT INTO counts SELECT 2, count(*) FROM slime_store;
+SELECT (slime_info(s.world)->>'store_refs')::int,
+       slime_content_hash(s.world) = slime_content_hash(n.w) AND s.world = n.w
+         AND slime_verify(slime_resolve(s.world))
+         AND (SELECT slime_verify(slime_resolve(world)) AND (slime_info(world)->>'store_refs')::int > 0
+                     AND world = (SELECT world FROM worlds WHERE id = 3)
+              FROM saves WHERE island = 5)
+         AND (SELECT count(*) = 0 FROM slime_store_verify()),
+       (SELECT n FROM counts WHERE step = 1) - (SELECT n FROM counts WHERE step = 0),
+       (SELECT n FROM counts WHERE step = 2) - (SELECT n FROM counts WHERE step = 1)
+FROM saves s, newsave n WHERE s.island = 1 AND s.save_no = 4;
+SQL
+) || { printf '%-13s FAILED: INSERT through the restored trigger\n' "$method:"; FAIL=1; return 0; }
+    read -r new_refs new_ok new_entries new_entries2 <<<"$res"
+    if [ "${new_refs:-0}" -gt 0 ] && [ "$new_ok" = t ] && [ "$new_entries" = 1 ] && [ "${new_entries2:-0}" -gt 0 ]; then
+        printf '%-13s trigger in place; a one-chunk save through it: 1 new entry, %s references, resolves; a new world: %s entries\n' \
+            "$method:" "$new_refs" "$new_entries2"
+    else
+        printf '%-13s INSERT through the restored trigger wrong: refs %s, checks %s, new entries %s and %s (expected >0, t, 1, >0)\n' \
+            "$method:" "$new_refs" "$new_ok" "$new_entries" "$new_entries2"
+        FAIL=1
+    fi
+}
+
+# ---- 3. the five ways -------------------------------------------------------
 slime_log "pgdump: dump/restore round trips"
 
 db=slime_dump_plain
 if createdb "$db" && pg_dump -Fp "$SRC" | slime_psql -d "$db" -o /dev/null; then
     compare plain "$db"
+    compare_store plain "$db"
 else method_failed plain "pg_dump -Fp | psql"; fi
 
 db=slime_dump_custom
 if createdb "$db" && pg_dump -Fc -f "$WORK/src.dump" "$SRC" &&
    pg_restore --exit-on-error -d "$db" "$WORK/src.dump"; then
     compare custom "$db"
+    compare_store custom "$db"
 else method_failed custom "pg_dump -Fc / pg_restore"; fi
 
 db=slime_dump_dir
 if createdb "$db" && pg_dump -Fd -j2 -f "$WORK/src.dir" "$SRC" &&
    pg_restore --exit-on-error -j2 -d "$db" "$WORK/src.dir"; then
     compare directory "$db"
+    compare_store directory "$db"
 else method_failed directory "pg_dump -Fd -j2 / pg_restore -j2"; fi
+
+# the custom dump again, with the store's data restored after every user
+# table's (pg_restore -l, the slime_store TABLE DATA line moved to the end)
+db=slime_dump_reorder
+if pg_restore -l "$WORK/src.dump" >"$WORK/list.orig" &&
+   awk '/ TABLE DATA .* slime_store / { store = $0; next }
+        { print }
+        END { if (store == "") exit 1; print store }' "$WORK/list.orig" >"$WORK/list.reorder" &&
+   createdb "$db" &&
+   pg_restore --exit-on-error -v -L "$WORK/list.reorder" -d "$db" "$WORK/src.dump" 2>"$WORK/reorder.log"; then
+    # the order pg_restore followed: slime_store's data after every other table's
+    order=$(sed -n 's/.*processing data for table "\(.*\)".*/\1/p' "$WORK/reorder.log" | tr '\n' ' ')
+    echo "  reorder: data restored in the order: $order"
+    if [ "$(awk '{ print $NF }' <<<"$order")" = public.slime_store ] && [ "$(wc -w <<<"$order")" -ge 4 ]; then
+        compare store-last "$db"
+        compare_store store-last "$db"
+    else method_failed store-last "pg_restore did not load slime_store's data last: $order"; fi
+else
+    tail -n 5 "$WORK/reorder.log" 2>/dev/null || true
+    method_failed store-last "pg_restore -L with slime_store's data last"
+fi
 
 db=slime_dump_copy
 if slime_psql -d "$SRC" -c "COPY worlds TO '$WORK/worlds.bin' WITH (FORMAT binary)" \
