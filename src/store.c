@@ -15,6 +15,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "storage/lmgr.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_extension.h"
@@ -102,28 +103,21 @@ open_store(void)
 }
 
 /*
- * Read the store entry of reference chunk d (sl_resolve_fn). The lookup
- * sees committed entries and this transaction's own (SnapshotSelf), so a
- * value stored earlier in the same statement is readable; entries never
- * change once written, only disappear through slime_gc().
+ * Look the entry keyed by hash up under snapshot; with copy, return a
+ * detoasted copy of its data (NULL when absent), else just whether it is
+ * there ((void *) 1 or NULL).
  */
-int
-slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t *len,
-					sl_err *err)
+static struct varlena *
+lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy)
 {
-	slime_open_value *o = ctx;
-	Relation	rel = open_store();
 	SysScanDesc scan;
 	ScanKeyData key;
 	HeapTuple	tup;
-	bytea	   *hash = (bytea *) slime_from_bytes(d->hash, 32);
-	char		hex[65];
+	bytea	   *key_datum = (bytea *) slime_from_bytes(hash, 32);
+	struct varlena *r = NULL;
 
-	if (o->entry)
-		pfree(o->entry);
-	o->entry = NULL;
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_BYTEAEQ, PointerGetDatum(hash));
-	scan = systable_beginscan(rel, store_idx, true, SnapshotSelf, 1, &key);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_BYTEAEQ, PointerGetDatum(key_datum));
+	scan = systable_beginscan(rel, store_idx, true, snapshot, 1, &key);
 	tup = systable_getnext(scan);
 	if (HeapTupleIsValid(tup))
 	{
@@ -131,11 +125,39 @@ slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t
 		Datum		data = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull);
 
 		if (!isnull)
-			o->entry = pg_detoast_datum_copy((struct varlena *) DatumGetPointer(data));
+			r = copy ? pg_detoast_datum_copy((struct varlena *) DatumGetPointer(data)) :
+				(struct varlena *) 1;
 	}
 	systable_endscan(scan);
+	pfree(key_datum);
+	return r;
+}
+
+/*
+ * Read the store entry of reference chunk d (sl_resolve_fn). It looks under
+ * the query's snapshot first: a row that snapshot sees keeps the entries it
+ * refers to visible there, even after a later slime_gc() deleted them (the
+ * snapshot holds VACUUM back). Then under SnapshotSelf, which also sees
+ * entries this transaction stored after the query began. Entries never
+ * change once written, so either answer is the same bytes (and they are
+ * checked against the hash anyway).
+ */
+int
+slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t *len,
+					sl_err *err)
+{
+	slime_open_value *o = ctx;
+	Relation	rel = open_store();
+	char		hex[65];
+
+	if (o->entry)
+		pfree(o->entry);
+	o->entry = NULL;
+	if (ActiveSnapshotSet())
+		o->entry = lookup_entry(rel, d->hash, GetActiveSnapshot(), true);
+	if (o->entry == NULL)
+		o->entry = lookup_entry(rel, d->hash, SnapshotSelf, true);
 	table_close(rel, AccessShareLock);
-	pfree(hash);
 	if (o->entry == NULL)
 	{
 		sl_hash_hex(d->hash, hex);
@@ -144,6 +166,48 @@ slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t
 	*entry = (const uint8_t *) VARDATA_ANY(o->entry);
 	*len = VARSIZE_ANY_EXHDR(o->entry);
 	return 0;
+}
+
+/*
+ * Before a reference-form value is saved: with the store locked against
+ * slime_gc() (ROW EXCLUSIVE, held to commit, as slime_store() takes it), a
+ * chunk that is gone now but was there when the statement began was
+ * collected while the statement ran (its source row deleted and collected
+ * concurrently): a serialization failure, to retry, rather than the
+ * data_corrupted error slime_store() gives a reference nothing ever held.
+ */
+static void
+check_refs_before_save(Datum value)
+{
+	slime_open_value o;
+	Relation	rel;
+	sl_err		err;
+
+	slime_open(&o, value, false);
+	if (o.v.hdr.ref_count == 0 || !ActiveSnapshotSet())
+		return;
+	rel = open_store();
+	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
+	for (uint32_t i = 0; i < o.v.hdr.chunk_count; i++)
+	{
+		sl_dirent	d;
+		char		hex[65];
+
+		CHECK_FOR_INTERRUPTS();
+		if (sl_value_dirent(&o.v, i, &d, &err))
+			slime_raise(&err, false);
+		if (!d.ref || lookup_entry(rel, d.hash, SnapshotSelf, false) ||
+			!lookup_entry(rel, d.hash, GetActiveSnapshot(), false))
+			continue;
+		sl_hash_hex(d.hash, hex);
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("chunk (%d,%d): chunk %s was collected by slime_gc() while this statement ran",
+						d.x, d.z, hex),
+				 errhint("Retry the transaction.")));
+	}
+	table_close(rel, AccessShareLock);
+	sl_value_close(&o.v);
 }
 
 /* A bytea[] of 32-byte hashes. */
@@ -520,6 +584,7 @@ slime_store_trigger(PG_FUNCTION_ARGS)
 			if (!oldnull && datumIsEqual(v, old, false, -1))
 				continue;
 		}
+		check_refs_before_save(v);
 		if (!connected && SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		connected = true;
