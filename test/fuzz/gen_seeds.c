@@ -6,16 +6,25 @@
  * OUTDIR/<target>/ receives hand-built cases (every NBT tag type, string
  * edge cases, deep nesting, region files of every compression type, an
  * external chunk, damaged layouts, values with several frames, world data,
- * entities and POI) and, from each region file named on the command line
- * (read in place, never copied), the decompressed NBT of a few of its
- * smallest chunks plus their gzip/zlib/raw/LZ4 streams written by our
- * codecs. Everything written here is produced by this program; run by
- * test/fuzz/seeds.sh.
+ * entities and POI, format v1 values, values holding chunk store references
+ * followed by their store records, store entries good and damaged) and,
+ * from each region file named on the command line (read in place, never
+ * copied), the decompressed NBT of a few of its smallest chunks plus their
+ * gzip/zlib/raw/LZ4 streams written by our codecs and their store entries.
+ *
+ *   build/fuzz/gen_seeds --refs OUTDIR VALUE...
+ *
+ * writes, for each value file, its reference form and a mixed form (every
+ * other chunk by reference), each followed by the store records of its
+ * references (fuzz_value's input layout), as OUTDIR/value/<name>.refs and
+ * <name>.mixed. Everything written here is produced by this program; run
+ * by test/fuzz/seeds.sh.
  */
 #include "sl_build.h"
 #include "sl_codec.h"
 #include "sl_nbt.h"
 #include "sl_region.h"
+#include "sl_store.h"
 #include "sl_value.h"
 
 #include <errno.h>
@@ -24,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zstd.h>
 
 static const char *outdir;
 static int	nwritten;
@@ -424,6 +434,261 @@ gen_regions(void)
 		sl_free(ch[i].nbt);
 }
 
+/* ---- chunk store entries (fuzz_store: key, then entry) ---- */
+
+/* Write key + entry as a fuzz_store input. */
+static void
+put_entry(const char *name, const uint8_t key[32], const uint8_t *entry, size_t len)
+{
+	sl_buf		b = {0};
+	sl_err		err;
+
+	if (sl_buf_put(&b, key, 32, &err) || sl_buf_put(&b, entry, len, &err))
+		die("out of memory", NULL);
+	put_buf("store", name, &b);
+	sl_buf_free(&b);
+}
+
+/* Encode a chunk's components as a store entry into e (cleared first). */
+static void
+entry_of(const uint32_t len[SL_NCOMP], const uint8_t *const comp[SL_NCOMP], sl_buf *e,
+		 uint8_t key[32])
+{
+	sl_err		err;
+
+	e->len = 0;
+	if (sl_store_entry_encode(len, comp, 3, e, key, &err))
+		die("store entry encode", &err);
+}
+
+/* Raw entry bytes (lengths, then data) compressed with the given zstd flags. */
+static void
+raw_entry(const uint32_t len[SL_NCOMP], const uint8_t *data, size_t data_len,
+		  int checksum, int content_size, sl_buf *e)
+{
+	sl_buf		raw = {0};
+	uint8_t		head[SL_ENTRY_HEADER];
+	ZSTD_CCtx  *cctx = ZSTD_createCCtx();
+	size_t		n;
+	sl_err		err;
+
+	for (int k = 0; k < SL_NCOMP; k++)
+		sl_put_u32le(head + 4 * k, len[k]);
+	if (sl_buf_put(&raw, head, sizeof(head), &err) ||
+		(data_len && sl_buf_put(&raw, data, data_len, &err)))
+		die("out of memory", NULL);
+	e->len = 0;
+	if (cctx == NULL || sl_buf_reserve(e, ZSTD_compressBound(raw.len), &err))
+		die("out of memory", NULL);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, content_size);
+	n = ZSTD_compress2(cctx, e->data, ZSTD_compressBound(raw.len), raw.data, raw.len);
+	if (ZSTD_isError(n))
+		die("zstd", NULL);
+	e->len = n;
+	ZSTD_freeCCtx(cctx);
+	sl_buf_free(&raw);
+}
+
+static void
+gen_store(void)
+{
+	sl_buf		docs[3],
+				e = {0},
+				t = {0};
+	uint8_t		key[32],
+				zero[32];
+	uint32_t	len[SL_NCOMP];
+	const uint8_t *comp[SL_NCOMP];
+	sl_dirent	d;
+
+	memset(zero, 0, sizeof(zero));
+	for (int i = 0; i < 3; i++)
+		docs[i] = nbt_all_types(3700 + i, i, i);
+
+	/* good entries: region only, all three components, entities only */
+	for (int shape = 0; shape < 3; shape++)
+	{
+		static const char *const names[] = {"gen-region.entry", "gen-three.entry", "gen-entities.entry"};
+
+		for (int k = 0; k < SL_NCOMP; k++)
+		{
+			int			on = shape == 1 || (shape == 0 && k == 0) || (shape == 2 && k == 1);
+
+			len[k] = on ? (uint32_t) docs[k].len : 0;
+			comp[k] = on ? docs[k].data : NULL;
+		}
+		entry_of(len, comp, &e, key);
+		put_entry(names[shape], key, e.data, e.len);
+	}
+	/* a tiny good entry: an empty compound */
+	{
+		static const uint8_t empty_c[] = {10, 0, 0, 0};
+
+		len[0] = sizeof(empty_c);
+		len[1] = len[2] = 0;
+		comp[0] = empty_c;
+		comp[1] = comp[2] = NULL;
+		entry_of(len, comp, &e, key);
+		put_entry("gen-empty-compound.entry", key, e.data, e.len);
+	}
+
+	/* the region-only entry under a wrong key */
+	len[0] = (uint32_t) docs[0].len;
+	len[1] = len[2] = 0;
+	comp[0] = docs[0].data;
+	comp[1] = comp[2] = NULL;
+	entry_of(len, comp, &e, key);
+	put_entry("gen-wrong-key.entry", zero, e.data, e.len);
+
+	/* trailing bytes after the document, under the right key */
+	t.len = 0;
+	if (sl_buf_put(&t, docs[0].data, docs[0].len, &werr) || sl_buf_put(&t, "\0\0", 2, &werr))
+		die("out of memory", NULL);
+	len[0] = (uint32_t) t.len;
+	comp[0] = t.data;
+	entry_of(len, comp, &e, key);
+	put_entry("gen-trailing-bytes.entry", key, e.data, e.len);
+
+	/* not NBT at all, under the right key */
+	len[0] = 7;
+	comp[0] = (const uint8_t *) "garbage";
+	entry_of(len, comp, &e, key);
+	put_entry("gen-not-nbt.entry", key, e.data, e.len);
+
+	/* lengths that do not add up, all-zero lengths, a frame cut before its checksum */
+	memset(&d, 0, sizeof(d));
+	len[0] = (uint32_t) docs[0].len + 1;
+	len[1] = len[2] = 0;
+	raw_entry(len, docs[0].data, docs[0].len, 1, 1, &e);
+	put_entry("gen-lengths-too-long.entry", zero, e.data, e.len);
+	len[0] = 0;
+	raw_entry(len, NULL, 0, 1, 1, &e);
+	put_entry("gen-zero-lengths.entry", zero, e.data, e.len);
+	raw_entry(len, NULL, 0, 1, 1, &e);
+	put_entry("gen-truncated.entry", zero, e.data, e.len > 4 ? e.len - 4 : e.len);
+
+	/* zstd frames without a checksum, without a content size, and two frames */
+	len[0] = (uint32_t) docs[1].len;
+	comp[0] = docs[1].data;
+	memcpy(d.len, len, sizeof(d.len));
+	sl_chunk_hash(&d, comp, key);
+	raw_entry(len, docs[1].data, docs[1].len, 0, 1, &e);
+	put_entry("gen-no-checksum.entry", key, e.data, e.len);
+	raw_entry(len, docs[1].data, docs[1].len, 1, 0, &e);
+	put_entry("gen-no-size.entry", key, e.data, e.len);
+	entry_of(len, comp, &e, key);
+	t.len = 0;
+	if (sl_buf_put(&t, e.data, e.len, &werr) || sl_buf_put(&t, e.data, e.len, &werr))
+		die("out of memory", NULL);
+	put_entry("gen-two-frames.entry", key, t.data, t.len);
+
+	for (int i = 0; i < 3; i++)
+		sl_buf_free(&docs[i]);
+	sl_buf_free(&e);
+	sl_buf_free(&t);
+}
+
+/* ---- values with store references (fuzz_value: value, then store records) ---- */
+
+/* Append a store record: key, u32le length, entry. */
+static void
+put_record(sl_buf *b, const uint8_t key[32], const uint8_t *entry, size_t len)
+{
+	uint8_t		n[4];
+	sl_err		err;
+
+	sl_put_u32le(n, (uint32_t) len);
+	if (sl_buf_put(b, key, 32, &err) || sl_buf_put(b, n, 4, &err) ||
+		(len && sl_buf_put(b, entry, len, &err)))
+		die("out of memory", NULL);
+}
+
+/*
+ * Encode chunks c (those whose bit is set in mask by reference) with an
+ * optional world, followed by records of the referenced entries; damage:
+ * 1 stores other bytes of the same lengths (a good frame) for the first
+ * reference, 2 drops the records, 3 adds an unrelated record first, 4
+ * flips a compressed byte of the first entry.
+ */
+static void
+put_ref_value(const char *name, const sl_chunk_src *c, size_t n, unsigned mask,
+			  const uint8_t *world, size_t world_len, const sl_encode_opts *opts, int damage)
+{
+	sl_chunk_src src[8];
+	uint8_t		keys[8][32];
+	sl_buf		entries[8],
+				b = {0},
+				trailer = {0};
+	sl_err		err;
+
+	if (n > 8)
+		die("too many chunks", NULL);
+	memset(entries, 0, sizeof(entries));
+	for (size_t i = 0; i < n; i++)
+	{
+		src[i] = c[i];
+		if (!(mask >> i & 1))
+			continue;
+		entry_of(c[i].len, c[i].comp, &entries[i], keys[i]);
+		src[i].ref = keys[i];
+	}
+	if (sl_value_encode(src, n, world, world_len, opts, NULL, &b, &err))
+		die("value encode", &err);
+	if (sl_value_verify(b.data, b.len, NULL, &err))
+		die("generated value fails verify", &err);
+	if (damage == 3)
+	{
+		uint8_t		other[32];
+
+		memset(other, 0x5A, sizeof(other));
+		put_record(&trailer, other, entries[0].data ? entries[0].data : (const uint8_t *) "", entries[0].len);
+	}
+	for (size_t i = 0; i < n && damage != 2; i++)
+		if (mask >> i & 1)
+		{
+			if (damage == 4 && trailer.len == 0)
+				entries[i].data[entries[i].len / 2] ^= 0x20;
+			if (damage == 1 && trailer.len == 0)
+			{
+				/* the same documents with one byte changed, keyed as the original */
+				uint8_t		other[32];
+				uint8_t    *copy[SL_NCOMP] = {NULL, NULL, NULL};
+				const uint8_t *comp[SL_NCOMP];
+
+				for (int k = 0; k < SL_NCOMP; k++)
+				{
+					comp[k] = c[i].comp[k];
+					if (c[i].len[k] == 0)
+						continue;
+					copy[k] = malloc(c[i].len[k]);
+					if (copy[k] == NULL)
+						die("out of memory", NULL);
+					memcpy(copy[k], c[i].comp[k], c[i].len[k]);
+					comp[k] = copy[k];
+				}
+				for (int k = 0; k < SL_NCOMP; k++)
+					if (copy[k])
+					{
+						copy[k][c[i].len[k] - 2] ^= 0x01;
+						break;
+					}
+				entry_of(c[i].len, comp, &entries[i], other);
+				for (int k = 0; k < SL_NCOMP; k++)
+					free(copy[k]);
+			}
+			put_record(&trailer, keys[i], entries[i].data, entries[i].len);
+		}
+	if (sl_buf_put(&b, trailer.data, trailer.len, &err))
+		die("out of memory", NULL);
+	put_buf("value", name, &b);
+	for (size_t i = 0; i < n; i++)
+		sl_buf_free(&entries[i]);
+	sl_buf_free(&b);
+	sl_buf_free(&trailer);
+}
+
 /* ---- values ---- */
 static void
 put_value(const char *name, const sl_chunk_src *c, size_t n, const uint8_t *world,
@@ -480,6 +745,29 @@ gen_values(void)
 	multi.level = 1;
 	put_value("gen-multiframe.slime", c, 4, NULL, 0, &multi);
 	put_value("gen-multiframe-world.slime", c, 4, docs[2].data, docs[2].len, &multi);
+
+	/* format version 1 */
+	{
+		sl_encode_opts v1 = sl_default_encode_opts,
+					v1multi = multi;
+
+		v1.version = 1;
+		v1multi.version = 1;
+		put_value("gen-empty-v1.slime", NULL, 0, NULL, 0, &v1);
+		put_value("gen-four-world-v1.slime", c, 4, docs[0].data, docs[0].len, &v1);
+		put_value("gen-multiframe-world-v1.slime", c, 4, docs[2].data, docs[2].len, &v1multi);
+	}
+
+	/* chunk store references, followed by their store records */
+	put_ref_value("gen-refs-store.slime", c, 4, 0xF, NULL, 0, NULL, 0);
+	put_ref_value("gen-refs-world-store.slime", c, 4, 0xF, docs[1].data, docs[1].len, NULL, 0);
+	put_ref_value("gen-mixed-store.slime", c, 4, 0x5, NULL, 0, NULL, 0);
+	put_ref_value("gen-mixed-multiframe-world-store.slime", c, 4, 0xA, docs[0].data, docs[0].len,
+				  &multi, 0);
+	put_ref_value("gen-refs-wrong-bytes-store.slime", c, 4, 0x6, NULL, 0, NULL, 1);
+	put_ref_value("gen-refs-bad-frame-store.slime", c, 4, 0x6, NULL, 0, NULL, 4);
+	put_ref_value("gen-refs-no-store.slime", c, 4, 0xF, NULL, 0, NULL, 2);
+	put_ref_value("gen-refs-extra-record-store.slime", c, 4, 0x9, NULL, 0, NULL, 3);
 	for (int i = 0; i < 4; i++)
 		sl_buf_free(&docs[i]);
 }
@@ -527,6 +815,17 @@ from_region(const char *path, int idx)
 			put("nbt", name, r.chunks[i].nbt, r.chunks[i].nbt_len);
 			snprintf(name, sizeof(name), "region%03d-chunk%d", idx, taken);
 			gen_streams(name, r.chunks[i].nbt, r.chunks[i].nbt_len);
+			{
+				uint32_t	len[SL_NCOMP] = {(uint32_t) r.chunks[i].nbt_len, 0, 0};
+				const uint8_t *comp[SL_NCOMP] = {r.chunks[i].nbt, NULL, NULL};
+				uint8_t		key[32];
+				sl_buf		e = {0};
+
+				entry_of(len, comp, &e, key);
+				snprintf(name, sizeof(name), "region%03d-chunk%d.entry", idx, taken);
+				put_entry(name, key, e.data, e.len);
+				sl_buf_free(&e);
+			}
 			taken++;
 		}
 		sl_region_free(&r);
@@ -534,13 +833,129 @@ from_region(const char *path, int idx)
 	free(data);
 }
 
+/* ---- reference and mixed forms of existing values (--refs) ---- */
+
+/* Read a whole file (malloc'd); NULL when it cannot be read. */
+static uint8_t *
+read_file(const char *path, size_t *len)
+{
+	FILE	   *f = fopen(path, "rb");
+	uint8_t    *data;
+	long		n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	data = malloc(n > 0 ? (size_t) n : 1);
+	if (data == NULL || (n > 0 && fread(data, 1, (size_t) n, f) != (size_t) n))
+	{
+		free(data);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = (size_t) n;
+	return data;
+}
+
+/*
+ * Rebuild value v with the chunks whose directory index i has (i % every
+ * == 0) by reference, the rest kept; append the store records of the
+ * references. Returns 0 when written.
+ */
+static int
+refs_form(sl_value *v, int every, sl_buf *out)
+{
+	sl_builder	b;
+	sl_buf		trailer = {0},
+				e = {0};
+	sl_err		err;
+	int			rc = -1;
+
+	memset(&b, 0, sizeof(b));
+	out->len = 0;
+	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
+	{
+		sl_dirent	d;
+		const uint8_t *comp[SL_NCOMP];
+		uint8_t		key[32];
+
+		if (i % every != 0)
+		{
+			if (sl_builder_add_chunk(&b, v, i, SL_ADD_KEEP, &err))
+				goto done;
+			continue;
+		}
+		if (sl_value_chunk(v, i, &d, comp, &err))
+			goto done;
+		entry_of(d.len, comp, &e, key);
+		put_record(&trailer, key, e.data, e.len);
+		if (sl_builder_add_chunk(&b, v, i, SL_ADD_REFS, &err))
+			goto done;
+	}
+	if (sl_builder_add_world(&b, v, &err) ||
+		sl_builder_encode(&b, NULL, NULL, out, &err) ||
+		sl_value_verify(out->data, out->len, NULL, &err) ||
+		sl_buf_put(out, trailer.data, trailer.len, &err))
+		goto done;
+	rc = 0;
+done:
+	sl_builder_free(&b);
+	sl_buf_free(&trailer);
+	sl_buf_free(&e);
+	return rc;
+}
+
+static void
+gen_refs(int nfiles, char **files)
+{
+	for (int f = 0; f < nfiles; f++)
+	{
+		size_t		len = 0;
+		uint8_t    *data = read_file(files[f], &len);
+		const char *base = strrchr(files[f], '/');
+		sl_value	v;
+		sl_buf		out = {0};
+		sl_err		err;
+		char		name[512];
+
+		base = base ? base + 1 : files[f];
+		if (data == NULL || sl_value_open_mem(&v, data, len, NULL, &err))
+		{
+			free(data);
+			continue;
+		}
+		for (int every = 1; every <= 2; every++)
+			if (refs_form(&v, every, &out) == 0 && out.len <= 262144)
+			{
+				snprintf(name, sizeof(name), "%s.%s", base, every == 1 ? "refs" : "mixed");
+				put_buf("value", name, &out);
+			}
+		sl_value_close(&v);
+		sl_buf_free(&out);
+		free(data);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	if (argc < 2)
 	{
-		fprintf(stderr, "usage: gen_seeds OUTDIR [REGION_FILE...]\n");
+		fprintf(stderr, "usage: gen_seeds OUTDIR [REGION_FILE...] | --refs OUTDIR VALUE...\n");
 		return 2;
+	}
+	if (strcmp(argv[1], "--refs") == 0)
+	{
+		if (argc < 3)
+			die("usage: gen_seeds --refs OUTDIR VALUE...", NULL);
+		outdir = argv[2];
+		gen_refs(argc - 3, argv + 3);
+		sl_release_caches();
+		printf("gen_seeds: %d reference-form values in %s/value\n", nwritten, outdir);
+		return 0;
 	}
 	outdir = argv[1];
 	if (mkdir(outdir, 0755) != 0 && errno != EEXIST)
@@ -549,6 +964,7 @@ main(int argc, char **argv)
 	gen_codecs();
 	gen_regions();
 	gen_values();
+	gen_store();
 	for (int i = 2; i < argc; i++)
 		from_region(argv[i], i - 2);
 	sl_buf_free(&w);

@@ -22,7 +22,7 @@ rss=${FUZZ_RSS_MB:-2048}
 
 max_len() {
 	case $1 in
-		nbt|blocks) echo 131072 ;;
+		nbt|blocks|store) echo 131072 ;;
 		region) echo 81920 ;;
 		value) echo 262144 ;;
 		lz4|inflate) echo 65536 ;;

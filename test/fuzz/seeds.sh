@@ -9,10 +9,14 @@
 #             damaged NBT samples, decompressed chunks of corpus regions,
 #             generated documents
 #   value/    slime values made by `build/slimetool import-region` from small
-#             corpus regions (with entities/POI files), generated values
+#             corpus regions (with entities/POI files), their reference and
+#             mixed forms followed by their store records (gen_seeds --refs),
+#             generated values (v1 and v2, with and without references)
 #   lz4/      LZ4Block streams of corpus chunks (our encoder) and generated
 #   inflate/  gzip level.dat/schematic files, gzip/zlib/raw streams of corpus
 #             chunks (our encoder) and generated
+#   store/    key + store entry of corpus chunks (our encoder) and generated,
+#             good and damaged
 #
 # Needs build/fuzz/gen_seeds and build/slimetool (`make fuzz-seeds` builds
 # both). Deterministic; rebuilds the directory from scratch each time.
@@ -30,7 +34,7 @@ for b in build/fuzz/gen_seeds build/slimetool; do
 	[ -x "$b" ] || { echo "seeds.sh: $b missing (make fuzz-seeds)" >&2; exit 1; }
 done
 rm -rf "$out"
-mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks}
+mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks,store}
 
 # a file name from a corpus path: anvil-1.18plus/x/r.0.0.mca -> anvil-1.18plus_x_r.0.0.mca
 flat() { local p=${1#"$corpus"/}; printf '%s' "${p//\//_}"; }
@@ -106,13 +110,17 @@ if ./build/slimetool gen-world "$gw" --size 3 >/dev/null 2>&1; then
 	[ -f "$gw/level.dat" ] && cp "$gw/level.dat" "$out/inflate/gen-world-level.dat"
 fi
 
+# reference and mixed forms of the imported values, with their store records
+mapfile -t imported < <(find "$out/value" -type f -name '*.slime' ! -name 'gen-*' | LC_ALL=C sort)
+[ "${#imported[@]}" -gt 0 ] && ./build/fuzz/gen_seeds --refs "$out" "${imported[@]}" >/dev/null
+
 # blocks: chunk NBT behind one byte that picks the claimed DataVersion
 for f in "$out"/nbt/*; do
 	[ -f "$f" ] || continue
 	{ printf '\004'; cat "$f"; } >"$out/blocks/$(basename "$f")"
 done
 
-for d in region nbt value lz4 inflate blocks; do
+for d in region nbt value lz4 inflate blocks store; do
 	printf 'seeds: %-8s %4d files %8d KiB\n' "$d" "$(find "$out/$d" -type f | wc -l)" \
 		"$(du -sk "$out/$d" | cut -f1)"
 done
