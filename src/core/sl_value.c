@@ -937,6 +937,11 @@ verify_layout(sl_value *v, uint32_t i, const sl_dirent *d, verify_state *st, sl_
 	st->prev_key = key;
 	if (d->ref)
 	{
+		if ((uint64_t) d->len[0] + d->len[1] + d->len[2] > v->lim.max_chunk_raw)
+			return sl_fail(err, SL_ERR_LIMIT,
+						   "chunk (%d,%d): %llu bytes exceed the chunk size cap of %zu bytes",
+						   d->x, d->z, (unsigned long long) d->len[0] + d->len[1] + d->len[2],
+						   v->lim.max_chunk_raw);
 		if (d->offset != st->refs)
 			return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d): references are not in directory order",
 						   d->x, d->z);
