@@ -9,6 +9,7 @@
  *   slimetool export-region FILE.slime RX RZ [--kind region|entities|poi]
  *                           -o OUT.mca
  *   slimetool copy-world WORLD_DIR [--name NAME] [--lenient]
+ *   slimetool export-world DIR [--force] [--world NAME]
  *   slimetool gen-world DIR [--size N]
  *
  * A .slime file holds the raw value bytes (the type's binary form).
@@ -32,6 +33,7 @@ usage(FILE *f)
 		  "                          [--rx N --rz N] [--format-version N] [REGION.mca] -o OUT.slime\n"
 		  "  slimetool export-region FILE.slime RX RZ [--kind region|entities|poi] -o OUT.mca\n"
 		  "  slimetool copy-world WORLD_DIR [--name NAME] [--lenient]  > binary COPY stream\n"
+		  "  slimetool export-world DIR [--force] [--world NAME]  < binary COPY stream\n"
 		  "  slimetool gen-world DIR [--size N]\n", f);
 }
 
@@ -535,6 +537,7 @@ main(int argc, char **argv)
 		{"import-region", cmd_import_region},
 		{"export-region", cmd_export_region},
 		{"copy-world", cmd_copy_world},
+		{"export-world", cmd_export_world},
 		{"gen-world", cmd_gen_world},
 	};
 

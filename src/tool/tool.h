@@ -78,6 +78,7 @@ int			gen_level(const char *dir, int spawn_x, int spawn_y, int spawn_z);
 
 /* Subcommands living outside slimetool.c. */
 int			cmd_copy_world(int argc, char **argv);
+int			cmd_export_world(int argc, char **argv);
 int			cmd_gen_world(int argc, char **argv);
 
 #endif
