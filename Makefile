@@ -10,7 +10,10 @@ PG_SRCS = $(sort $(wildcard src/*.c))
 OBJS = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
 
 LIBS_CORE = -lzstd -ldeflate -llz4 -lxxhash -lnettle
-SHLIB_LINK = $(LIBS_CORE)
+# -Bsymbolic: the core's calls to its own functions stay inside slime.so. Without
+# it, sl_free resolves to libbsd's sl_free (stringlist) once the JIT provider
+# (llvmjit -> libedit -> libbsd) is loaded first, and JIT-compiled queries crash.
+SHLIB_LINK = $(LIBS_CORE) -Wl,-Bsymbolic
 PG_CPPFLAGS = -Isrc/core
 PG_CFLAGS = -std=gnu99 -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
