@@ -17,7 +17,7 @@ SHLIB_LINK = $(LIBS_CORE) -Wl,-Bsymbolic
 PG_CPPFLAGS = -Isrc/core
 PG_CFLAGS = -std=gnu99 -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = setup type region contents blocks limits store upgrade corpus
+REGRESS = setup type region contents blocks limits store upgrade corpus slimefile
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
 
 # the shared corpus of real world files, read in place by the corpus tests
@@ -50,6 +50,9 @@ build/slimetool: build/libslimecore.a $(TOOL_SRCS) $(wildcard src/tool/*.h)
 
 build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/corpus_test.c build/libslimecore.a $(LIBS_CORE) -o $@
+
+build/slimefile_corpus: build/libslimecore.a test/corpus/slimefile_corpus.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/slimefile_corpus.c build/libslimecore.a $(LIBS_CORE) -o $@
 
 build/bench_size: build/libslimecore.a test/bench/bench_size.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_size.c build/libslimecore.a $(LIBS_CORE) -o $@

@@ -328,3 +328,10 @@ AS $$
 	WHERE p.problem IS NOT NULL
 $$;
 REVOKE ALL ON FUNCTION slime_store_verify() FROM PUBLIC;
+
+-- Slime files (Slime Region Format of Hypixel, SWM and AdvancedSlimePaper):
+-- every version read, version 13 written (doc/format.md, "Slime files").
+CREATE FUNCTION slime_from_slimefile(file bytea) RETURNS slime
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION slime_to_slimefile(world slime, version integer DEFAULT 13) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;

@@ -14,3 +14,6 @@ make -s build/corpus_test
 # blocks and biomes of every corpus chunk, against an independent decoder
 make -s build/blocks_check
 SLIME_CORPUS="$corpus" ./build/blocks_check "$corpus" | tail -3
+# slime files: the corpus .slime files read, 1.18+ regions through slime files and back
+make -s build/slimefile_corpus
+./build/slimefile_corpus "$corpus" || exit 1

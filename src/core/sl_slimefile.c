@@ -1779,11 +1779,16 @@ survey_chunk(sw *w, const sl_dirent *d, const uint8_t *const comp[SL_NCOMP])
 	c = sl_nbt_child(root, "DataVersion");
 	if (sl_nbt_child(root, "Level") != NULL || c == NULL ||
 		c->type != SL_TAG_INT || c->v.i < SL_DV_LAYOUT_118)
+	{
+		char		dvs[32] = "no DataVersion";
+
+		if (c && c->type == SL_TAG_INT)
+			snprintf(dvs, sizeof(dvs), "DataVersion %lld", (long long) c->v.i);
 		return sl_fail(w->err, SL_ERR_UNSUPPORTED,
-					   "chunk (%d,%d) is not a 1.18+ chunk (DataVersion %s%lld, %s Level compound); slime file version 13 holds only the 1.18 chunk layout (DataVersion %d and later)",
-					   d->x, d->z, c && c->type == SL_TAG_INT ? "" : "none ",
-					   c && c->type == SL_TAG_INT ? (long long) c->v.i : 0LL,
-					   sl_nbt_child(root, "Level") ? "with a" : "no", SL_DV_LAYOUT_118);
+					   "chunk (%d,%d) is not a 1.18+ chunk (%s%s); slime file version 13 holds only the 1.18 chunk layout (DataVersion %d and later)",
+					   d->x, d->z, dvs, sl_nbt_child(root, "Level") ? ", a Level compound" : "",
+					   SL_DV_LAYOUT_118);
+	}
 	dv = c->v.i;
 	if (w->have_dv && dv != w->dv)
 		return sl_fail(w->err, SL_ERR_UNSUPPORTED,
