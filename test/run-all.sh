@@ -2,6 +2,7 @@
 # test/run-all.sh — every slime test, in order:
 #   deps → build+install → unit (make unit) → throwaway cluster →
 #   regress (make installcheck) → corpus (test/corpus.sh) → pgdump (test/pgdump.sh)
+#   → world (test/world.sh: world folders -> table -> folders, identical)
 #   → sanitize (test/sanitize.sh: the extension under ASan+UBSan)
 #   → valgrind (build/unit under memcheck) → fuzz (make fuzz-regress + a short
 #     libFuzzer run of every target, FUZZ_SECONDS each, default 20)
@@ -12,7 +13,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SUITES=(unit regress corpus pgdump hostile crash concurrency sanitize valgrind fuzz)
+SUITES=(unit regress corpus pgdump world hostile crash concurrency sanitize valgrind fuzz)
 declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
 declare -A TIME=()
 START=$SECONDS
@@ -96,6 +97,10 @@ suite_corpus() {
 
 suite_pgdump() { bash test/pgdump.sh; }
 
+# Every corpus world folder and generated worlds through copy-world, a table
+# and export-world back to folders, compared byte for byte (shared cluster).
+suite_world() { bash test/world.sh; }
+
 # Thousands of mutated files, values and NBT through every SQL function;
 # crash, memory and cancel checks (shared cluster).
 suite_hostile() { bash test/hostile.sh; }
@@ -166,10 +171,11 @@ if slime_cluster_start; then
     run_suite regress 600 suite_regress
     run_suite corpus 900 suite_corpus
     run_suite pgdump 600 suite_pgdump
+    run_suite world 300 suite_world
     run_suite hostile 600 suite_hostile
     slime_cluster_stop
 else
-    for s in regress corpus pgdump hostile; do RESULT[$s]="FAILED (cluster did not start)"; done
+    for s in regress corpus pgdump world hostile; do RESULT[$s]="FAILED (cluster did not start)"; done
 fi
 
 run_suite crash 300 suite_crash

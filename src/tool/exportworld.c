@@ -990,13 +990,16 @@ read_header(copy_in *in)
 {
 	static const uint8_t sig[11] = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', 0xFF, '\r', '\n', 0};
 	uint8_t		got[11];
+	size_t		n = fread(got, 1, sizeof(got), in->f);
 	int32_t		flags,
 				ext;
 
-	if (read_exact(in, got, sizeof(got), "the header"))
-		return -1;
-	if (memcmp(got, sig, sizeof(sig)) != 0)
-		return tool_fail("stdin is not a binary COPY stream (use \\copy ... TO STDOUT (FORMAT binary))");
+	in->offset += n;
+	if (memcmp(got, sig, n) != 0 || n == 0)
+		return tool_fail(n ? "stdin is not a binary COPY stream (use \\copy ... TO STDOUT (FORMAT binary))" :
+						 "stdin is empty: no COPY stream (did the query fail?); nothing written");
+	if (n < sizeof(sig))
+		return read_exact(in, got + n, sizeof(sig) - n, "the header");
 	if (read_be(in, 4, &flags, "the header") || read_be(in, 4, &ext, "the header"))
 		return -1;
 	if (flags & 0xFFFF0000)

@@ -1,0 +1,517 @@
+#!/usr/bin/env bash
+# test/world.sh — whole worlds out of the database and back (issue #7).
+#
+# For every world folder the shared corpus yields and for generated worlds:
+#   slimetool copy-world  ->  \copy into a table  ->  test/export-world.sh
+#   (psql \copy of slime_resolve(data) | slimetool export-world)  ->
+#   slimetool copy-world of the exported folder (strict)
+# and checks
+#   - identical values: both copy-world streams equal byte for byte (names,
+#     dimensions, value bytes, so content hashes too);
+#   - the layout Minecraft expects: only level.dat, region/, entities/, poi/,
+#     DIM-1/, DIM1/, dimensions/<ns>/<path>/; in the kind folders only
+#     r.X.Z.mca (r.X.Z.mcr for McRegion chunks) and c.X.Z.mcc; whole 4 KiB
+#     sectors; no temporary file left;
+#   - every region and .mcc file equal to what slime_export_region /
+#     slime_export_external give for that dimension, kind and region (the
+#     folder path computed in SQL, independently of the tool), no file more,
+#     none missing; level.dat equal to slime_level() of the overworld;
+#   - level.dat is gzip (gzip -t), its NBT parses (slime_nbt_to_json) with a
+#     Data compound holding version 19132/19133, and Data.DataVersion is
+#     there whenever the world's chunks carry one.
+# The second copy-world re-reads every region file strictly and export-world
+# reads back each file it writes. No Minecraft server is started: "Minecraft
+# can open it" is checked only as far as the files' format goes.
+#
+# Then the failure and edge cases of export-world: reference-form values
+# (chunk store) refused naming the row and exported through slime_resolve,
+# a chunk over 1 MiB compressed (.mcc), unsafe dimension names, several
+# worlds in one stream, a stream cut short, a non-empty target folder and
+# --force (stale region files removed, other files kept), a server's
+# session.lock, and which level.dat is written when dimensions disagree.
+#
+# Uses the cluster in the PG* environment, else starts a throwaway one.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$SLIME_ROOT"
+
+if [ -z "${PGHOST:-}" ] || [ -z "${PGPORT:-}" ]; then
+    slime_log "world: no PGHOST/PGPORT set, starting a throwaway cluster"
+    slime_cluster_start
+fi
+CORPUS=$(slime_corpus)
+make -s tool PG_CONFIG="$SLIME_PG_CONFIG" >/dev/null
+TOOL=$SLIME_ROOT/build/slimetool
+export SLIMETOOL=$TOOL
+
+DB=slime_world_test
+WORK=$(mktemp -d /tmp/slime-world.XXXXXX)
+slime_on_exit 'dropdb --if-exists "$DB" 2>/dev/null || true; rm -rf "$WORK"'
+dropdb --if-exists "$DB" 2>/dev/null || true
+createdb "$DB"
+export PGDATABASE=$DB
+psql_() { slime_psql "$@"; }
+psql_ -c "SET client_min_messages = warning" -c "CREATE EXTENSION slime" -c "
+CREATE TABLE worlds (world text, dimension text, data slime, PRIMARY KEY (world, dimension));
+CREATE TABLE saves (LIKE worlds INCLUDING ALL);
+CREATE TRIGGER saves_store BEFORE INSERT OR UPDATE ON saves
+    FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
+CREATE TABLE again (LIKE worlds INCLUDING ALL);
+CREATE TABLE odd (world text, dimension text, data slime);"
+
+slime_tally_init
+SERVER_LOG=${SLIME_PGTMP:+$SLIME_PGTMP/server.log}
+n_out=0
+new_out() { n_out=$((n_out + 1)); OUT=$WORK/out/$n_out; mkdir -p "$WORK/out"; }
+
+# ---- checks ------------------------------------------------------------------
+
+# The folder of a dimension, computed in SQL (not by the tool).
+FOLDER_SQL="CASE dimension WHEN 'minecraft:overworld' THEN ''
+    WHEN 'minecraft:the_nether' THEN 'DIM-1/' WHEN 'minecraft:the_end' THEN 'DIM1/'
+    ELSE 'dimensions/' || split_part(dimension, ':', 1) || '/'
+         || substr(dimension, strpos(dimension, ':') + 1) || '/' END"
+
+# expected_files TABLE WORLD: "path md5" of every file the export must hold.
+expected_files() {
+    psql_ -At -F ' ' -v t="$1" -v w="$2" <<SQL
+WITH v AS (SELECT dimension, data, $FOLDER_SQL AS folder FROM :"t" WHERE world = :'w'),
+r AS (SELECT v.*, g.rx, g.rz, k.kind FROM v, slime_regions(v.data) g,
+             unnest(ARRAY['region', 'entities', 'poi']) k(kind)
+      WHERE CASE k.kind WHEN 'region' THEN g.region_chunks WHEN 'entities' THEN g.entity_chunks
+                        ELSE g.poi_chunks END > 0)
+SELECT folder || kind || '/r.' || rx || '.' || rz || '.mca', md5(slime_export_region(data, rx, rz, kind)) FROM r
+UNION ALL
+SELECT folder || kind || '/c.' || e.x || '.' || e.z || '.mcc', md5(e.data)
+  FROM r, slime_export_external(r.data, r.rx, r.rz, r.kind) e
+UNION ALL
+SELECT 'level.dat', md5(slime_level(data)) FROM v
+ WHERE dimension = 'minecraft:overworld' AND slime_level(data) IS NOT NULL
+ORDER BY 1;
+SQL
+}
+
+# actual_files DIR: "path md5" of every file (r.X.Z.mcr listed as .mca).
+actual_files() {
+    (cd "$1" && find . -type f -printf '%P\n' | LC_ALL=C sort | while IFS= read -r f; do
+        printf '%s %s\n' "$(printf '%s' "$f" | sed 's/\(r\.-\{0,1\}[0-9]*\.-\{0,1\}[0-9]*\)\.mcr$/\1.mca/')" \
+            "$(md5sum <"$f" | cut -d' ' -f1)"
+    done) | LC_ALL=C sort
+}
+
+# check_layout DIR: names, places and sizes Minecraft expects; "" or a problem.
+check_layout() {
+    local d=$1 f base kind_re='(^|/)(region|entities|poi)$'
+    while IFS= read -r f; do
+        base=${f##*/}
+        case $base in .*) echo "temporary or hidden file left: $f"; return ;; esac
+        if [ -d "$d/$f" ]; then
+            case $f in
+                region|entities|poi|DIM-1|DIM1|DIM-1/*|DIM1/*|dimensions|dimensions/*) ;;
+                *) echo "unexpected folder $f"; return ;;
+            esac
+            continue
+        fi
+        [ "$f" = level.dat ] && continue
+        local parent=${f%/*}
+        [ "$parent" != "$f" ] && [[ $parent =~ $kind_re ]] ||
+            { echo "file outside region/, entities/, poi/: $f"; return; }
+        if [[ $base =~ ^r\.-?[0-9]+\.-?[0-9]+\.mca$ ]] ||
+           { [[ $base =~ ^r\.-?[0-9]+\.-?[0-9]+\.mcr$ ]] && [[ $parent =~ (^|/)region$ ]]; }; then
+            local size
+            size=$(stat -c %s "$d/$f")
+            if [ "$size" -lt 8192 ] || [ $((size % 4096)) != 0 ]; then
+                echo "$f is $size bytes, not whole 4096-byte sectors after the 8 KiB header"; return
+            fi
+        elif ! [[ $base =~ ^c\.-?[0-9]+\.-?[0-9]+\.mcc$ ]]; then
+            echo "unexpected file name $f"; return
+        fi
+    done < <(cd "$d" && find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort)
+    while IFS= read -r f; do
+        if compgen -G "$f/*.mcr" >/dev/null && compgen -G "$f/*.mca" >/dev/null; then
+            echo "both .mcr and .mca files in $f"; return
+        fi
+    done < <(find "$d" -type d -name region)
+}
+
+# check_level DIR TABLE WORLD: level.dat is gzip NBT with Data, version and,
+# when the world's chunks have one, DataVersion; prints "DV=<n>" or a problem.
+check_level() {
+    local d=$1 hex out
+    [ -f "$d/level.dat" ] || { echo "no-level"; return; }
+    [ "$(od -An -N2 -tx1 "$d/level.dat" | tr -d ' ')" = 1f8b ] || { echo "level.dat is not gzip"; return; }
+    gzip -t <"$d/level.dat" 2>/dev/null || { echo "level.dat fails gzip -t"; return; }
+    hex=$(od -An -v -tx1 "$d/level.dat" | tr -d ' \n')
+    out=$(psql_ -At -F '|' -v hex="$hex" -v t="$2" -v w="$3" <<'SQL' 2>&1
+SELECT jsonb_typeof(j -> 'Data'), j -> 'Data' ->> 'version', coalesce(j -> 'Data' ->> 'DataVersion', 'none'),
+       (SELECT max((slime_info(data) -> 'data_version' ->> 'max')::int) FROM :"t" WHERE world = :'w')
+FROM (SELECT slime_nbt_to_json(decode(:'hex', 'hex')) AS j) s;
+SQL
+) || { echo "level.dat does not parse: $out"; return; }
+    IFS='|' read -r typ ver dv chunkdv <<<"$out"
+    [ "$typ" = object ] || { echo "level.dat has no Data compound"; return; }
+    case $ver in 19132|19133) ;; *) echo "level.dat Data.version is '$ver'"; return ;; esac
+    if [ -n "$chunkdv" ] && [ "$dv" = none ]; then
+        echo "level.dat has no DataVersion but chunks have (up to $chunkdv)"; return
+    fi
+    echo "DV=$dv"
+}
+
+# roundtrip NAME WORLD_DIR [copy-world options]: the whole cycle and checks.
+roundtrip() {
+    local name=$1 src=$2 a b err layout level dims chunks
+    shift 2
+    a=$WORK/a.copy b=$WORK/b.copy err=$WORK/err
+    if ! "$TOOL" copy-world "$src" --name "$name" "$@" >"$a" 2>"$err"; then
+        if grep -q 'not a world folder' "$err"; then
+            echo "skip:   $name: copy-world finds no dimension in it ($(grep -o 'no region/.*' "$err" | head -1))"
+            return
+        fi
+        result FAIL "$name: copy-world failed: $(tail -n 3 "$err")"; return
+    fi
+    psql_ -c "\\copy worlds(world, dimension, data) FROM '$a' WITH (FORMAT binary)" ||
+        { result FAIL "$name: loading the COPY stream failed"; return; }
+    new_out
+    if ! bash test/export-world.sh "$name" worlds "$OUT" 2>"$err"; then
+        result FAIL "$name: export-world failed: $(tail -n 3 "$err")"; return
+    fi
+    if ! "$TOOL" copy-world "$OUT" --name "$name" >"$b" 2>"$err"; then
+        result FAIL "$name: copy-world of the exported folder failed: $(tail -n 3 "$err")"; return
+    fi
+    if ! cmp -s "$a" "$b"; then
+        result FAIL "$name: values differ after export-world and copy-world"; return
+    fi
+    layout=$(check_layout "$OUT")
+    [ -z "$layout" ] || { result FAIL "$name: layout: $layout"; return; }
+    if ! diff <(expected_files worlds "$name" | LC_ALL=C sort) <(actual_files "$OUT") >"$err"; then
+        result FAIL "$name: files differ from slime_export_region/_external/slime_level: $(head -n 6 "$err" | tr '\n' ' ')"
+        return
+    fi
+    # McRegion chunks go back to .mcr files, Anvil chunks to .mca files
+    if [ -n "$(find -L "$src" -path '*region/r.*.mcr' | head -1)" ] && [ -z "$(find -L "$src" -path '*region/r.*.mca' | head -1)" ]; then
+        [ -n "$(find "$OUT" -name '*.mcr')" ] && [ -z "$(find "$OUT" -path '*region/*.mca')" ] ||
+            { result FAIL "$name: McRegion chunks not written as .mcr files"; return; }
+    elif [ -n "$(find "$OUT" -name '*.mcr')" ]; then
+        result FAIL "$name: .mcr files written for Anvil chunks"; return
+    fi
+    level=$(check_level "$OUT" worlds "$name")
+    case $level in DV=*|no-level) ;; *) result FAIL "$name: $level"; return ;; esac
+    IFS='|' read -r dims chunks < <(psql_ -At -F '|' -v w="$name" <<<"
+        SELECT count(*), sum((slime_info(data) ->> 'chunks')::int) FROM worlds WHERE world = :'w'")
+    result OK "$name: $dims dimension(s), $chunks chunks, $(find "$OUT" -type f | wc -l) files, identical values, layout and files ok, level.dat ${level}"
+}
+
+# ---- 1. world folders of the corpus ---------------------------------------------
+# The corpus keeps files flat per source: <era>/<source>/<world>/r.X.Z.mca,
+# entities-1.17plus/<source>/<world>/, poi/<source>/<world>/,
+# level-dat/<source>/<world>/level.dat. World folders are put together from
+# symlinks: <world>/DIM-1 is the nether, <world>/dimensions/<ns> the custom
+# dimension <ns>:<ns> (Forge's layout), and the entities, POI and level.dat
+# of the same <source>/<world> join it.
+slime_log "world: world folders from the corpus"
+declare -A WDIR=() WKEY=() WOPT=()
+RFILE='^r\.-?[0-9]+\.-?[0-9]+\.mc[ar]$'
+
+# region_files DIR: the r.X.Z.mc[ar] files directly in DIR.
+region_files() { local f; for f in "$1"/*; do [[ ${f##*/} =~ $RFILE ]] && [ -f "$f" ] && echo "$f"; done; return 0; }
+
+link_files() {  # link_files DEST FILE...
+    mkdir -p "$1"; local d=$1; shift
+    local f; for f; do ln -sf "$f" "$d/"; done
+}
+
+new_world() {   # new_world ID KEY: the world folder of ID
+    if [ -z "${WDIR[$1]:-}" ]; then
+        WDIR[$1]=$WORK/corpus/$1; WKEY[$1]=$2; mkdir -p "${WDIR[$1]}"
+    fi
+}
+
+for era_dir in "$CORPUS"/anvil-* "$CORPUS"/mcregion "$CORPUS"/damaged; do
+    [ -d "$era_dir" ] || continue
+    era=${era_dir##*/}
+    while IFS= read -r d; do
+        mapfile -t files < <(region_files "$d")
+        [ ${#files[@]} -gt 0 ] || continue
+        rel=${d#"$era_dir"/}; key=$rel; sub=region
+        case $rel in
+            */DIM-1|*/DIM1|*/DIM[0-9]*) key=${rel%/*}; sub=${rel##*/}/region ;;   # DIMn (n not ±1): Forge, not read
+            */dimensions/*) key=${rel%%/dimensions/*}; ns=${rel##*/dimensions/}; sub=dimensions/$ns/$ns/region ;;
+            */entities) key=${rel%/*}; sub=entities ;;
+        esac
+        new_world "$era/$key" "$key"
+        [ "$era" = damaged ] && WOPT[$era/$key]=--lenient
+        link_files "${WDIR[$era/$key]}/$sub" "${files[@]}"
+    done < <(find "$era_dir" -type d | LC_ALL=C sort)
+done
+
+# join_extra ROOT KIND: entities/ or poi/ files of ROOT/<key> into the worlds of <key>
+join_extra() {
+    local root=$CORPUS/$1 kind=$2 d rel id found
+    [ -d "$root" ] || return 0
+    while IFS= read -r d; do
+        mapfile -t files < <(region_files "$d")
+        [ ${#files[@]} -gt 0 ] || continue
+        rel=${d#"$root"/}; found=0
+        for id in "${!WKEY[@]}"; do
+            if [ "${WKEY[$id]}" = "$rel" ] && [ -z "${WOPT[$id]:-}" ]; then
+                link_files "${WDIR[$id]}/$kind" "${files[@]}"; found=1
+            fi
+        done
+        if [ $found = 0 ]; then new_world "$1/$rel" "$rel"; link_files "${WDIR[$1/$rel]}/$kind" "${files[@]}"; fi
+    done < <(find "$root" -type d | LC_ALL=C sort)
+}
+join_extra entities-1.17plus entities
+join_extra poi poi
+
+# level.dat files: <key>/level.dat joins the worlds of <key>; any other .dat
+# is the level.dat of a world of its own.
+while IFS= read -r f; do
+    rel=${f#"$CORPUS"/level-dat/}
+    found=0
+    if [ "${rel##*/}" = level.dat ]; then
+        key=${rel%/level.dat}
+        for id in "${!WKEY[@]}"; do
+            if [ "${WKEY[$id]}" = "$key" ] && [ -z "${WOPT[$id]:-}" ]; then
+                ln -sf "$f" "${WDIR[$id]}/level.dat"; found=1
+            fi
+        done
+    fi
+    if [ $found = 0 ]; then new_world "level-dat/$rel" "-"; ln -sf "$f" "${WDIR[level-dat/$rel]}/level.dat"; fi
+done < <(find "$CORPUS/level-dat" -type f -name '*.dat' 2>/dev/null | LC_ALL=C sort)
+
+t0=$SECONDS
+n_worlds=0
+while IFS= read -r id; do
+    n_worlds=$((n_worlds + 1))
+    roundtrip "$id" "${WDIR[$id]}" ${WOPT[$id]:-}
+done < <(printf '%s\n' "${!WDIR[@]}" | LC_ALL=C sort)
+echo "($n_worlds corpus world folders in $((SECONDS - t0))s)"
+
+# ---- 2. generated worlds ---------------------------------------------------------
+slime_log "world: generated worlds"
+GEN=$WORK/gen
+"$TOOL" gen-world "$GEN" --size 6 >/dev/null
+roundtrip gen-world "$GEN"
+
+# the same chunks as every kind of dimension: nether, end, custom and nested
+GEN5=$WORK/gen5
+"$TOOL" gen-world "$GEN5" --size 3 >/dev/null
+mkdir -p "$GEN5/DIM-1" "$GEN5/DIM1" "$GEN5/dimensions/test/sky" "$GEN5/dimensions/test/sky/deep/er"
+cp -r "$GEN5/region" "$GEN5/entities" "$GEN5/DIM-1/"
+cp -r "$GEN5/poi" "$GEN5/DIM1/"
+cp -r "$GEN5/region" "$GEN5/dimensions/test/sky/"
+cp -r "$GEN5/entities" "$GEN5/dimensions/test/sky/deep/er/"
+roundtrip gen-dimensions "$GEN5"
+
+# ---- 3. the chunk store: reference form refused, slime_resolve exported --------
+slime_log "world: reference-form values"
+psql_ -c "INSERT INTO saves SELECT * FROM worlds WHERE world = 'gen-dimensions'"
+refs=$(psql_ -At -c "SELECT min((slime_info(data) ->> 'store_refs')::int) FROM saves WHERE world = 'gen-dimensions'")
+new_out
+if psql_ -c "\\copy (SELECT world, dimension, data FROM saves WHERE world = 'gen-dimensions' ORDER BY dimension) TO STDOUT (FORMAT binary)" |
+        "$TOOL" export-world "$OUT" 2>"$WORK/err"; then
+    result FAIL "reference form: export-world accepted values held in the chunk store"
+elif [ "$refs" -gt 0 ] && grep -q "row 1 (world 'gen-dimensions', dimension 'minecraft:overworld').*chunk.*store.*slime_resolve(data)" "$WORK/err" &&
+        [ ! -e "$OUT" ]; then
+    result OK "reference form ($refs chunks by reference per value): refused naming the row, nothing written: $(grep -o 'row 1.*' "$WORK/err" | head -1 | cut -c1-150)..."
+else
+    result FAIL "reference form: wrong message or files left: $(cat "$WORK/err")"
+fi
+new_out
+if bash test/export-world.sh gen-dimensions saves "$OUT" 2>"$WORK/err" &&
+        "$TOOL" copy-world "$OUT" --name gen-dimensions >"$WORK/b.copy" 2>/dev/null &&
+        "$TOOL" copy-world "$GEN5" --name gen-dimensions 2>/dev/null | cmp -s - "$WORK/b.copy"; then
+    result OK "reference form: test/export-world.sh (slime_resolve) gives the same values as the source folder"
+else
+    result FAIL "reference form through slime_resolve: $(tail -n 3 "$WORK/err")"
+fi
+
+# compare_db TABLE WORLD COPYFILE: the stream's rows equal the table's, byte for byte.
+compare_db() {
+    psql_ -c "TRUNCATE again" -c "\\copy again(world, dimension, data) FROM '$3' WITH (FORMAT binary)" &&
+    [ "$(psql_ -At -v t="$1" -v w="$2" <<<"
+        SELECT count(*) FROM (SELECT * FROM :\"t\" WHERE world = :'w') x
+        FULL JOIN again y USING (world, dimension)
+        WHERE x.data IS NULL OR y.data IS NULL OR x.data::bytea <> y.data::bytea
+           OR slime_content_hash(x.data) <> slime_content_hash(y.data)")" = 0 ]
+}
+
+# ---- 4. a chunk too big for a region file (c.X.Z.mcc) -------------------------------
+slime_log "world: external chunks"
+# chunk (3,4): its NBT plus 1.6 MB of md5 bytes (incompressible): > 255 sectors
+psql_ <<'SQL'
+INSERT INTO worlds
+SELECT 'gen-big', dimension,
+       CASE WHEN dimension = 'minecraft:overworld' THEN
+           slime_put_chunk(data, 3, 4, slime_json_to_nbt(slime_chunk_json(data, 3, 4)
+               || jsonb_build_object('SlimeBig', jsonb_build_object('byte_array',
+                      (SELECT jsonb_agg(get_byte(b, i) - 128) FROM (SELECT decode(string_agg(md5(g::text), ''), 'hex') AS b
+                        FROM generate_series(1, 100000) g) s, generate_series(0, 1599999) i)))))
+       ELSE data END
+FROM worlds WHERE world = 'gen-world';
+SQL
+new_out
+if bash test/export-world.sh gen-big worlds "$OUT" 2>"$WORK/err" &&
+        [ -f "$OUT/region/c.3.4.mcc" ] &&
+        "$TOOL" copy-world "$OUT" --name gen-big >"$WORK/b.copy" 2>/dev/null &&
+        compare_db worlds gen-big "$WORK/b.copy" &&
+        diff <(expected_files worlds gen-big | LC_ALL=C sort) <(actual_files "$OUT") >/dev/null &&
+        [ -z "$(check_layout "$OUT")" ]; then
+    result OK "external chunk: region/c.3.4.mcc ($(stat -c %s "$OUT/region/c.3.4.mcc") bytes) written, read back identical, equal to slime_export_external"
+else
+    result FAIL "external chunk: $(tail -n 3 "$WORK/err")"
+fi
+
+# ---- 5. refusals ---------------------------------------------------------------------
+slime_log "world: refusals"
+# export_fails WHAT PATTERN COMMAND...: the export fails with PATTERN, OUT never appears
+export_fails() {
+    local what=$1 pat=$2
+    shift 2
+    new_out
+    if "$@" 2>"$WORK/err" >/dev/null; then
+        result FAIL "$what: export-world succeeded"
+    elif ! grep -Eq -- "$pat" "$WORK/err"; then
+        result FAIL "$what: message does not match '$pat': $(cat "$WORK/err")"
+    elif [ -e "$OUT" ]; then
+        result FAIL "$what: $OUT was left behind"
+    else
+        result OK "$what: refused ($(grep -m1 -Eo -- "$pat.*" "$WORK/err" | cut -c1-110))"
+    fi
+}
+stream() { psql_ -c "\\copy ($1) TO STDOUT (FORMAT binary)"; }
+export_odd() { stream "SELECT world, dimension, data FROM odd WHERE world = '$1'" | "$TOOL" export-world "$OUT"; }
+
+v="(SELECT data FROM worlds WHERE world = 'gen-world' AND dimension = 'minecraft:overworld')"
+for name in '../../evil' 'x:../y' 'x:a/../../b' '..:y' 'x:.hidden' 'x:a//b' 'x:' ':y' 'x:a/region' \
+            'x/y:z' 'x:a\b' 'x:1/2/3/4/5/6/7/8/9'; do
+    psql_ -v n="$name" <<<"INSERT INTO odd VALUES ('unsafe ' || :'n', :'n', $v)"
+    export_fails "dimension name '$name'" "row 1 .*unsafe dimension name" export_odd "unsafe $name"
+done
+psql_ -c "INSERT INTO odd VALUES ('dup', 'minecraft:overworld', $v), ('dup', 'minecraft:overworld', $v)"
+export_fails "the same dimension twice" "row 2 .*comes twice" export_odd dup
+psql_ -c "INSERT INTO odd VALUES ('nulldata', 'minecraft:overworld', NULL)"
+export_fails "a NULL value" "row 1 .*data is NULL" export_odd nulldata
+
+two_worlds() {   # two_worlds [export-world options]
+    stream "SELECT world, dimension, data FROM worlds WHERE world IN ('gen-world', 'gen-big') ORDER BY world, dimension" |
+        "$TOOL" export-world "$OUT" "$@"
+}
+export_fails "two worlds in one stream" "more than one world.*--world" two_worlds
+new_out
+if two_worlds --world gen-world 2>/dev/null &&
+        "$TOOL" copy-world "$OUT" --name gen-world 2>/dev/null | cmp -s - <("$TOOL" copy-world "$GEN" --name gen-world 2>/dev/null); then
+    result OK "two worlds in one stream with --world: the one named exported"
+else
+    result FAIL "--world"
+fi
+
+stream "SELECT world, dimension, slime_resolve(data) FROM worlds WHERE world = 'gen-dimensions' ORDER BY dimension" >"$WORK/full.copy"
+size=$(stat -c %s "$WORK/full.copy")
+cut_stream() { head -c "$1" "$WORK/full.copy" | "$TOOL" export-world "$OUT"; }
+for cut in 5 19 $((size / 3)) $((size - 3)) $((size - 1)); do
+    export_fails "a stream cut at byte $cut of $size" "cut short|ends at byte" cut_stream "$cut"
+done
+not_copy() { echo hello | "$TOOL" export-world "$OUT"; }
+export_fails "not a COPY stream" "not a binary COPY stream" not_copy
+
+# ---- 6. a non-empty folder, --force, session.lock ------------------------------------
+slime_log "world: --force"
+new_out
+FORCE_DIR=$OUT
+# gen-force: gen-world plus a chunk in region (2,2); exported, then that chunk deleted
+psql_ -c "INSERT INTO worlds SELECT 'gen-force', dimension,
+              CASE WHEN dimension = 'minecraft:overworld'
+                   THEN slime_put_chunk(data, 70, 70, slime_chunk_nbt(data, 1, 1)) ELSE data END
+          FROM worlds WHERE world = 'gen-dimensions'"
+bash test/export-world.sh gen-force worlds "$FORCE_DIR" 2>/dev/null
+mkdir -p "$FORCE_DIR/playerdata"; echo keep >"$FORCE_DIR/playerdata/someone.dat"
+psql_ -c "UPDATE worlds SET data = slime_delete_chunk(data, 70, 70) WHERE world = 'gen-force' AND dimension = 'minecraft:overworld'"
+before=$(cd "$FORCE_DIR" && find . -type f -exec md5sum {} + | sort)
+if bash test/export-world.sh gen-force worlds "$FORCE_DIR" 2>"$WORK/err"; then
+    result FAIL "non-empty folder without --force: export went ahead"
+elif grep -q "is not empty.*--force" "$WORK/err" && [ "$(cd "$FORCE_DIR" && find . -type f -exec md5sum {} + | sort)" = "$before" ]; then
+    result OK "non-empty folder without --force: refused, folder unchanged"
+else
+    result FAIL "non-empty folder without --force: $(cat "$WORK/err")"
+fi
+if [ -f "$FORCE_DIR/region/r.2.2.mca" ] &&
+        bash test/export-world.sh gen-force worlds "$FORCE_DIR" --force 2>"$WORK/err" &&
+        [ ! -e "$FORCE_DIR/region/r.2.2.mca" ] && [ "$(cat "$FORCE_DIR/playerdata/someone.dat")" = keep ] &&
+        "$TOOL" copy-world "$FORCE_DIR" --name gen-force >"$WORK/b.copy" 2>/dev/null &&
+        compare_db worlds gen-force "$WORK/b.copy"; then
+    result OK "--force: files replaced, stale region/r.2.2.mca removed, playerdata kept, values identical"
+else
+    result FAIL "--force: $(tail -n 3 "$WORK/err")"
+fi
+# a server holds an fcntl lock on session.lock (Java FileChannel.tryLock); struct flock of Linux x86-64/arm64
+: >"$FORCE_DIR/session.lock"
+perl -MFcntl -e 'open(my $f, "+<", $ARGV[0]) or die; my $l = pack("s s x4 q q l x4", F_WRLCK, 0, 0, 0, 0); fcntl($f, F_SETLK, $l) or die "lock: $!"; print "locked\n"; $| = 1; sleep 60' \
+    "$FORCE_DIR/session.lock" >"$WORK/lock.out" 2>&1 &
+lock_pid=$!
+for _ in $(seq 50); do grep -q locked "$WORK/lock.out" 2>/dev/null && break; sleep 0.1; done
+if bash test/export-world.sh gen-force worlds "$FORCE_DIR" --force 2>"$WORK/err"; then
+    result FAIL "session.lock held: export went ahead"
+elif grep -q "session.lock is locked by process $lock_pid" "$WORK/err"; then
+    result OK "session.lock held by a running server (pid $lock_pid): refused"
+else
+    result FAIL "session.lock: $(cat "$WORK/err") $(cat "$WORK/lock.out")"
+fi
+kill "$lock_pid" 2>/dev/null || true
+wait "$lock_pid" 2>/dev/null || true
+
+# ---- 7. slime.so loaded after the JIT provider -------------------------------------------
+# llvmjit pulls in libbsd, whose stringlist sl_free once took the place of the
+# core's sl_free (fixed by linking with -Bsymbolic): a fresh session that
+# JIT-compiles a query before the first slime call, then frees a frame.
+if [ "$(psql_ -At -c "SELECT pg_jit_available()")" = t ]; then
+    if out=$(psql_ -At <<'SQL' 2>&1
+SET jit = on; SET jit_above_cost = 0; SET jit_inline_above_cost = 0; SET jit_optimize_above_cost = 0;
+SELECT count(*) FROM generate_series(1, 10) g WHERE g + 1 > 2;
+SELECT count(*) FROM worlds w, slime_regions(w.data) g, slime_export_external(w.data, g.rx, g.rz, 'region') e
+ WHERE w.world = 'gen-big';
+SQL
+    ); then
+        result OK "JIT-compiled session, then slime functions: no crash ($(echo $out))"
+    else
+        result FAIL "JIT-compiled session, then slime functions: $out"
+    fi
+else
+    echo "skip:   JIT check: pg_jit_available() is false"
+fi
+
+# ---- 8. which level.dat ------------------------------------------------------------------
+slime_log "world: level.dat choices"
+lvl="(SELECT slime_level(data) FROM worlds WHERE world = 'gen-world' AND dimension = 'minecraft:overworld')"
+other="(SELECT slime_level(data) FROM worlds WHERE dimension = 'minecraft:overworld' AND world <> 'gen-world'
+         AND slime_level(data) IS NOT NULL ORDER BY world LIMIT 1)"
+chunks="(SELECT slime_with_level(data, NULL) FROM worlds WHERE world = 'gen-world' AND dimension = 'minecraft:overworld')"
+psql_ -c "INSERT INTO odd VALUES
+    ('nether-only', 'minecraft:overworld', $chunks), ('nether-only', 'minecraft:the_nether', slime_with_level($chunks, $lvl)),
+    ('two-others', 'minecraft:the_nether', slime_with_level($chunks, $lvl)), ('two-others', 'minecraft:the_end', slime_with_level($chunks, $other)),
+    ('overworld-wins', 'minecraft:the_end', slime_with_level($chunks, $other)), ('overworld-wins', 'minecraft:overworld', slime_with_level($chunks, $lvl)),
+    ('no-level', 'minecraft:overworld', $chunks)"
+want=$(psql_ -At -c "SELECT md5($lvl)")
+new_out
+if export_odd nether-only 2>"$WORK/err" && [ "$(md5sum <"$OUT/level.dat" | cut -d' ' -f1)" = "$want" ] &&
+        grep -Eq "level.dat comes from row [0-9]+ \(minecraft:the_nether\)" "$WORK/err"; then
+    result OK "level.dat only in the nether's value: written from it, with a note"
+else
+    result FAIL "level.dat only in the nether: $(cat "$WORK/err")"
+fi
+new_out
+if export_odd overworld-wins 2>"$WORK/err" && [ "$(md5sum <"$OUT/level.dat" | cut -d' ' -f1)" = "$want" ] &&
+        grep -Eq "row [0-9]+ \(minecraft:the_end\) holds a world compound other than the overworld's" "$WORK/err"; then
+    result OK "level.dat differs between overworld and end: the overworld's, with a warning"
+else
+    result FAIL "overworld's level.dat: $(cat "$WORK/err")"
+fi
+export_fails "different level.dat in nether and end, none in the overworld" "cannot choose level.dat" export_odd two-others
+new_out
+if export_odd no-level 2>"$WORK/err" && [ ! -e "$OUT/level.dat" ] && grep -q "no level.dat written" "$WORK/err"; then
+    result OK "no world compound: no level.dat, with a warning"
+else
+    result FAIL "no world compound: $(cat "$WORK/err")"
+fi
+
+finish
