@@ -20,6 +20,12 @@
  *   scan
  *       (iv) slime_block_counts / slime_block_entities over the corpus
  *       table against slime_chunks (decompression only), best of 3.
+ *   copy TABLE FILE FIRST [LAST]
+ *       (bench_store.sh) the values of FILE ("-": stdin; u32 LE length +
+ *       value bytes, as bench_size --emit-* writes them) with index i
+ *       (from 0) in FIRST..LAST (LAST omitted: to the end) loaded as rows
+ *       (i, value) with one COPY TABLE (id, world) FROM STDIN (FORMAT
+ *       binary); prints "rows value_bytes seconds".
  *
  * It prints fixed-width table rows; it never fails on numbers, only when a
  * query fails.
@@ -570,6 +576,106 @@ cmd_scan(void)
 	PQfinish(c);
 }
 
+/* ------------------------------------------------ copy (bench_store.sh) */
+
+static void
+put_be32(char *p, uint32_t v)
+{
+	p[0] = (char) (v >> 24);
+	p[1] = (char) (v >> 16);
+	p[2] = (char) (v >> 8);
+	p[3] = (char) v;
+}
+
+static void
+copy_put(PGconn *c, const char *buf, size_t len)
+{
+	if (PQputCopyData(c, buf, (int) len) != 1)
+		die("COPY data", c, NULL);
+}
+
+static void
+cmd_copy(const char *table, const char *path, long first, long last)
+{
+	FILE	   *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	PGconn	   *c = connect_db();
+	PGresult   *r;
+	char		sql[256],
+				hdr[19 + 4] = "PGCOPY\n\377\r\n";
+	unsigned char lenb[4];
+	char	   *val = NULL;
+	size_t		cap = 0;
+	long		i = 0,
+				rows = 0;
+	double		bytes = 0,
+				t0 = now();
+
+	if (f == NULL)
+	{
+		fprintf(stderr, "bench_client: cannot open %s\n", path);
+		exit(2);
+	}
+	snprintf(sql, sizeof(sql), "COPY %s (id, world) FROM STDIN (FORMAT binary)", table);
+	r = PQexec(c, sql);
+	if (PQresultStatus(r) != PGRES_COPY_IN)
+		die(sql, c, r);
+	PQclear(r);
+	memset(hdr + 11, 0, 8);		/* flags, header extension length */
+	copy_put(c, hdr, 19);
+	while (fread(lenb, 1, 4, f) == 4)
+	{
+		uint32_t	len = lenb[0] | lenb[1] << 8 | lenb[2] << 16 | (uint32_t) lenb[3] << 24;
+		char		row[14];
+
+		if (len + 14 > cap)
+		{
+			cap = (len + 14) * 2;
+			val = realloc(val, cap);
+			if (val == NULL)
+			{
+				fprintf(stderr, "bench_client: out of memory\n");
+				exit(2);
+			}
+		}
+		if (fread(val + 14, 1, len, f) != len)
+		{
+			fprintf(stderr, "bench_client: %s: value %ld is truncated\n", path, i);
+			exit(2);
+		}
+		if (i >= first && (last < 0 || i <= last))
+		{
+			/* field count, id (int4), value */
+			row[0] = 0;
+			row[1] = 2;
+			put_be32(row + 2, 4);
+			put_be32(row + 6, (uint32_t) i);
+			put_be32(row + 10, len);
+			memcpy(val, row, 14);
+			copy_put(c, val, len + 14);
+			rows++;
+			bytes += len;
+		}
+		i++;
+	}
+	if (ferror(f))
+	{
+		fprintf(stderr, "bench_client: cannot read %s\n", path);
+		exit(2);
+	}
+	copy_put(c, "\377\377", 2);
+	if (PQputCopyEnd(c, NULL) != 1)
+		die("COPY end", c, NULL);
+	r = PQgetResult(c);
+	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+		die(sql, c, r);
+	PQclear(r);
+	printf("%ld %.0f %.3f\n", rows, bytes, now() - t0);
+	free(val);
+	if (f != stdin)
+		fclose(f);
+	PQfinish(c);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -582,10 +688,12 @@ main(int argc, char **argv)
 		cmd_hwm(argv[2], argv[3], argv[4]);
 	else if (argc == 2 && strcmp(argv[1], "scan") == 0)
 		cmd_scan();
+	else if ((argc == 5 || argc == 6) && strcmp(argv[1], "copy") == 0)
+		cmd_copy(argv[2], argv[3], atol(argv[4]), argc == 6 ? atol(argv[5]) : -1);
 	else
 	{
 		fprintf(stderr, "usage: bench_client chunkread N | islands FILE SECONDS THREADS |"
-				" hwm FILE RX RZ | scan\n");
+				" hwm FILE RX RZ | scan | copy TABLE FILE FIRST [LAST]\n");
 		return 2;
 	}
 	return 0;

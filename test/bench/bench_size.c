@@ -16,11 +16,21 @@
  * Part 2 (islands): synthetic 5x5-chunk islands cut from 1.18+ regions, each
  * with small deterministic edits; per island (d), (f), (g), (h).
  *
+ * Inputs of test/bench/bench_store.sh (chunk store), written as files and
+ * measured there: --emit-clones (one template island and N clones of it)
+ * and --emit-saves (successive saves of one region); see clones_part and
+ * saves_part. Each prints one line to stdout.
+ *
  * Benchmarks never fail on numbers; the exit status is non-zero only when
  * something could not be run (corpus missing, import error, ...).
  *
  * Usage: bench_size [--islands N] [--g-sample N] [--emit-islands FILE]
- *                   [--emit-count N] [CORPUS_DIR]
+ *                   [--emit-count N] [--no-corpus]
+ *                   [--emit-clones FILE [--clones N] [--clone-block K]]
+ *                   [--emit-saves FILE [--saves N] [--saves-region PATH]]
+ *                   [CORPUS_DIR]
+ * With --emit-clones or --emit-saves, only those files are written (parts 1
+ * and 2 do not run).
  * Environment: SLIME_CORPUS (corpus dir), SLIME_BENCH_LEVEL (zstd level
  * passed to the encoder through a copy of sl_default_encode_opts; unset:
  * NULL opts, i.e. the encoder's current defaults).
@@ -542,6 +552,10 @@ typedef struct src_chunk
 typedef struct src_block
 {
 	src_chunk  *ch[ISLAND_CHUNKS];
+	int			file;			/* index in files[] */
+	int			bx,
+				bz;				/* chunk offset of the block in its region */
+	double		raw;			/* raw NBT bytes of its 25 chunks */
 } src_block;
 
 static void
@@ -612,6 +626,164 @@ prepare_chunk(src_chunk *sc, const sl_region_chunk *c)
 	sl_arena_free(&arena);
 }
 
+/*
+ * Small edits of one chunk in place (buffer base holds a copy of sc's NBT):
+ * 1-8 random bytes in its block-state long arrays and byte arrays, and
+ * LastUpdate / InhabitedTime bumped. The NBT stays valid and the same length.
+ */
+static void
+edit_chunk(const src_chunk *sc, uint8_t *base, long *edits)
+{
+	int			nb = 1 + (int) (rnd() % 8);
+
+	for (int k = 0; k < nb && sc->nspans > 0; k++)
+	{
+		edit_span  *sp = &sc->spans[rnd() % sc->nspans];
+
+		base[sp->off + rnd() % sp->len] = (uint8_t) rnd();
+		(*edits)++;
+	}
+	if (sc->lastupdate_off >= 0)
+		sl_put_u64be(base + sc->lastupdate_off,
+					 sl_get_u64be(base + sc->lastupdate_off) + 1 + rnd() % 100000);
+	if (sc->inhabited_off >= 0)
+		sl_put_u64be(base + sc->inhabited_off,
+					 sl_get_u64be(base + sc->inhabited_off) + rnd() % 100000);
+}
+
+/* Every anvil-1.18plus region, its chunks prepared, and the 5x5 source blocks. */
+typedef struct sources
+{
+	sl_region  *regions;
+	int			nregions;
+	src_block  *blocks;
+	int			nblocks;
+	src_chunk **srcs;			/* per region: its chunks, prepared */
+	int			nsrcs;
+	int			nsrcfiles;		/* regions that gave at least one block */
+} sources;
+
+/* Read and prepare one region file (files[fi]) into s; returns it. */
+static sl_region *
+load_region(sources *s, int fi)
+{
+	size_t		len;
+	uint8_t    *file;
+	int32_t		rx,
+				rz;
+	sl_region  *r;
+	sl_err		err;
+
+	file = read_whole(files[fi].path, &len);
+	corpus_region_coords(files[fi].path, &rx, &rz);
+	s->regions = realloc(s->regions, (s->nregions + 1) * sizeof(sl_region));
+	r = &s->regions[s->nregions++];
+	memset(r, 0, sizeof(*r));
+	if (sl_region_read(file, len, rx, rz, NULL, 0, 1, NULL, r, &err))
+		die("read %s: %s", files[fi].path, err.msg);
+	free(file);
+	/* every chunk of the region, parsed once for its edit targets */
+	s->srcs = realloc(s->srcs, (s->nsrcs + 1) * sizeof(src_chunk *));
+	s->srcs[s->nsrcs] = xmalloc((r->nchunks ? r->nchunks : 1) * sizeof(src_chunk));
+	for (int c = 0; c < r->nchunks; c++)
+		prepare_chunk(&s->srcs[s->nsrcs][c], &r->chunks[c]);
+	s->nsrcs++;
+	return r;
+}
+
+static void
+load_sources(sources *s)
+{
+	memset(s, 0, sizeof(*s));
+	/* 5x5 source blocks: non-overlapping, fully populated, from every 1.18+ region */
+	for (int i = 0; i < nfiles; i++)
+	{
+		sl_region  *r;
+		src_chunk  *sc;
+		int			slot[32][32];
+		char		used[32][32];
+		int			before = s->nblocks;
+
+		if (strcmp(era_names[files[i].era], "anvil-1.18plus") != 0)
+			continue;
+		r = load_region(s, i);
+		sc = s->srcs[s->nsrcs - 1];
+		memset(slot, -1, sizeof(slot));
+		memset(used, 0, sizeof(used));
+		for (int c = 0; c < r->nchunks; c++)
+			if (sc[c].full)
+				slot[r->chunks[c].z & 31][r->chunks[c].x & 31] = c;
+		/* greedy, non-overlapping 5x5 blocks of fully generated chunks */
+		for (int bz = 0; bz + ISLAND_SIDE <= 32; bz++)
+			for (int bx = 0; bx + ISLAND_SIDE <= 32; bx++)
+			{
+				int			ok = 1;
+				src_block  *blk;
+
+				for (int dz = 0; dz < ISLAND_SIDE && ok; dz++)
+					for (int dx = 0; dx < ISLAND_SIDE && ok; dx++)
+						ok = slot[bz + dz][bx + dx] >= 0 && !used[bz + dz][bx + dx];
+				if (!ok)
+					continue;
+				s->blocks = realloc(s->blocks, (s->nblocks + 1) * sizeof(src_block));
+				blk = &s->blocks[s->nblocks];
+				blk->file = i;
+				blk->bx = bx;
+				blk->bz = bz;
+				blk->raw = 0;
+				for (int dz = 0; dz < ISLAND_SIDE; dz++)
+					for (int dx = 0; dx < ISLAND_SIDE; dx++)
+					{
+						used[bz + dz][bx + dx] = 1;
+						blk->ch[dz * ISLAND_SIDE + dx] = &sc[slot[bz + dz][bx + dx]];
+						blk->raw += sc[slot[bz + dz][bx + dx]].c->nbt_len;
+					}
+				s->nblocks++;
+			}
+		s->nsrcfiles += s->nblocks > before;
+		if (getenv("BENCH_DEBUG"))
+		{
+			int			na = 0;
+
+			for (int k = before; k < s->nblocks; k++)
+				for (int c = 0; c < ISLAND_CHUNKS; c++)
+					na += s->blocks[k].ch[c]->nspans == 0;
+			fprintf(stderr, "  %s: %d blocks, %d chunks without arrays\n", files[i].path, s->nblocks - before, na);
+			for (int k = before; k < s->nblocks; k++)
+				fprintf(stderr, "    block %d at (%d,%d): %.0f raw bytes\n", k,
+						s->blocks[k].bx, s->blocks[k].bz, s->blocks[k].raw);
+		}
+	}
+}
+
+static void
+free_sources(sources *s)
+{
+	for (int k = 0; k < s->nsrcs; k++)
+	{
+		for (int c = 0; c < s->regions[k].nchunks; c++)
+			free(s->srcs[k][c].spans);
+		free(s->srcs[k]);
+	}
+	free(s->srcs);
+	free(s->blocks);
+	for (int k = 0; k < s->nregions; k++)
+		sl_region_free(&s->regions[k]);
+	free(s->regions);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Append one length-prefixed value (u32 LE length + bytes) to f. */
+static void
+emit_value(FILE *f, const char *path, const sl_buf *v)
+{
+	uint8_t		lenb[4];
+
+	sl_put_u32le(lenb, (uint32_t) v->len);
+	if (fwrite(lenb, 1, 4, f) != 4 || fwrite(v->data, 1, v->len, f) != v->len)
+		die("write %s failed", path);
+}
+
 typedef struct island_totals
 {
 	double		raw,
@@ -632,13 +804,7 @@ typedef struct island_totals
 static void
 islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 {
-	sl_region  *regions = NULL;
-	int			nregions = 0;
-	src_block  *blocks = NULL;
-	int			nblocks = 0;
-	src_chunk **srcs = NULL;	/* per region: its chunks, prepared */
-	int			nsrcs = 0;
-	int			nsrcfiles = 0;
+	sources		s;
 	island_totals t;
 	FILE	   *emit = NULL;
 	int			g_every;
@@ -646,71 +812,8 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 
 	memset(&t, 0, sizeof(t));
 	t.min_slime = 1e30;
-	/* 5x5 source blocks: non-overlapping, fully populated, from every 1.18+ region */
-	for (int i = 0; i < nfiles; i++)
-	{
-		size_t		len;
-		uint8_t    *file;
-		int32_t		rx,
-					rz;
-		sl_region  *r;
-		int			slot[32][32];
-		char		used[32][32];
-		int			before = nblocks;
-
-		if (strcmp(era_names[files[i].era], "anvil-1.18plus") != 0)
-			continue;
-		file = read_whole(files[i].path, &len);
-		corpus_region_coords(files[i].path, &rx, &rz);
-		regions = realloc(regions, (nregions + 1) * sizeof(sl_region));
-		r = &regions[nregions++];
-		memset(r, 0, sizeof(*r));
-		if (sl_region_read(file, len, rx, rz, NULL, 0, 1, NULL, r, &err))
-			die("read %s: %s", files[i].path, err.msg);
-		free(file);
-		/* every chunk of the region, parsed once for its edit targets */
-		srcs = realloc(srcs, (nsrcs + 1) * sizeof(src_chunk *));
-		srcs[nsrcs] = xmalloc((r->nchunks ? r->nchunks : 1) * sizeof(src_chunk));
-		for (int c = 0; c < r->nchunks; c++)
-			prepare_chunk(&srcs[nsrcs][c], &r->chunks[c]);
-		memset(slot, -1, sizeof(slot));
-		memset(used, 0, sizeof(used));
-		for (int c = 0; c < r->nchunks; c++)
-			if (srcs[nsrcs][c].full)
-				slot[r->chunks[c].z & 31][r->chunks[c].x & 31] = c;
-		/* greedy, non-overlapping 5x5 blocks of fully generated chunks */
-		for (int bz = 0; bz + ISLAND_SIDE <= 32; bz++)
-			for (int bx = 0; bx + ISLAND_SIDE <= 32; bx++)
-			{
-				int			ok = 1;
-
-				for (int dz = 0; dz < ISLAND_SIDE && ok; dz++)
-					for (int dx = 0; dx < ISLAND_SIDE && ok; dx++)
-						ok = slot[bz + dz][bx + dx] >= 0 && !used[bz + dz][bx + dx];
-				if (!ok)
-					continue;
-				blocks = realloc(blocks, (nblocks + 1) * sizeof(src_block));
-				for (int dz = 0; dz < ISLAND_SIDE; dz++)
-					for (int dx = 0; dx < ISLAND_SIDE; dx++)
-					{
-						used[bz + dz][bx + dx] = 1;
-						blocks[nblocks].ch[dz * ISLAND_SIDE + dx] = &srcs[nsrcs][slot[bz + dz][bx + dx]];
-					}
-				nblocks++;
-			}
-		nsrcs++;
-		nsrcfiles += nblocks > before;
-		if (getenv("BENCH_DEBUG"))
-		{
-			int			na = 0;
-
-			for (int k = before; k < nblocks; k++)
-				for (int c = 0; c < ISLAND_CHUNKS; c++)
-					na += blocks[k].ch[c]->nspans == 0;
-			fprintf(stderr, "  %s: %d blocks, %d chunks without arrays\n", files[i].path, nblocks - before, na);
-		}
-	}
-	if (nblocks == 0)
+	load_sources(&s);
+	if (s.nblocks == 0)
 		die("islands: no 5x5 block of fully generated chunks in any anvil-1.18plus region");
 
 	g_every = gsample > 0 && gsample < nislands ? nislands / gsample : 1;
@@ -724,15 +827,15 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 		int			noarr = 0,
 					nolong = 0;
 
-		for (int k = 0; k < nblocks; k++)
+		for (int k = 0; k < s.nblocks; k++)
 			for (int c = 0; c < ISLAND_CHUNKS; c++)
 			{
-				noarr += blocks[k].ch[c]->nspans == 0;
-				nolong += blocks[k].ch[c]->lastupdate_off < 0 || blocks[k].ch[c]->inhabited_off < 0;
+				noarr += s.blocks[k].ch[c]->nspans == 0;
+				nolong += s.blocks[k].ch[c]->lastupdate_off < 0 || s.blocks[k].ch[c]->inhabited_off < 0;
 			}
 		fprintf(stderr, "bench_size: islands: %d islands from %d source blocks in %d regions; "
 				"source chunks without editable arrays: %d, without LastUpdate/InhabitedTime: %d (of %d)\n",
-				nislands, nblocks, nsrcfiles, noarr, nolong, nblocks * ISLAND_CHUNKS);
+				nislands, s.nblocks, s.nsrcfiles, noarr, nolong, s.nblocks * ISLAND_CHUNKS);
 	}
 
 	rng_state = ISLAND_SEED;
@@ -742,7 +845,7 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 
 		for (int i = 0; i < nislands; i++)
 		{
-			src_block  *blk = &blocks[rnd() % nblocks];
+			src_block  *blk = &s.blocks[rnd() % s.nblocks];
 			int			nedit = 1 + (int) (rnd() % 5);
 			sl_builder	b;
 			sl_buf		out = {0};
@@ -764,30 +867,12 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 				for (int e = 0; e < nedit; e++)
 				{
 					int			c;
-					src_chunk  *sc;
-					uint8_t    *base;
-					int			nb;
 
 					do
 						c = (int) (rnd() % ISLAND_CHUNKS);
 					while (picked[c]);
 					picked[c] = 1;
-					sc = blk->ch[c];
-					base = isl.p + offs[c];
-					nb = 1 + (int) (rnd() % 8);
-					for (int k = 0; k < nb && sc->nspans > 0; k++)
-					{
-						edit_span  *sp = &sc->spans[rnd() % sc->nspans];
-
-						base[sp->off + rnd() % sp->len] = (uint8_t) rnd();
-						t.edits++;
-					}
-					if (sc->lastupdate_off >= 0)
-						sl_put_u64be(base + sc->lastupdate_off,
-									 sl_get_u64be(base + sc->lastupdate_off) + 1 + rnd() % 100000);
-					if (sc->inhabited_off >= 0)
-						sl_put_u64be(base + sc->inhabited_off,
-									 sl_get_u64be(base + sc->inhabited_off) + rnd() % 100000);
+					edit_chunk(blk->ch[c], isl.p + offs[c], &t.edits);
 				}
 			}
 
@@ -804,13 +889,7 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 			t.enc_s += corpus_now() - t0;
 			sl_builder_free(&b);
 			if (emit && i < emit_count)
-			{
-				uint8_t		lenb[4];
-
-				sl_put_u32le(lenb, (uint32_t) out.len);
-				if (fwrite(lenb, 1, 4, emit) != 4 || fwrite(out.data, 1, out.len, emit) != out.len)
-					die("write %s failed", emit_path);
-			}
+				emit_value(emit, emit_path, &out);
 			t.slime += out.len;
 			if (out.len < t.min_slime)
 				t.min_slime = out.len;
@@ -847,7 +926,7 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 		   "   anvil-1.18plus regions; per island 1-5 chunks edited: %.1f random bytes\n"
 		   "   per island on average in block-state long arrays and byte arrays, plus\n"
 		   "   LastUpdate and InhabitedTime; PRNG seed %#llx\n\n",
-		   nblocks, nsrcfiles, (double) t.edits / t.n, (unsigned long long) ISLAND_SEED);
+		   s.nblocks, s.nsrcfiles, (double) t.edits / t.n, (unsigned long long) ISLAND_SEED);
 	printf("%-44s %15s %15s\n", "", "avg bytes", "slime/baseline");
 	printf("%-44s %15.0f %15.3f\n", "raw chunk NBT", t.raw / t.n, t.slime / t.raw);
 	printf("%-44s %15.0f %15.3f\n", "(d) zstd-3 per chunk", t.chunk3 / t.n, t.slime / t.chunk3);
@@ -874,18 +953,286 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 	if (emit_path)
 		fprintf(stderr, "bench_size: wrote %d island values to %s\n",
 				emit_count < nislands ? emit_count : nislands, emit_path);
+	free_sources(&s);
+}
 
-	for (int k = 0; k < nsrcs; k++)
+/* ------------------------------------------------- chunk-store inputs */
+
+/*
+ * --emit-clones FILE --clones N: ONE template island (a 5x5 block of fully
+ * generated 1.18+ chunks) and N clones of it, each with 1-5 of its chunks
+ * edited as in part 2, written as length-prefixed values: the template
+ * first, then clone 1..N. The template is block --clone-block K of the list
+ * part 2 cuts its islands from (BENCH_DEBUG=1 lists them), by default the
+ * block whose raw size is the median of the blocks whose 25 chunks all have
+ * editable arrays and LastUpdate. Prints one "clones:" line to stdout.
+ */
+#define CLONE_SEED 0xC10E5EED0001ULL
+
+static void
+clones_part(const char *path, int nclones, int block_idx)
+{
+	sources		s;
+	src_block  *blk;
+	FILE	   *f;
+	bytes		isl = {0};
+	uint32_t	offs[ISLAND_CHUNKS + 1];
+	double		sum = 0,
+				tmpl_len = 0;
+	long		edits = 0,
+				edited_chunks = 0;
+	sl_err		err;
+
+	load_sources(&s);
+	if (s.nblocks == 0)
+		die("clones: no 5x5 block of fully generated chunks in any anvil-1.18plus region");
+	if (block_idx < 0)
 	{
-		for (int c = 0; c < regions[k].nchunks; c++)
-			free(srcs[k][c].spans);
-		free(srcs[k]);
+		int		   *ok = xmalloc(s.nblocks * sizeof(int));
+		int			nok = 0;
+
+		for (int k = 0; k < s.nblocks; k++)
+		{
+			int			good = 1;
+
+			for (int c = 0; c < ISLAND_CHUNKS; c++)
+				good &= s.blocks[k].ch[c]->nspans > 0 && s.blocks[k].ch[c]->lastupdate_off >= 0;
+			if (good)
+				ok[nok++] = k;
+		}
+		if (nok == 0)
+			die("clones: no source block whose chunks all have editable arrays and LastUpdate");
+		/* sort the candidates by raw size (ties: list order), take the median */
+		for (int a = 1; a < nok; a++)
+			for (int b = a; b > 0 && (s.blocks[ok[b - 1]].raw > s.blocks[ok[b]].raw ||
+									  (s.blocks[ok[b - 1]].raw == s.blocks[ok[b]].raw &&
+									   ok[b - 1] > ok[b])); b--)
+			{
+				int			x = ok[b];
+
+				ok[b] = ok[b - 1];
+				ok[b - 1] = x;
+			}
+		block_idx = ok[nok / 2];
+		free(ok);
 	}
-	free(srcs);
-	free(blocks);
-	for (int k = 0; k < nregions; k++)
-		sl_region_free(&regions[k]);
-	free(regions);
+	if (block_idx >= s.nblocks)
+		die("clones: --clone-block %d: there are %d blocks", block_idx, s.nblocks);
+	blk = &s.blocks[block_idx];
+
+	f = fopen(path, "wb");
+	if (f == NULL)
+		die("cannot write %s", path);
+	rng_state = CLONE_SEED;
+	for (int i = 0; i <= nclones; i++)
+	{
+		sl_builder	b;
+		sl_buf		out = {0};
+
+		isl.len = 0;
+		for (int c = 0; c < ISLAND_CHUNKS; c++)
+		{
+			offs[c] = (uint32_t) isl.len;
+			bytes_put(&isl, blk->ch[c]->c->nbt, blk->ch[c]->c->nbt_len);
+		}
+		offs[ISLAND_CHUNKS] = (uint32_t) isl.len;
+		if (i > 0)				/* clone i: 1-5 distinct chunks edited */
+		{
+			int			picked[ISLAND_CHUNKS] = {0};
+			int			nedit = 1 + (int) (rnd() % 5);
+
+			for (int e = 0; e < nedit; e++)
+			{
+				int			c;
+
+				do
+					c = (int) (rnd() % ISLAND_CHUNKS);
+				while (picked[c]);
+				picked[c] = 1;
+				edit_chunk(blk->ch[c], isl.p + offs[c], &edits);
+				edited_chunks++;
+			}
+		}
+		memset(&b, 0, sizeof(b));
+		for (int c = 0; c < ISLAND_CHUNKS; c++)
+			if (sl_builder_add(&b, SL_COMP_REGION, blk->ch[c]->c->x, blk->ch[c]->c->z,
+							   blk->ch[c]->c->timestamp, isl.p + offs[c],
+							   offs[c + 1] - offs[c], 0, &err))
+				die("clone %d: %s", i, err.msg);
+		if (sl_builder_encode(&b, enc_opts, NULL, &out, &err))
+			die("clone %d: encode: %s", i, err.msg);
+		sl_builder_free(&b);
+		emit_value(f, path, &out);
+		if (i == 0)
+			tmpl_len = out.len;
+		else
+			sum += out.len;
+		sl_buf_free(&out);
+	}
+	if (fclose(f) != 0)
+		die("write %s failed", path);
+	printf("template: %s, chunks (%d,%d)-(%d,%d) (block %d of %d)\n",
+		   files[blk->file].path + strlen(corpus_root) + 1,
+		   blk->ch[0]->c->x, blk->ch[0]->c->z,
+		   blk->ch[ISLAND_CHUNKS - 1]->c->x, blk->ch[ISLAND_CHUNKS - 1]->c->z,
+		   block_idx, s.nblocks);
+	printf("template: %.0f bytes raw NBT, value %.0f bytes\n", blk->raw, tmpl_len);
+	printf("clones: %d, avg value %.0f bytes; %.2f chunks and %.1f array bytes edited "
+		   "on average; PRNG seed %#llx\n",
+		   nclones, nclones > 0 ? sum / nclones : 0,
+		   nclones > 0 ? (double) edited_chunks / nclones : 0,
+		   nclones > 0 ? (double) edits / nclones : 0, (unsigned long long) CLONE_SEED);
+	free(isl.p);
+	free_sources(&s);
+}
+
+/*
+ * --emit-saves FILE --saves N [--saves-region PATH]: N successive saves of
+ * one region (by default the largest anvil-1.18plus file): the whole region
+ * as one value (save 1), then for each of saves 2..N three distinct fully
+ * generated chunks edited as in part 2 (edits accumulate: a chunk edited
+ * again starts from its last version), each written as a one-chunk value at
+ * its position. File: length-prefixed values, the region value first, then
+ * 3 per save. Prints one "saves:" line to stdout.
+ */
+#define SAVES_SEED 0x5A7E5EED0002ULL
+#define SAVE_EDITS 3
+
+static void
+saves_part(const char *path, int nsaves, const char *region_path)
+{
+	sources		s;
+	sl_region  *r;
+	src_chunk  *sc;
+	int			fi = -1,
+				nfull = 0;
+	int		   *full;
+	uint8_t   **cur;			/* each chunk's current NBT */
+	FILE	   *f;
+	sl_builder	b;
+	sl_buf		out = {0};
+	double		base_len,
+				edit_len = 0;
+	long		edits = 0;
+	sl_err		err;
+
+	if (region_path)
+	{
+		char		want[4096];
+
+		if (realpath(region_path, want) == NULL)
+			die("saves: %s: %s", region_path, strerror(errno));
+		for (int i = 0; i < nfiles && fi < 0; i++)
+		{
+			char		have[4096];
+
+			if (realpath(files[i].path, have) != NULL && strcmp(have, want) == 0)
+				fi = i;
+		}
+		if (fi < 0)
+			die("saves: %s is not a region file of the corpus eras", region_path);
+	}
+	else
+	{
+		off_t		best = -1;
+
+		for (int i = 0; i < nfiles; i++)
+		{
+			struct stat st;
+
+			if (strcmp(era_names[files[i].era], "anvil-1.18plus") != 0 ||
+				strcmp(files[i].path + strlen(files[i].path) - 4, ".mca") != 0 ||
+				stat(files[i].path, &st) != 0)
+				continue;
+			if (st.st_size > best)
+			{
+				best = st.st_size;
+				fi = i;
+			}
+		}
+		if (fi < 0)
+			die("saves: no anvil-1.18plus region file");
+	}
+	memset(&s, 0, sizeof(s));
+	r = load_region(&s, fi);
+	sc = s.srcs[0];
+	full = xmalloc((r->nchunks ? r->nchunks : 1) * sizeof(int));
+	cur = xmalloc((r->nchunks ? r->nchunks : 1) * sizeof(uint8_t *));
+	for (int c = 0; c < r->nchunks; c++)
+	{
+		cur[c] = xmalloc(r->chunks[c].nbt_len);
+		memcpy(cur[c], r->chunks[c].nbt, r->chunks[c].nbt_len);
+		if (sc[c].full && (sc[c].nspans > 0 || sc[c].lastupdate_off >= 0))
+			full[nfull++] = c;
+	}
+	if (nfull < SAVE_EDITS)
+		die("saves: %s has fewer than %d fully generated chunks", files[fi].path, SAVE_EDITS);
+
+	f = fopen(path, "wb");
+	if (f == NULL)
+		die("cannot write %s", path);
+	memset(&b, 0, sizeof(b));
+	for (int c = 0; c < r->nchunks; c++)
+		if (sl_builder_add(&b, SL_COMP_REGION, r->chunks[c].x, r->chunks[c].z,
+						   r->chunks[c].timestamp, cur[c], r->chunks[c].nbt_len, 0, &err))
+			die("saves: %s", err.msg);
+	if (sl_builder_encode(&b, enc_opts, NULL, &out, &err))
+		die("saves: encode: %s", err.msg);
+	sl_builder_free(&b);
+	emit_value(f, path, &out);
+	base_len = out.len;
+	sl_buf_free(&out);
+
+	rng_state = SAVES_SEED;
+	for (int sv = 2; sv <= nsaves; sv++)
+	{
+		int			picked[SAVE_EDITS];
+
+		for (int e = 0; e < SAVE_EDITS; e++)
+		{
+			int			c,
+						again;
+
+			do
+			{
+				c = full[rnd() % nfull];
+				again = 0;
+				for (int k = 0; k < e; k++)
+					again |= picked[k] == c;
+			} while (again);
+			picked[e] = c;
+			edit_chunk(&sc[c], cur[c], &edits);
+			memset(&b, 0, sizeof(b));
+			if (sl_builder_add(&b, SL_COMP_REGION, r->chunks[c].x, r->chunks[c].z,
+							   r->chunks[c].timestamp, cur[c], r->chunks[c].nbt_len, 0, &err) ||
+				sl_builder_encode(&b, enc_opts, NULL, &out, &err))
+				die("saves: chunk (%d,%d): %s", r->chunks[c].x, r->chunks[c].z, err.msg);
+			sl_builder_free(&b);
+			emit_value(f, path, &out);
+			edit_len += out.len;
+			sl_buf_free(&out);
+		}
+	}
+	if (fclose(f) != 0)
+		die("write %s failed", path);
+	{
+		double		raw = 0;
+
+		for (int c = 0; c < r->nchunks; c++)
+			raw += r->chunks[c].nbt_len;
+		printf("saves: world %s\n", files[fi].path + strlen(corpus_root) + 1);
+		printf("saves: %d chunks (%d fully generated), %.0f bytes raw NBT, value %.0f bytes\n",
+			   r->nchunks, nfull, raw, base_len);
+		printf("saves: %d; saves 2..%d each edit %d fully generated chunks, %.1f array "
+			   "bytes on average; PRNG seed %#llx\n",
+			   nsaves, nsaves, SAVE_EDITS,
+			   nsaves > 1 ? (double) edits / (nsaves - 1) : 0, (unsigned long long) SAVES_SEED);
+	}
+	for (int c = 0; c < r->nchunks; c++)
+		free(cur[c]);
+	free(cur);
+	free(full);
+	free_sources(&s);
 }
 
 /* --------------------------------------------------------------- main */
@@ -895,7 +1242,13 @@ main(int argc, char **argv)
 {
 	const char *env = getenv("SLIME_CORPUS");
 	const char *lvl = getenv("SLIME_BENCH_LEVEL");
-	const char *emit_path = NULL;
+	const char *emit_path = NULL,
+			   *clones_path = NULL,
+			   *saves_path = NULL,
+			   *saves_region = NULL;
+	int			nclones = 10000,
+				clone_block = -1,
+				nsaves = 100;
 	int			nislands = 10000,
 				gsample = 500,
 				emit_count = 200,
@@ -916,12 +1269,27 @@ main(int argc, char **argv)
 			emit_count = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--no-corpus") == 0)
 			skip_corpus = 1;
+		else if (strcmp(argv[i], "--emit-clones") == 0 && i + 1 < argc)
+			clones_path = argv[++i];
+		else if (strcmp(argv[i], "--clones") == 0 && i + 1 < argc)
+			nclones = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--clone-block") == 0 && i + 1 < argc)
+			clone_block = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--emit-saves") == 0 && i + 1 < argc)
+			saves_path = argv[++i];
+		else if (strcmp(argv[i], "--saves") == 0 && i + 1 < argc)
+			nsaves = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--saves-region") == 0 && i + 1 < argc)
+			saves_region = argv[++i];
 		else if (argv[i][0] != '-')
 			corpus_root = argv[i];
 		else
 		{
 			fprintf(stderr, "usage: bench_size [--islands N] [--g-sample N] [--emit-islands FILE]"
-					" [--emit-count N] [--no-corpus] [CORPUS_DIR]\n");
+					" [--emit-count N] [--no-corpus]\n"
+					"                  [--emit-clones FILE [--clones N] [--clone-block K]]\n"
+					"                  [--emit-saves FILE [--saves N] [--saves-region PATH]]"
+					" [CORPUS_DIR]\n");
 			return 2;
 		}
 	}
@@ -973,10 +1341,20 @@ main(int argc, char **argv)
 		printf("%d", enc_opts->level);
 	printf("; corpus %s\n", corpus_root);
 
-	if (!skip_corpus)
-		corpus_part(tmpdir);
-	if (nislands > 0)
-		islands_part(nislands, gsample, emit_path, emit_count);
+	if (clones_path || saves_path)
+	{
+		if (clones_path)
+			clones_part(clones_path, nclones, clone_block);
+		if (saves_path)
+			saves_part(saves_path, nsaves, saves_region);
+	}
+	else
+	{
+		if (!skip_corpus)
+			corpus_part(tmpdir);
+		if (nislands > 0)
+			islands_part(nislands, gsample, emit_path, emit_count);
+	}
 
 	rmdir(tmpdir);
 	ZSTD_freeCCtx(zc);

@@ -7,8 +7,10 @@
 # installs the extension, builds build/bench_size and build/bench_client,
 # runs bench_size (corpus sizes and import speed, synthetic islands), starts a
 # throwaway cluster, runs bench_sql.sh (chunk reads, island save/load, backend
-# memory, scans), stops it and prints every table. Every figure is a ratio
-# against a baseline measured in the same run; nothing here fails on numbers.
+# memory, scans) and bench_store.sh (the chunk store: bytes per island and per
+# save, save throughput, chunk- vs section-level granularity), stops it and
+# prints every table. Every figure is a ratio against a baseline measured in
+# the same run; nothing here fails on numbers.
 # The printed tables are also kept in build/bench/last-run.txt.
 #
 # Environment: SLIME_CORPUS (corpus dir, default ../shared/corpus),
@@ -16,7 +18,9 @@
 # BENCH_ISLANDS (10000), BENCH_G_SAMPLE (500), BENCH_SECONDS (10),
 # BENCH_CHUNK_CALLS (2000), BENCH_THREADS (2), BENCH_IDEAS (0; 1 also builds
 # and runs build/bench_ideas, the compression ideas of issue #3, 1-2
-# minutes more, and appends its tables).
+# minutes more, and appends its tables), BENCH_STORE (1; 0 skips
+# bench_store.sh), and bench_store.sh's BENCH_CLONES (10000), BENCH_SAVES
+# (100), BENCH_ENTRY_OVERHEAD (60).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -69,6 +73,10 @@ slime_log "start a throwaway cluster"
 slime_cluster_start
 step "bench_sql.sh: chunk reads, island save/load, backend memory, scans" "$work/sql.log" \
     bash -c "bash '$HERE/bench_sql.sh' '$work/islands.bin' > '$work/sql.out'"
+if [ "${BENCH_STORE:-1}" = 1 ]; then
+    step "bench_store.sh: the chunk store (about 2.5 minutes)" "$work/store.log" \
+        bash -c "SLIME_BENCH_BUILT=1 bash '$HERE/bench_store.sh' > '$work/store.out'"
+fi
 slime_cluster_stop
 
 mkdir -p build/bench
@@ -81,6 +89,7 @@ mkdir -p build/bench
     echo
     cat "$work/size.out"
     cat "$work/sql.out"
+    [ ! -f "$work/store.out" ] || cat "$work/store.out"
     if [ -f "$work/ideas.out" ]; then
         echo
         echo "== bench_ideas (BENCH_IDEAS=1) =="
