@@ -189,13 +189,6 @@ SELECT pg_catalog.pg_extension_config_dump('slime_store', '');
 
 CREATE FUNCTION slime_refs(world slime) RETURNS bytea[]
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION slime_inline_hashes(world slime) RETURNS bytea[]
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION slime_store_entries(world slime, skip bytea[] DEFAULT '{}')
-	RETURNS TABLE(hash bytea, data bytea)
-	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION slime_reference(world slime) RETURNS slime
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION slime_resolve(world slime) RETURNS slime
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION slime_store_entry_check(hash bytea, data bytea) RETURNS text
@@ -203,57 +196,13 @@ CREATE FUNCTION slime_store_entry_check(hash bytea, data bytea) RETURNS text
 CREATE FUNCTION slime_type_holds(typ oid) RETURNS integer
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
--- Put a value's chunks in the store and return its reference form. A value
--- that already refers to the store is checked: every chunk it refers to
--- must be there. The ROW EXCLUSIVE lock, held to commit, keeps slime_gc()
--- (SHARE ROW EXCLUSIVE) from running between this check and the commit of
--- the row that holds the value; under REPEATABLE READ or SERIALIZABLE the
--- entries relied on are also locked FOR KEY SHARE, so an entry collected
--- after this transaction's snapshot is a serialization failure, not a loss.
+-- Put a value's chunks in the store and return its reference form; a value
+-- that already refers to the store is checked (every chunk it refers to must
+-- be there). Runs as the extension's owner; src/store.c explains the locking
+-- that keeps slime_gc() from collecting a chunk being saved.
 CREATE FUNCTION slime_store(world slime) RETURNS slime
-LANGUAGE plpgsql STRICT SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-	snapshot_xact boolean := current_setting('transaction_isolation') <> 'read committed';
-	refs bytea[];
-	have bytea[];
-	found_n bigint;
-	missing bytea;
-	mx integer;
-	mz integer;
-BEGIN
-	LOCK TABLE @extschema@.slime_store IN ROW EXCLUSIVE MODE;
-	refs := @extschema@.slime_refs(world);
-	IF cardinality(refs) > 0 THEN
-		IF snapshot_xact THEN
-			SELECT count(*) INTO found_n FROM (SELECT 1 FROM @extschema@.slime_store s
-				WHERE s.hash = ANY (refs) FOR KEY SHARE) l;
-		ELSE
-			SELECT count(*) INTO found_n FROM @extschema@.slime_store s WHERE s.hash = ANY (refs);
-		END IF;
-		IF found_n < cardinality(refs) THEN
-			SELECT r INTO missing FROM unnest(refs) r
-				WHERE NOT EXISTS (SELECT 1 FROM @extschema@.slime_store s WHERE s.hash = r) LIMIT 1;
-			SELECT c.x, c.z INTO mx, mz FROM @extschema@.slime_chunks(world) c WHERE c.hash = missing LIMIT 1;
-			RAISE EXCEPTION 'chunk (%,%): chunk % is missing from the chunk store', mx, mz, encode(missing, 'hex')
-				USING ERRCODE = 'data_corrupted',
-					  HINT = 'Values that refer to the store are kept safe only in the columns slime_gc() scans.';
-		END IF;
-	END IF;
-	IF snapshot_xact THEN
-		have := ARRAY(SELECT s.hash FROM @extschema@.slime_store s
-			WHERE s.hash = ANY (@extschema@.slime_inline_hashes(world)) FOR KEY SHARE);
-	ELSE
-		have := ARRAY(SELECT s.hash FROM @extschema@.slime_store s
-			WHERE s.hash = ANY (@extschema@.slime_inline_hashes(world)));
-	END IF;
-	INSERT INTO @extschema@.slime_store (hash, data)
-		SELECT e.hash, e.data FROM @extschema@.slime_store_entries(world, have) e
-		ON CONFLICT (hash) DO NOTHING;
-	RETURN @extschema@.slime_reference(world);
-END
-$$;
+	AS 'MODULE_PATHNAME' LANGUAGE C STRICT SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp;
 
 CREATE FUNCTION slime_store_trigger() RETURNS trigger
 	AS 'MODULE_PATHNAME' LANGUAGE C;

@@ -23,6 +23,7 @@
 #include "commands/extension.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
+#include "access/xact.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -228,16 +229,6 @@ cmp_hash(const void *a, const void *b)
 	return memcmp(((const slime_hashed *) a)->hash, ((const slime_hashed *) b)->hash, 32);
 }
 
-/* Order by chunk index. */
-static int
-cmp_index(const void *a, const void *b)
-{
-	uint32_t	ia = ((const slime_hashed *) a)->index;
-	uint32_t	ib = ((const slime_hashed *) b)->index;
-
-	return ia < ib ? -1 : ia > ib;
-}
-
 /* Sort by hash and drop repeats (keeping the first chunk of each); returns the new count. */
 static int
 sort_unique(slime_hashed *h, int n)
@@ -280,33 +271,6 @@ collect_hashes(slime_open_value *o, bool refs, slime_hashed **out)
 	return sort_unique(h, count);
 }
 
-/* Sorted hashes from a bytea[] argument (NULL: none). */
-static int
-hashes_from_array(ArrayType *arr, slime_hashed **out)
-{
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n,
-				count = 0;
-
-	*out = NULL;
-	if (arr == NULL)
-		return 0;
-	deconstruct_array(arr, BYTEAOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
-	*out = palloc(sizeof(slime_hashed) * (n ? n : 1));
-	for (int i = 0; i < n; i++)
-	{
-		bytea	   *b;
-
-		if (nulls[i])
-			continue;
-		b = DatumGetByteaPP(elems[i]);
-		if (VARSIZE_ANY_EXHDR(b) == 32)
-			memcpy((*out)[count++].hash, VARDATA_ANY(b), 32);
-	}
-	return sort_unique(*out, count);
-}
-
 PG_FUNCTION_INFO_V1(slime_refs);
 /* Distinct hashes of the chunks a value holds by reference (header and directory only). */
 Datum
@@ -319,70 +283,6 @@ slime_refs(PG_FUNCTION_ARGS)
 	slime_open(&o, PG_GETARG_DATUM(0), false);
 	n = (o.v.hdr.flags & SL_FLAG_REFS) ? collect_hashes(&o, true, &h) : 0;
 	PG_RETURN_ARRAYTYPE_P(hashes_to_array(h, n));
-}
-
-PG_FUNCTION_INFO_V1(slime_inline_hashes);
-/* Distinct hashes of the chunks a value holds in its own frames. */
-Datum
-slime_inline_hashes(PG_FUNCTION_ARGS)
-{
-	slime_open_value o;
-	slime_hashed *h;
-	int			n;
-
-	slime_open(&o, PG_GETARG_DATUM(0), false);
-	n = collect_hashes(&o, false, &h);
-	PG_RETURN_ARRAYTYPE_P(hashes_to_array(h, n));
-}
-
-PG_FUNCTION_INFO_V1(slime_store_entries);
-/*
- * Store entries (hash, data) for the chunks a value holds in its frames,
- * each distinct chunk once, leaving out the hashes in skip (already stored).
- */
-Datum
-slime_store_entries(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	slime_open_value o;
-	slime_hashed *skip,
-			   *todo;
-	int			nskip,
-				ntodo,
-				keep = 0;
-	sl_err		err;
-
-	InitMaterializedSRF(fcinfo, 0);
-	nskip = hashes_from_array(PG_ARGISNULL(1) ? NULL : PG_GETARG_ARRAYTYPE_P(1), &skip);
-	slime_open(&o, PG_GETARG_DATUM(0), true);
-	ntodo = collect_hashes(&o, false, &todo);
-	for (int i = 0; i < ntodo; i++)
-		if (nskip == 0 || bsearch(&todo[i], skip, nskip, sizeof(slime_hashed), cmp_hash) == NULL)
-			todo[keep++] = todo[i];
-	/* in directory order, so that each frame is decompressed once */
-	qsort(todo, keep, sizeof(slime_hashed), cmp_index);
-	for (int i = 0; i < keep; i++)
-	{
-		sl_dirent	d;
-		const uint8_t *comp[SL_NCOMP];
-		uint8_t		h[32];
-		sl_buf		out = {0};
-		Datum		values[2];
-		bool		nulls[2] = {false, false};
-
-		CHECK_FOR_INTERRUPTS();
-		if (sl_value_chunk(&o.v, todo[i].index, &d, comp, &err) ||
-			sl_buf_put_u32be(&out, 0, &err) ||
-			sl_store_entry_encode(d.len, comp, slime_encode_opts()->level, &out, h, &err))
-			slime_raise(&err, false);
-		SET_VARSIZE(out.data, out.len);
-		values[0] = PointerGetDatum(slime_from_bytes(h, 32));
-		values[1] = PointerGetDatum(out.data);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		pfree(out.data);
-	}
-	sl_value_close(&o.v);
-	PG_RETURN_NULL();
 }
 
 /* A value rebuilt with every chunk added as mode says. */
@@ -401,15 +301,182 @@ rebuild(Datum d, sl_add_mode mode)
 	return slime_from_builder(&b);
 }
 
-PG_FUNCTION_INFO_V1(slime_reference);
+/* Run a prepared store query with hashes ($1) and maybe data ($2) as arrays. */
+static void
+run_store_query(const char *sql_fmt, const char *store, bool with_data,
+				ArrayType *hashes, ArrayType *data, int expect)
+{
+	Oid			types[2] = {BYTEAARRAYOID, BYTEAARRAYOID};
+	Datum		args[2] = {PointerGetDatum(hashes), PointerGetDatum(data)};
+	char	   *q = psprintf(sql_fmt, store);
+	int			rc = SPI_execute_with_args(q, with_data ? 2 : 1, types, args, NULL, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "store query failed (SPI %d): %s", rc, q);
+	pfree(q);
+}
+
+/* The hashes (sorted) an SPI result's first column holds. */
+static int
+result_hashes(slime_hashed **out)
+{
+	slime_hashed *h = palloc(sizeof(slime_hashed) * (SPI_processed ? SPI_processed : 1));
+	int			n = 0;
+
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		bytea	   *b = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+												  1, &isnull));
+
+		if (!isnull && VARSIZE_ANY_EXHDR(b) == 32)
+			memcpy(h[n++].hash, VARDATA_ANY(b), 32);
+	}
+	*out = h;
+	return sort_unique(h, n);
+}
+
+/* Whether hash is in the sorted set h[0..n). */
+static bool
+hash_in(const uint8_t *hash, const slime_hashed *h, int n)
+{
+	slime_hashed key;
+
+	memcpy(key.hash, hash, 32);
+	return n > 0 && bsearch(&key, h, n, sizeof(slime_hashed), cmp_hash) != NULL;
+}
+
 /*
- * The reference form of a value: every chunk a reference by its hash. It
- * stores nothing; slime_store() stores the chunks and then calls this.
+ * Refuse a value that refers to a chunk the store lacks (present: the
+ * sorted hashes found), naming the first such chunk.
+ */
+static void
+check_present(slime_open_value *o, const slime_hashed *present, int npresent)
+{
+	sl_err		err;
+
+	for (uint32_t i = 0; i < o->v.hdr.chunk_count; i++)
+	{
+		sl_dirent	d;
+		char		hex[65];
+
+		if (sl_value_dirent(&o->v, i, &d, &err))
+			slime_raise(&err, false);
+		if (!d.ref || hash_in(d.hash, present, npresent))
+			continue;
+		sl_hash_hex(d.hash, hex);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("chunk (%d,%d): chunk %s is missing from the chunk store", d.x, d.z, hex),
+				 errhint("Values that refer to the store are kept safe only in the columns slime_gc() scans.")));
+	}
+}
+
+PG_FUNCTION_INFO_V1(slime_store);
+/*
+ * Put a value's chunks in the store and return its reference form; a value
+ * that already refers to the store is checked (every chunk it refers to
+ * must be there). Runs as the extension's owner (SECURITY DEFINER). The
+ * ROW EXCLUSIVE lock on the store, held to commit, keeps slime_gc() (SHARE
+ * ROW EXCLUSIVE) from running between these checks and the commit of the
+ * row that holds the value. Under REPEATABLE READ or SERIALIZABLE the
+ * entries relied on are also locked FOR KEY SHARE, so an entry collected
+ * after this transaction's snapshot is a serialization failure, not a loss.
+ * Each chunk is decompressed and hashed once.
  */
 Datum
-slime_reference(PG_FUNCTION_ARGS)
+slime_store(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_POINTER(rebuild(PG_GETARG_DATUM(0), SL_ADD_REFS));
+	slime_open_value o;
+	Relation	rel = open_store();
+	char	   *store = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+												   RelationGetRelationName(rel));
+	const char *lock_rows = IsolationUsesXactSnapshot() ? " FOR KEY SHARE" : "";
+	uint32_t	n;
+	slime_hashed *all,
+			   *want,
+			   *present;
+	int			nwant = 0,
+				npresent;
+	Datum	   *new_hash,
+			   *new_data;
+	int			nnew = 0;
+	sl_builder	b;
+	sl_err		err;
+
+	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
+	table_close(rel, AccessShareLock);
+	slime_open(&o, PG_GETARG_DATUM(0), true);
+	n = o.v.hdr.chunk_count;
+	all = palloc(sizeof(slime_hashed) * (n ? n : 1));
+	want = palloc(sizeof(slime_hashed) * (n ? n : 1));
+	for (uint32_t i = 0; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (sl_value_chunk_hash(&o.v, i, all[i].hash, &err))
+			slime_raise(&err, false);
+		all[i].index = i;
+		want[nwant++] = all[i];
+	}
+	nwant = sort_unique(want, nwant);
+
+	/* which of the chunks are stored already (locking them where needed) */
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	run_store_query(psprintf("SELECT s.hash FROM %%s s WHERE s.hash = ANY ($1)%s", lock_rows),
+					store, false, hashes_to_array(want, nwant), NULL, SPI_OK_SELECT);
+	npresent = result_hashes(&present);
+	check_present(&o, present, npresent);
+
+	/* store the chunks held inline that the store lacks, each once */
+	new_hash = palloc(sizeof(Datum) * (nwant ? nwant : 1));
+	new_data = palloc(sizeof(Datum) * (nwant ? nwant : 1));
+	for (uint32_t i = 0; i < n; i++)
+	{
+		sl_dirent	d;
+		const uint8_t *comp[SL_NCOMP];
+		uint8_t		h[32];
+		sl_buf		out = {0};
+
+		CHECK_FOR_INTERRUPTS();
+		if (sl_value_dirent(&o.v, i, &d, &err))
+			slime_raise(&err, false);
+		if (d.ref || hash_in(all[i].hash, present, npresent))
+			continue;
+		if (sl_value_chunk(&o.v, i, &d, comp, &err) ||
+			sl_buf_put_u32be(&out, 0, &err) ||
+			sl_store_entry_encode(d.len, comp, slime_encode_opts()->level, &out, h, &err))
+			slime_raise(&err, false);
+		SET_VARSIZE(out.data, out.len);
+		new_hash[nnew] = PointerGetDatum(slime_from_bytes(h, 32));
+		new_data[nnew++] = PointerGetDatum(out.data);
+		/* a repeat of this chunk later in the value is now present */
+		present = repalloc(present, sizeof(slime_hashed) * (npresent + 1));
+		memcpy(present[npresent++].hash, h, 32);
+		npresent = sort_unique(present, npresent);
+	}
+	if (nnew > 0)
+		run_store_query("INSERT INTO %s (hash, data) SELECT * FROM unnest($1, $2) "
+						"ON CONFLICT (hash) DO NOTHING", store, true,
+						construct_array(new_hash, nnew, BYTEAOID, -1, false, TYPALIGN_INT),
+						construct_array(new_data, nnew, BYTEAOID, -1, false, TYPALIGN_INT),
+						SPI_OK_INSERT);
+	SPI_finish();
+
+	/* the reference form, from the hashes computed above */
+	memset(&b, 0, sizeof(b));
+	for (uint32_t i = 0; i < n; i++)
+	{
+		sl_dirent	d;
+
+		if (sl_value_dirent(&o.v, i, &d, &err) ||
+			sl_builder_add_ref(&b, &d, all[i].hash, &err))
+			slime_raise(&err, false);
+	}
+	if (sl_builder_add_world(&b, &o.v, &err))
+		slime_raise(&err, false);
+	sl_value_close(&o.v);
+	PG_RETURN_POINTER(slime_from_builder(&b));
 }
 
 PG_FUNCTION_INFO_V1(slime_resolve);

@@ -67,8 +67,8 @@ copy_bytes(const uint8_t *data, size_t len, sl_err *err)
 }
 
 /* Add a whole chunk as a reference to the store entry keyed by hash. */
-static int
-add_ref(sl_builder *b, const sl_dirent *d, const uint8_t hash[32], sl_err *err)
+int
+sl_builder_add_ref(sl_builder *b, const sl_dirent *d, const uint8_t hash[32], sl_err *err)
 {
 	uint8_t    *copy = copy_bytes(hash, 32, err);
 	sl_piece   *p;
@@ -98,12 +98,12 @@ sl_builder_add_chunk(sl_builder *b, sl_value *v, uint32_t i, sl_add_mode mode, s
 	if (sl_value_dirent(v, i, &d, err))
 		return -1;
 	if (d.ref && mode != SL_ADD_RESOLVE)
-		return add_ref(b, &d, d.hash, err);
+		return sl_builder_add_ref(b, &d, d.hash, err);
 	if (mode == SL_ADD_REFS)
 	{
 		if (sl_value_chunk_hash(v, i, hash, err))
 			return -1;
-		return add_ref(b, &d, hash, err);
+		return sl_builder_add_ref(b, &d, hash, err);
 	}
 	if (sl_value_chunk(v, i, &d, comp, err))
 		return -1;

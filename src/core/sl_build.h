@@ -56,6 +56,10 @@ int			sl_builder_add(sl_builder *b, int comp, int32_t x, int32_t z,
 /* Move every chunk of a read region into the builder as component comp. */
 int			sl_builder_add_region(sl_builder *b, int comp, sl_region *r, sl_err *err);
 
+/* Add chunk d (position, timestamp, DataVersion, lengths) as a reference to hash. */
+int			sl_builder_add_ref(sl_builder *b, const sl_dirent *d, const uint8_t hash[32],
+							   sl_err *err);
+
 /* Add chunk i of an open value to the builder, treated as mode says. */
 int			sl_builder_add_chunk(sl_builder *b, sl_value *v, uint32_t i,
 								 sl_add_mode mode, sl_err *err);
