@@ -251,6 +251,8 @@ rd_zblock(sf *s, rd *r, const char *field, size_t cap, sl_arena *arena,
 	return 0;
 }
 
+static int	rd_doc_any(sf *s, rd *r, const char *field, sl_nbt **out);
+
 /* Parse an NBT document that must be a compound (ASP: BinaryTagIO reads a compound). */
 static int
 parse_doc(sf *s, const rd *r, size_t at, const char *field, const uint8_t *p, size_t len,
@@ -279,9 +281,24 @@ parse_doc(sf *s, const rd *r, size_t at, const char *field, const uint8_t *p, si
 	return 0;
 }
 
-/* A length-prefixed NBT compound ("i32 length, NBT"); length 0 gives NULL. */
+/*
+ * A length-prefixed NBT compound ("i32 length, NBT"). Length 0 gives NULL,
+ * and so does an empty compound (ASP writes an empty compound as length 0
+ * and reads length 0 as an empty compound: the two are the same).
+ */
 static int
 rd_doc(sf *s, rd *r, const char *field, sl_nbt **out)
+{
+	if (rd_doc_any(s, r, field, out))
+		return -1;
+	if (*out && (*out)->v.comp.count == 0)
+		*out = NULL;
+	return 0;
+}
+
+/* The same, an empty compound kept (palette entries: list items). */
+static int
+rd_doc_any(sf *s, rd *r, const char *field, sl_nbt **out)
 {
 	size_t		at;
 	uint32_t	n;
@@ -747,7 +764,7 @@ rd_sections_old(sf *s, rd *r, sl_nbt *list)
 				sl_nbt	   *entry;
 
 				snprintf(field, sizeof(field), "section %d palette entry %u", y, (unsigned) i);
-				if (rd_doc(s, r, field, &entry))
+				if (rd_doc_any(s, r, field, &entry))
 					return -1;
 				if (entry == NULL)
 					return rd_fail(s, r, r->pos - 4, SL_ERR_FORMAT, field, "empty (length 0)");
@@ -1108,7 +1125,11 @@ rd_zdoc(sf *s, rd *r, const char *field, sl_nbt **out)
 		return rd_fail(s, r, at, SL_ERR_LIMIT, field,
 					   "the chunk's NBT needs more than %zu bytes of memory",
 					   s->lim->max_chunk_raw * 8);
-	return parse_doc(s, &sub, 0, field, raw, n, s->lim, &s->ca, out);
+	if (parse_doc(s, &sub, 0, field, raw, n, s->lim, &s->ca, out))
+		return -1;
+	if ((*out)->v.comp.count == 0)
+		*out = NULL;
+	return 0;
 }
 
 /* One chunk of a v10-v13 file. */
@@ -1394,7 +1415,11 @@ world_doc(sf *s, const rd *r, size_t at, const char *field, const uint8_t *p, si
 	sub.area = field;
 	(void) r;
 	(void) at;
-	return parse_doc(s, &sub, 0, field, p, n, &s->doc_lim, &s->wa, out);
+	if (parse_doc(s, &sub, 0, field, p, n, &s->doc_lim, &s->wa, out))
+		return -1;
+	if ((*out)->v.comp.count == 0)
+		*out = NULL;
+	return 0;
 }
 
 /* Free the chunk arena, keeping the memory caps honest. */
@@ -1868,34 +1893,27 @@ wn(sw *w, int type, const char *name)
 	return n;
 }
 
-/* {name: list} (list absent: an empty list of type End, as ASP writes it). */
+/*
+ * {name: list}, or length 0 when the chunk has no such list (ASP's readers
+ * take length 0 as an empty compound, i.e. no items).
+ */
 static int
-put_wrapped(sw *w, sl_buf *out, const char *name, const sl_nbt *list, int empty_as_zero)
+put_wrapped(sw *w, sl_buf *out, const char *name, const sl_nbt *list)
 {
-	sl_nbt	   *doc = wn(w, SL_TAG_COMPOUND, "");
-	sl_nbt	   *item;
-	sl_nbt	  **items = sl_arena_alloc(&w->a, sizeof(sl_nbt *), w->err);
+	sl_nbt	   *doc,
+			   *item;
+	sl_nbt	  **items;
 
-	if (doc == NULL || items == NULL)
-		return -1;
 	if (list == NULL)
-	{
-		if (empty_as_zero)
-			return sl_buf_put_u32be(out, 0, w->err);
-		item = wn(w, SL_TAG_LIST, name);
-		if (item == NULL)
-			return -1;
-		item->v.list.elem_type = SL_TAG_END;
-	}
-	else
-	{
-		item = sl_arena_alloc(&w->a, sizeof(sl_nbt), w->err);
-		if (item == NULL)
-			return -1;
-		*item = *list;
-		item->name = name;
-		item->name_len = (uint16_t) strlen(name);
-	}
+		return sl_buf_put_u32be(out, 0, w->err);
+	doc = wn(w, SL_TAG_COMPOUND, "");
+	item = sl_arena_alloc(&w->a, sizeof(sl_nbt), w->err);
+	items = sl_arena_alloc(&w->a, sizeof(sl_nbt *), w->err);
+	if (doc == NULL || item == NULL || items == NULL)
+		return -1;
+	*item = *list;
+	item->name = name;
+	item->name_len = (uint16_t) strlen(name);
 	items[0] = item;
 	doc->v.comp.count = 1;
 	doc->v.comp.items = items;
@@ -2033,7 +2051,7 @@ write_chunk(sw *w, sl_buf *out, const sl_dirent *d, const uint8_t *const comp[SL
 		}
 		if (want(w, d, root, vanilla[k], SL_TAG_LIST, "chunk tag", &list) ||
 			check_list(w, d, list, vanilla[k]) ||
-			put_wrapped(w, out, vanilla[k], list, 1))
+			put_wrapped(w, out, vanilla[k], list))
 			return -1;
 	}
 	if (w->flags & ~SL_SLIMEFILE_KNOWN_FLAGS)
@@ -2067,7 +2085,7 @@ write_chunk(sw *w, sl_buf *out, const sl_dirent *d, const uint8_t *const comp[SL
 		if (doc ? put_doc(w, out, doc) :
 			(want(w, d, root, "block_entities", SL_TAG_LIST, "chunk tag", &list) ||
 			 check_list(w, d, list, "block_entities") ||
-			 put_wrapped(w, out, "tileEntities", list, 0)))
+			 put_wrapped(w, out, "tileEntities", list)))
 			return -1;
 		w->info->block_entities += list ? list->v.list.count : 0;
 		list = NULL;
@@ -2076,7 +2094,7 @@ write_chunk(sw *w, sl_buf *out, const sl_dirent *d, const uint8_t *const comp[SL
 		if (doc ? put_doc(w, out, doc) :
 			((eroot && want(w, d, eroot, "Entities", SL_TAG_LIST, "entities tag", &list)) ||
 			 check_list(w, d, list, "Entities") ||
-			 put_wrapped(w, out, "entities", list, 0)))
+			 put_wrapped(w, out, "entities", list)))
 			return -1;
 		w->info->entities += list ? list->v.list.count : 0;
 		if (want(w, d, side, "extra", SL_TAG_COMPOUND, "slime tag", &doc))

@@ -34,7 +34,9 @@ usage(FILE *f)
 		  "  slimetool export-region FILE.slime RX RZ [--kind region|entities|poi] -o OUT.mca\n"
 		  "  slimetool copy-world WORLD_DIR [--name NAME] [--lenient]  > binary COPY stream\n"
 		  "  slimetool export-world DIR [--force] [--world NAME]  < binary COPY stream\n"
-		  "  slimetool gen-world DIR [--size N]\n", f);
+		  "  slimetool gen-world DIR [--size N]\n"
+		  "  slimetool import-slime FILE.slime -o OUT.slime   (a slime file, any version, as a value)\n"
+		  "  slimetool export-slime VALUE.slime -o FILE.slime (a value as a version-13 slime file)\n", f);
 }
 
 /* Report a usage error and return the exit status for it. */
@@ -539,6 +541,8 @@ main(int argc, char **argv)
 		{"copy-world", cmd_copy_world},
 		{"export-world", cmd_export_world},
 		{"gen-world", cmd_gen_world},
+		{"import-slime", cmd_import_slime},
+		{"export-slime", cmd_export_slime},
 	};
 
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)

@@ -80,5 +80,7 @@ int			gen_level(const char *dir, int spawn_x, int spawn_y, int spawn_z);
 int			cmd_copy_world(int argc, char **argv);
 int			cmd_export_world(int argc, char **argv);
 int			cmd_gen_world(int argc, char **argv);
+int			cmd_import_slime(int argc, char **argv);
+int			cmd_export_slime(int argc, char **argv);
 
 #endif

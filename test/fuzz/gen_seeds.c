@@ -939,6 +939,46 @@ gen_refs(int nfiles, char **files)
 	}
 }
 
+/* ---- slime files (fuzz_slimefile) ---- */
+#include "../unit/slimefile_gen.h"
+
+/*
+ * Every layout family of slimefile_gen.h: the file, the fuzzer's raw form
+ * ("SFR" version p, blocks; see fuzz_slimefile.c) and the file cut short.
+ */
+static void
+gen_slimefiles(void)
+{
+	for (int i = 0; i < SFG_FAMILIES; i++)
+	{
+		sfg_file	f;
+		sl_buf		file = {0},
+					r = {0};
+		char		name[64];
+		const char *fam = sfg_family(i, &f);
+		const sl_buf *blk[5] = {&f.chunks, &f.tiles, &f.entities, &f.extra, &f.maps};
+
+		sfg_assemble(&f, SIZE_MAX, &file);
+		snprintf(name, sizeof(name), "gen-%s.slime", fam);
+		put_buf("slimefile", name, &file);
+		snprintf(name, sizeof(name), "gen-%s-cut.slime", fam);
+		put("slimefile", name, file.data, file.len / 2);
+		sl_buf_put(&r, "SFR", 3, NULL);
+		sl_buf_put_u8(&r, (uint8_t) f.version, NULL);
+		sl_buf_put_u8(&r, (uint8_t) (f.version >= 10 ? f.flags : (f.wv | (f.mask[0] & 15) << 4)), NULL);
+		for (int k = 0; k < 5; k++)
+		{
+			sl_buf_put_u32be(&r, (uint32_t) blk[k]->len, NULL);
+			sl_buf_put(&r, blk[k]->data, blk[k]->len, NULL);
+		}
+		snprintf(name, sizeof(name), "gen-%s.raw", fam);
+		put_buf("slimefile", name, &r);
+		sl_buf_free(&file);
+		sl_buf_free(&r);
+		sfg_free(&f);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -965,6 +1005,7 @@ main(int argc, char **argv)
 	gen_regions();
 	gen_values();
 	gen_store();
+	gen_slimefiles();
 	for (int i = 2; i < argc; i++)
 		from_region(argv[i], i - 2);
 	sl_buf_free(&w);

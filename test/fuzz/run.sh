@@ -25,6 +25,7 @@ max_len() {
 		nbt|blocks|store) echo 131072 ;;
 		region) echo 81920 ;;
 		value) echo 262144 ;;
+		slimefile) echo 131072 ;;
 		lz4|inflate) echo 65536 ;;
 		*) echo 65536 ;;
 	esac

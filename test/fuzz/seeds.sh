@@ -34,7 +34,7 @@ for b in build/fuzz/gen_seeds build/slimetool; do
 	[ -x "$b" ] || { echo "seeds.sh: $b missing (make fuzz-seeds)" >&2; exit 1; }
 done
 rm -rf "$out"
-mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks,store}
+mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks,store,slimefile}
 
 # a file name from a corpus path: anvil-1.18plus/x/r.0.0.mca -> anvil-1.18plus_x_r.0.0.mca
 flat() { local p=${1#"$corpus"/}; printf '%s' "${p//\//_}"; }
@@ -120,7 +120,17 @@ for f in "$out"/nbt/*; do
 	{ printf '\004'; cat "$f"; } >"$out/blocks/$(basename "$f")"
 done
 
-for d in region nbt value lz4 inflate blocks store; do
+# slime files: the corpus .slime files, and version-13 files written from the
+# 1.18+ values above (slimetool export-slime; the others cannot be version 13)
+find "$corpus/slime" -type f -name '*.slime' -size -128k -exec cp {} "$out/slimefile/" \;
+for v in "$out"/value/*.slime; do
+	[ -f "$v" ] || continue
+	s=$out/slimefile/$(basename "$v" .slime).v13.slime
+	./build/slimetool export-slime "$v" -o "$s" >/dev/null 2>&1 &&
+		[ "$(stat -c %s "$s")" -le 131072 ] || rm -f "$s"
+done
+
+for d in region nbt value lz4 inflate blocks store slimefile; do
 	printf 'seeds: %-8s %4d files %8d KiB\n' "$d" "$(find "$out/$d" -type f | wc -l)" \
 		"$(du -sk "$out/$d" | cut -f1)"
 done

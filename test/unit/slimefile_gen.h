@@ -646,8 +646,7 @@ sfg_v13(sfg_file *f)
 	sl_buf_put_u32be(c, 0, NULL);	/* unknown flag bit 3: nothing */
 	sfg_wrapped(&d, "tileEntities", "", 0);
 	sfg_put_doc(c, &d);
-	sfg_wrapped(&d, "entities", "", 0);
-	sfg_put_doc(c, &d);
+	sfg_put_doc(c, NULL);		/* entities: none */
 	sfg_put_doc(c, NULL);		/* chunk extra */
 	sfg_root(&f->extra);
 	sfg_tag(&f->extra, SL_TAG_COMPOUND, "properties");
