@@ -176,11 +176,6 @@ alternate() {
     for ((i = 0; i < n; i++)); do awk -v a="${tps[i]}" 'BEGIN { printf "%.1f ", a / 2 }'; done
     echo
 }
-# The loads and one pgbench variant plan slime_store()'s queries afresh each
-# time (plan_cache_mode = force_custom_plan): with a cached generic plan and
-# a small store, its query on slime_inline_hashes(world) runs that function
-# once per store row (see test/bench/README.md, section 5.3).
-CUSTOM="-c plan_cache_mode=force_custom_plan"
 cat >"$work/plain.sql" <<EOF
 \\set id random(1, $CLONES)
 INSERT INTO sav_plain (id, world) SELECT :id, world FROM w1_plain WHERE id = :id;
@@ -201,8 +196,8 @@ CREATE TRIGGER sav_trig_store BEFORE INSERT OR UPDATE ON sav_trig
 ANALYZE w1_plain;
 SQL
 slime_log "bench_store: 5.3 pgbench, plain vs trigger ($((6 * half)) s)"
-alternate "plain|$work/plain.sql|" "trig|$work/trig.sql|" "trig|$work/trig.sql|$CUSTOM" >"$work/tps-a.txt"
-read -r TPS_PLAIN_A TPS_TRIG TPS_TRIG_CUSTOM <"$work/tps-a.txt"
+alternate "plain|$work/plain.sql|" "trig|$work/trig.sql|" >"$work/tps-a.txt"
+read -r TPS_PLAIN_A TPS_TRIG <"$work/tps-a.txt"
 
 # back to a store that holds only the template's chunks, compacted
 q "$DB1" >/dev/null <<'SQL'
@@ -214,7 +209,7 @@ SQL
 
 # ---- 1. the same clones through the trigger ---------------------------------
 slime_log "bench_store: 5.1 the clones through the trigger (INSERT ... SELECT)"
-PGOPTIONS="${PGOPTIONS:-} $CUSTOM" q "$DB1" -c "INSERT INTO w1_trig SELECT id, world FROM w1_plain ORDER BY id" >/dev/null
+q "$DB1" -c "INSERT INTO w1_trig SELECT id, world FROM w1_plain ORDER BY id" >/dev/null
 # the template's table goes; its chunks stay as long as a clone holds them
 gc_removed=$(q "$DB1" -c "DROP TABLE w1_template" -c "SELECT removed_entries FROM slime_gc()" | tail -1)
 [ "$gc_removed" = 0 ] || q "$DB1" -c "VACUUM FULL slime_store" >/dev/null
@@ -265,7 +260,6 @@ BEGIN
 END $$;
 SQL
 PGDATABASE=$DB2 "$CLIENT" copy w2_edits "$work/saves.bin" 0 >/dev/null
-export PGOPTIONS="${PGOPTIONS:-} $CUSTOM"     # from here on: part 2 only
 q "$DB2" -c "INSERT INTO w2_trig SELECT 1, world FROM w2_edits WHERE id = 0" >/dev/null
 st=$(store_stats "$DB2")
 W2_FIRST_REL=$(( $(relsize "$DB2" w2_trig) + ${st##* } ))
@@ -314,8 +308,8 @@ printf '   shared with other test runs, and their ratios move by tens of percent
 printf '\n== 5.1 %s islands cloned from one template island ==\n' "$CLONES"
 sed 's/^/   /' <<<"$CLONES_INFO"
 printf '   (a) plain: (id int PRIMARY KEY, world slime), binary COPY (slime.input_check = structure)\n'
-printf '   (b) trigger: same table with slime_store_trigger, INSERT .. SELECT from (a), under\n'
-printf '       plan_cache_mode = force_custom_plan (see 5.3); + slime_store\n\n'
+printf '   (b) trigger: same table with slime_store_trigger, INSERT .. SELECT from (a);\n'
+printf '       + slime_store\n\n'
 row "per island (total / $W1_ROWS)" "relation bytes" "value bytes"
 row "(a) plain table" "$(div "$W1_PLAIN_REL" "$W1_ROWS")" "$(div "$W1_PLAIN_VAL" "$W1_ROWS")"
 row "(b) table, reference form" "$(div "$W1_TRIG_REL" "$W1_ROWS")" "$(div "$W1_TRIG_VAL" "$W1_ROWS")"
@@ -334,7 +328,6 @@ printf '\n== 5.2 %s successive saves of one region, 3 chunks changed per save ==
 sed 's/^/   /' <<<"$SAVES_INFO"
 printf '   (b) trigger: save 1 inserted whole, then each save = the previous row (reference\n'
 printf '       form) with its 3 chunks put in by slime_put_chunk, INSERTed through the trigger\n'
-printf '       (plan_cache_mode = force_custom_plan, see 5.3)\n'
 printf '   (a) plain: the same %s values self-contained (slime_resolve of each (b) row)\n\n' "$SAVES"
 row "all $SAVES saves" "relation bytes" "value bytes"
 row "(a) plain table, $SAVES full copies" "$W2_PLAIN_REL" "$W2_PLAIN_VAL"
@@ -362,18 +355,11 @@ printf '   VACUUM before each trigger slice, so the store holds only the templat
 printf '   and the first save of an island stores its 1-5 edited chunks (a repeated id finds\n'
 printf '   them). Run B: after it; a reference-form save stores nothing, it checks that the\n'
 printf '   25 chunks it refers to are in the store.\n'
-printf '   force_custom_plan: PGOPTIONS=-c plan_cache_mode=force_custom_plan. Without it, once\n'
-printf '   a session caches the generic plan of slime_store()'"'"'s query on\n'
-printf '   slime_inline_hashes(world) and the store is small (seq scan), that function runs\n'
-printf '   once per store row, i.e. each save hashes its value once per stored chunk\n'
-printf '   (test/bench/README.md, section 5, has the reproduction).\n'
 printf '   NOISY: other test runs share the machine.\n\n'
 printf '%-62s %10s %10s\n' "" "tps" "ratio"
 printf '%-62s %10s %10s\n' "A: plain table <- self-contained seed" "$TPS_PLAIN_A" "1.000"
-printf '%-62s %10s %10s\n' "    trigger table <- self-contained seed (new chunks), as is" "$TPS_TRIG" \
+printf '%-62s %10s %10s\n' "    trigger table <- self-contained seed (new chunks)" "$TPS_TRIG" \
     "$(ratio "$TPS_TRIG" "$TPS_PLAIN_A")"
-printf '%-62s %10s %10s\n' "    the same, plan_cache_mode = force_custom_plan" "$TPS_TRIG_CUSTOM" \
-    "$(ratio "$TPS_TRIG_CUSTOM" "$TPS_PLAIN_A")"
 printf '%-62s %10s %10s\n' "B: plain table <- self-contained seed" "$TPS_PLAIN_B" "1.000"
 printf '%-62s %10s %10s\n' "    trigger table <- reference-form seed (re-save)" "$TPS_REF" \
     "$(ratio "$TPS_REF" "$TPS_PLAIN_B")"
