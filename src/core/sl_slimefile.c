@@ -75,6 +75,9 @@ typedef struct sf
 	sl_nbt	   *orphans;		/* list of entities whose chunk is absent */
 } sf;
 
+static int	rd_fail(sf *s, const rd *r, size_t at, sl_code code, const char *field,
+					const char *fmt,...) __attribute__((format(printf, 6, 7)));
+
 /* Fail with "<chunk>: <field> at offset N of the <area>: <detail>". */
 static int
 rd_fail(sf *s, const rd *r, size_t at, sl_code code, const char *field, const char *fmt,...)
@@ -1153,6 +1156,7 @@ rd_chunk_new(sf *s, rd *r)
 			   *blist = NULL,
 			   *flist = NULL;
 	sl_nbt	   *unknown = NULL;
+	size_t		e_at = r->pos;	/* where the chunk's entities are (v10: the chunk) */
 
 	if (root == NULL || side == NULL || sections == NULL ||
 		rd_i32(s, r, "chunk x", &x) || rd_i32(s, r, "chunk z", &z))
@@ -1194,13 +1198,18 @@ rd_chunk_new(sf *s, rd *r)
 	}
 	if (s->version == 11)
 	{
-		if (rd_zdoc(s, r, "tile entities", &tdoc) || rd_zdoc(s, r, "entities", &edoc))
+		if (rd_zdoc(s, r, "tile entities", &tdoc))
+			return -1;
+		e_at = r->pos;
+		if (rd_zdoc(s, r, "entities", &edoc))
 			return -1;
 	}
 	else if (s->version >= 12)
 	{
-		if (rd_doc(s, r, "tile entities", &tdoc) || rd_doc(s, r, "entities", &edoc) ||
-			rd_doc(s, r, "chunk extra", &extra))
+		if (rd_doc(s, r, "tile entities", &tdoc))
+			return -1;
+		e_at = r->pos;
+		if (rd_doc(s, r, "entities", &edoc) || rd_doc(s, r, "chunk extra", &extra))
 			return -1;
 	}
 	/* tile entities, entities, ticks: vanilla keys, or verbatim under "slime" */
@@ -1252,10 +1261,10 @@ rd_chunk_new(sf *s, rd *r)
 	}
 	else if (ents && ents->v.list.count)
 	{
-		/* a v10+ world older than 1.17 is no world ASP writes; keep its entities */
-		return sl_fail(s->err, SL_ERR_FORMAT,
-					   "slime file v%d: chunk (%d,%d): entities in a world of DataVersion %d, before entities/ files (%d)",
-					   s->version, x, z, (int) s->dv, SL_DV_ENTITY_FILES);
+		/* a v10+ world older than 1.17 is no world ASP writes */
+		return rd_fail(s, r, e_at, SL_ERR_FORMAT, "entities",
+					   "entities in a world of DataVersion %d, before entities/ files (%d)",
+					   (int) s->dv, SL_DV_ENTITY_FILES);
 	}
 	if (poi && poi->v.comp.count)
 	{
