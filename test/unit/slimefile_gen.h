@@ -660,7 +660,48 @@ sfg_v13(sfg_file *f)
 	sl_buf_free(&d);
 }
 
-/* Every family, for loops: fills f with family i (0..6); returns its name. */
+/*
+ * A pre-1.13 world in a v4-v8 file: chunk (2,3) with section 0 (block light
+ * behind a v5+ boolean, no sky light from v5 on), biome bytes 3; v6+ world
+ * version 2 (1.9); v8 with the extra biome length int of old worlds.
+ */
+static inline void
+sfg_old(sfg_file *f, int version)
+{
+	memset(f, 0, sizeof(*f));
+	f->version = version;
+	f->wv = version >= 6 ? 2 : 1;
+	f->min_x = 2;
+	f->min_z = 3;
+	f->width = 1;
+	f->depth = 1;
+	f->mask[0] = 1;
+	for (int i = 0; i < 256; i++)
+		sl_buf_put_u32be(&f->chunks, 70, NULL);
+	if (version == 8)
+		sl_buf_put_u32be(&f->chunks, 256, NULL);
+	sfg_fill(&f->chunks, 3, 256);
+	sl_buf_put_u8(&f->chunks, 0x01, NULL);
+	sl_buf_put_u8(&f->chunks, 0, NULL);
+	if (version >= 5)
+		sl_buf_put_u8(&f->chunks, 1, NULL);
+	sfg_fill(&f->chunks, 0x0A, 2048);
+	sfg_fill(&f->chunks, 2, 4096);	/* grass */
+	sfg_fill(&f->chunks, 0, 2048);
+	if (version >= 5)
+		sl_buf_put_u8(&f->chunks, 0, NULL);
+	else
+		sfg_fill(&f->chunks, 0x0B, 2048);
+	sfg_root(&f->tiles);
+	sfg_list(&f->tiles, "tiles", SL_TAG_END, 0);
+	sfg_end(&f->tiles);
+	sfg_root(&f->extra);
+	sfg_end(&f->extra);
+	sfg_root(&f->maps);
+	sfg_end(&f->maps);
+}
+
+/* Every family, for loops: fills f with family i (0..8); returns its name. */
 static inline const char *
 sfg_family(int i, sfg_file *f)
 {
@@ -684,12 +725,18 @@ sfg_family(int i, sfg_file *f)
 		case 5:
 			sfg_v12(f);
 			return "v12";
-		default:
+		case 6:
 			sfg_v13(f);
 			return "v13";
+		case 7:
+			sfg_old(f, 5);
+			return "v5";
+		default:
+			sfg_old(f, 8);
+			return "v8-old";
 	}
 }
 
-#define SFG_FAMILIES 7
+#define SFG_FAMILIES 9
 
 #endif
