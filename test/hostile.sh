@@ -53,6 +53,13 @@ FROM seed_files s, slime_chunks(slime_import_region(s.data, 0, 0, strict => fals
 WHERE s.kind = 'region' LIMIT 20;
 INSERT INTO seed_files (kind, data)
 SELECT 'level', pg_read_binary_file(:'corpus' || '/level-dat/amulet-core/1_18_vanilla/level.dat');
+-- slime files: the corpus ones (v1, v3) and version 13 written from a 1.18+ region
+INSERT INTO seed_files (kind, data)
+SELECT 'slimefile', pg_read_binary_file(:'corpus' || '/slime/jaxkdev-slimeworld/' || f)
+FROM unnest(ARRAY['test.slime', 'world.slime']) f;
+INSERT INTO seed_files (kind, data)
+SELECT 'slimefile', slime_to_slimefile(slime_import_region(
+  pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2));
 DELETE FROM seed_files WHERE data IS NULL;
 
 -- one mutation of b: bit flip, truncation, splice, a length field set to
@@ -131,6 +138,9 @@ BEGIN
       PERFORM try('slime_import_region entities', 'SELECT slime_import_region(NULL, 0, 0, entities => $1, strict => false)', m);
       PERFORM try('export after lenient import', 'SELECT slime_export_region(slime_import_region($1, 0, 0, strict => false), 0, 0)', m);
       PERFORM try('slime_import_region external', 'SELECT slime_import_region($1, 0, 0, strict => false, external => ARRAY[slime_mcc(0, 0, $1)])', m);
+    ELSIF s.kind = 'slimefile' THEN
+      PERFORM try('slime_from_slimefile', 'SELECT slime_info(slime_from_slimefile($1))', m);
+      PERFORM try('slime_to_slimefile(slime_from_slimefile)', 'SELECT slime_to_slimefile(slime_from_slimefile($1))', m);
     ELSIF s.kind = 'value' THEN
       PERFORM try('bytea::slime', 'SELECT $1::slime', m);
       PERFORM try('slime_in', 'SELECT (''\x'' || encode($1, ''hex''))::slime', m);
@@ -146,6 +156,7 @@ BEGIN
       PERFORM try('slime_verify unchecked', 'SELECT slime_verify(slime_unchecked($1))', m);
       PERFORM try('slime_block_totals unchecked', 'SELECT slime_block_totals(slime_unchecked($1))', m);
       PERFORM try('slime_chunk_json unchecked', 'SELECT slime_chunk_json(slime_unchecked($1), 0, 0)', m);
+      PERFORM try('slime_to_slimefile unchecked', 'SELECT slime_to_slimefile(slime_unchecked($1))', m);
     ELSE
       PERFORM try('slime_nbt_to_json', 'SELECT slime_nbt_to_json($1)', m);
       PERFORM try('json round trip', 'SELECT json_invariant($1)', m);
