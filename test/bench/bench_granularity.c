@@ -45,27 +45,8 @@
 #include "sl_store.h"
 #include "sl_zstd.h"
 
-static void
-die(const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "bench_granularity: ERROR: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	exit(2);
-}
-
-static void *
-xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (p == NULL)
-		die("out of memory (%zu bytes)", n);
-	return p;
-}
+#define CORPUS_PROG "bench_granularity"
+#include "corpus_util.h"
 
 static void
 sha256(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, uint8_t out[32])

@@ -75,6 +75,7 @@
 #include "sl_region.h"
 #include "sl_value.h"
 
+#define CORPUS_PROG "bench_ideas"
 #include "corpus_util.h"
 
 #define NERAS 4
@@ -175,30 +176,6 @@ static int	nspans, cap_spans;
 static int *sp0;				/* chunk i's spans: sp0[i] .. sp0[i+1] */
 static stream *streams;			/* of one frame; 0 is "structure" */
 static int	nstreams, cap_streams;
-
-/* Print an error and exit with status 2. */
-static void
-die(const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "bench_ideas: ERROR: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	exit(2);
-}
-
-/* Reallocate or die. */
-static void *
-xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (p == NULL)
-		die("out of memory (%zu bytes)", n);
-	return p;
-}
 
 /* Make room for n bytes in b (contents discarded). */
 static void

@@ -53,6 +53,7 @@
 #include "sl_region.h"
 #include "sl_value.h"
 
+#define CORPUS_PROG "bench_size"
 #include "corpus_util.h"
 
 #define NERAS 4
@@ -74,29 +75,6 @@ static size_t zbuf_cap;
 
 /* ------------------------------------------------------------------ util */
 
-static void
-die(const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "bench_size: ERROR: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	exit(2);
-}
-
-
-static void *
-xmalloc(size_t n)
-{
-	void	   *p = malloc(n ? n : 1);
-
-	if (p == NULL)
-		die("out of memory (%zu bytes)", n);
-	return p;
-}
 
 static uint8_t *
 read_whole(const char *path, size_t *len)

@@ -6,6 +6,7 @@
 #ifndef CORPUS_UTIL_H
 #define CORPUS_UTIL_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,42 @@
 
 #include "sl_codec.h"
 #include "sl_region.h"
+
+/* Name the programs below print in front of their errors. */
+#ifndef CORPUS_PROG
+#define CORPUS_PROG "corpus"
+#endif
+
+/* Print an error naming the program and exit with status 2. */
+static inline void
+die(const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, CORPUS_PROG ": ERROR: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(2);
+}
+
+/* Reallocate or die. */
+static inline void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (p == NULL)
+		die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+/* Allocate or die. */
+static inline void *
+xmalloc(size_t n)
+{
+	return xrealloc(NULL, n);
+}
 
 /* Seconds on a monotonic clock. */
 static inline double
