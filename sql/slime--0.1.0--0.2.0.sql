@@ -124,3 +124,13 @@ CREATE FUNCTION slime_from_slimefile(file bytea) RETURNS slime
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION slime_to_slimefile(world slime, version integer DEFAULT 13) RETURNS bytea
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- Box snapshots: a box of a world as a Sponge schematic (v3, or v2) and a
+-- schematic (Sponge v1-v3, MCEdit) pasted into a world (doc/format.md, "Schematics").
+CREATE FUNCTION slime_extract(world slime, x1 integer, y1 integer, z1 integer,
+							  x2 integer, y2 integer, z2 integer, version integer DEFAULT 3)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION slime_paste(world slime, schematic bytea, x integer, y integer, z integer)
+	RETURNS slime
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
