@@ -125,6 +125,10 @@ fuzz-regress: fuzz-build fuzz-seeds
 build/blocks_check: build/libslimecore.a test/corpus/blocks_check.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/blocks_check.c build/libslimecore.a $(LIBS_CORE) -o $@
 
+# every corpus schematic pasted into corpus worlds, extracted back, restored (test/corpus.sh)
+build/schem_check: build/libslimecore.a test/corpus/schem_check.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/schem_check.c build/libslimecore.a $(LIBS_CORE) -o $@
+
 build/sl_legacy.c: data/gen_legacy.sh data/legacy_blocks.tsv data/legacy_biomes.tsv
 	@mkdir -p build
 	sh data/gen_legacy.sh > $@

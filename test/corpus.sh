@@ -17,3 +17,7 @@ SLIME_CORPUS="$corpus" ./build/blocks_check "$corpus" | tail -3
 # slime files: the corpus .slime files read, 1.18+ regions through slime files and back
 make -s build/slimefile_corpus
 ./build/slimefile_corpus "$corpus" || exit 1
+# schematics: every corpus schematic pasted into 1.18 / 1.13 / 1.16 corpus worlds,
+# read back block by block, extracted back, and the box restored
+make -s build/schem_check
+./build/schem_check "$corpus" | grep -v '^ok ' || exit 1

@@ -1428,7 +1428,7 @@ read_sponge_palette(sl_schem *s, const sl_nbt *pal, const char *what, sl_buf *sc
 	if (pal->type != SL_TAG_COMPOUND)
 		return sl_fail(err, SL_ERR_FORMAT, "%s is a %s, not a compound", what, type_name(pal));
 	n = pal->v.comp.count;
-	if (n == 0)
+	if (n == 0 && !s->empty)
 		return sl_fail(err, SL_ERR_FORMAT, "%s is empty", what);
 	if (n >= UINT32_MAX - 1)
 		return sl_fail(err, SL_ERR_LIMIT, "%s has too many entries", what);
@@ -1659,9 +1659,15 @@ read_sponge(sl_schem *s, const sl_nbt *sch, sl_buf *scratch, sl_err *err)
 		data_what = "Blocks.Data";
 		be_what = "Blocks.BlockEntities";
 	}
-	if (read_sponge_palette(s, sl_nbt_child(holder, "Palette"), pal_what, scratch, err) ||
-		read_sponge_data(s, sl_nbt_child(holder, s->version == 3 ? "Data" : "BlockData"), data_what, err))
-		return -1;
+	{
+		const sl_nbt *data = sl_nbt_child(holder, s->version == 3 ? "Data" : "BlockData");
+
+		/* no block data at all: an empty clipboard, air everywhere */
+		s->empty = data != NULL && data->type == SL_TAG_BYTE_ARRAY && data->v.arr.count == 0;
+		if (read_sponge_palette(s, sl_nbt_child(holder, "Palette"), pal_what, scratch, err) ||
+			(!s->empty && read_sponge_data(s, data, data_what, err)))
+			return -1;
+	}
 	bel = sl_nbt_child(holder, "BlockEntities");
 	if (bel == NULL && s->version == 1)
 	{
@@ -1790,6 +1796,21 @@ read_mcedit(sl_schem *s, const sl_nbt *sch, sl_buf *scratch, sl_err *err)
 					   mat->type == SL_TAG_STRING ? mat->v.str.s : "");
 	if (blocks->type != SL_TAG_BYTE_ARRAY)
 		return sl_fail(err, SL_ERR_FORMAT, "Blocks is a %s, not a byte array", type_name(blocks));
+	if (blocks->v.arr.count == 0 && data != NULL && data->type == SL_TAG_BYTE_ARRAY &&
+		data->v.arr.count == 0)
+	{
+		/* an empty clipboard: air everywhere */
+		s->empty = 1;
+		s->palette = sl_arena_alloc(&s->arena, sizeof(sl_schem_state), err);
+		if (s->palette == NULL)
+			return -1;
+		memset(s->palette, 0, sizeof(sl_schem_state));
+		if (add_state_slot(s, 0, "minecraft:air", 13, scratch, err))
+			return -1;
+		s->npalette = 1;
+		s->air_index = 0;
+		return read_mcedit_bes(s, sl_nbt_child(sch, "TileEntities"), err);
+	}
 	if (blocks->v.arr.count != s->volume)
 		return sl_fail(err, SL_ERR_FORMAT, "Blocks has %u bytes, Width*Height*Length is %llu",
 					   blocks->v.arr.count, (unsigned long long) s->volume);
@@ -1955,6 +1976,12 @@ sl_schem_run(const sl_schem *s, uint64_t i, uint32_t n, uint32_t *out, sl_err *e
 					   (unsigned long long) i, n);
 	if (n == 0)
 		return 0;
+	if (s->empty)
+	{
+		for (uint32_t k = 0; k < n; k++)
+			out[k] = s->air_index;
+		return 0;
+	}
 	if (s->kind == SL_SCHEM_MCEDIT)
 	{
 		for (uint32_t k = 0; k < n; k++)

@@ -23,6 +23,9 @@
  * schematic holds only air and no block entity there (the box a missing
  * chunk gave to an extract pastes back).
  *
+ * A schematic whose block data is empty (0 bytes, as FastAsyncWorldEdit
+ * writes an empty clipboard) is read as air everywhere, as WorldEdit does.
+ *
  * Caps: a schematic's box holds at most lim->max_value_raw blocks (its
  * block data takes at least a byte per block), at most 65535 per axis; its
  * uncompressed NBT is at most lim->max_value_raw bytes.
@@ -79,6 +82,7 @@ typedef struct sl_schem
 				length;
 	uint64_t	volume;
 	int32_t		offset[3];		/* Offset (Sponge) or WEOrigin (MCEdit), 0 when absent */
+	uint8_t		empty;			/* no block data at all (0 bytes): air everywhere */
 	/* palette: npalette entries, plus minecraft:air at air_index (added when absent) */
 	uint32_t	npalette;
 	sl_schem_state *palette;

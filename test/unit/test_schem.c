@@ -1238,6 +1238,24 @@ test_schem_errors(void)
 			sl_schem_free(&s);
 		}
 	}
+	/* an empty clipboard (no block data at all, as FAWE writes it) reads as air */
+	{
+		uint32_t	run[4];
+
+		b.len = 0;
+		sc_tag(&b, SL_TAG_COMPOUND, "Schematic");
+		sc_int(&b, "Version", 1);
+		sc_short(&b, "Width", 2);
+		sc_short(&b, "Height", 1);
+		sc_short(&b, "Length", 2);
+		sc_tag(&b, SL_TAG_COMPOUND, "Palette");
+		sc_end(&b);
+		sc_bytes(&b, "BlockData", (const uint8_t *) "", 0);
+		sc_end(&b);
+		CHECK_OK(sl_schem_read(b.data, b.len, NULL, &s, &err), &err);
+		CHECK(s.empty && sl_schem_run(&s, 0, 4, run, &err) == 0 && s.palette[run[3]].air);
+		sl_schem_free(&s);
+	}
 	/* the block cap, Sponge v3 without Blocks, a structure file, garbage */
 	{
 		sl_limits	lim = sl_default_limits;
