@@ -26,6 +26,7 @@ max_len() {
 		region) echo 81920 ;;
 		value) echo 262144 ;;
 		slimefile) echo 131072 ;;
+		schem) echo 131072 ;;
 		lz4|inflate) echo 65536 ;;
 		*) echo 65536 ;;
 	esac

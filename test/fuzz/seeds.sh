@@ -34,7 +34,7 @@ for b in build/fuzz/gen_seeds build/slimetool; do
 	[ -x "$b" ] || { echo "seeds.sh: $b missing (make fuzz-seeds)" >&2; exit 1; }
 done
 rm -rf "$out"
-mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks,store,slimefile}
+mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks,store,slimefile,schem}
 
 # a file name from a corpus path: anvil-1.18plus/x/r.0.0.mca -> anvil-1.18plus_x_r.0.0.mca
 flat() { local p=${1#"$corpus"/}; printf '%s' "${p//\//_}"; }
@@ -130,7 +130,18 @@ for v in "$out"/value/*.slime; do
 		[ "$(stat -c %s "$s")" -le 131072 ] || rm -f "$s"
 done
 
-for d in region nbt value lz4 inflate blocks store slimefile; do
+# schematics: 3 bytes of paste position (0,0,0 and 1,-1,2 in fuzz_schem's
+# fixed world), then a corpus schematic as found (gzip) and gunzipped
+for f in "$corpus"/schematic/*/*; do
+	[ -f "$f" ] || continue
+	n=$(flat "$f")
+	[ "$(stat -c %s "$f")" -le 131072 ] && { printf '\010\030\010'; cat "$f"; } >"$out/schem/$n"
+	if gzip -t "$f" 2>/dev/null && [ "$(gzip -dc "$f" | wc -c)" -le 131072 ]; then
+		{ printf '\011\027\012'; gzip -dc "$f"; } >"$out/schem/$n.nbt"
+	fi
+done
+
+for d in region nbt value lz4 inflate blocks store slimefile schem; do
 	printf 'seeds: %-8s %4d files %8d KiB\n' "$d" "$(find "$out/$d" -type f | wc -l)" \
 		"$(du -sk "$out/$d" | cut -f1)"
 done
