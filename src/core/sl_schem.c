@@ -243,6 +243,35 @@ packed_get(const uint8_t *longs, int bits, int spanning, uint32_t i)
 	return (uint32_t) (w & mask);
 }
 
+/* Indices start..start+n-1 of packed longs (length checked by the caller), without a division per index. */
+static inline void
+packed_run(const uint8_t *longs, int bits, int spanning, uint32_t start, uint32_t n, uint32_t *out)
+{
+	uint64_t	mask = ((uint64_t) 1 << bits) - 1;
+
+	if (!spanning)
+	{
+		uint32_t	per = 64 / bits;
+		uint32_t	l = start / per;
+		uint32_t	k = start % per;
+		uint64_t	w = sl_get_u64be(longs + 8 * (size_t) l) >> (k * bits);
+
+		for (uint32_t j = 0; j < n; j++)
+		{
+			out[j] = (uint32_t) (w & mask);
+			w >>= bits;
+			if (++k == per && j + 1 < n)
+			{
+				k = 0;
+				w = sl_get_u64be(longs + 8 * (size_t) ++l);
+			}
+		}
+		return;
+	}
+	for (uint32_t j = 0; j < n; j++)
+		out[j] = packed_get(longs, bits, 1, start + j);
+}
+
 /* ---- a map from strings to dense ids ---- */
 
 typedef struct strmap
@@ -1105,17 +1134,27 @@ ex_blocks(ex_ctx *c, sl_buf *doc, sl_err *err)
 						p += sl_varint_put(p, f);
 					continue;
 				}
-				for (; x <= end; x++)
 				{
 					uint32_t	bi = (ly * 16 + lz) * 16 + (uint32_t) (x & 15);
-					uint32_t	k = s->kind == 2 ? s->idx[bi] :
-						s->longs ? packed_get(s->longs, s->bits, s->spanning, bi) : 0;
+					uint32_t	n = (uint32_t) (end - x + 1);
+					uint32_t	row[16];
 
-					if (k >= s->npalette)
-						return sl_fail(err, SL_ERR_CORRUPT,
-									   "chunk (%d,%d): section Y=%d: palette index %u past palette of %u entries",
-									   (int) cxs, (int) floor16(z), s->y, k, s->npalette);
-					p += sl_varint_put(p, ex_final(c, s->gid[k]));
+					if (s->kind == 2)
+						for (uint32_t j = 0; j < n; j++)
+							row[j] = s->idx[bi + j];
+					else if (s->longs)
+						packed_run(s->longs, s->bits, s->spanning, bi, n, row);
+					else
+						memset(row, 0, sizeof(row));
+					for (uint32_t j = 0; j < n; j++)
+					{
+						if (row[j] >= s->npalette)
+							return sl_fail(err, SL_ERR_CORRUPT,
+										   "chunk (%d,%d): section Y=%d: palette index %u past palette of %u entries",
+										   (int) cxs, (int) floor16(z), s->y, row[j], s->npalette);
+						p += sl_varint_put(p, ex_final(c, s->gid[row[j]]));
+					}
+					x = end + 1;
 				}
 			}
 			doc->len = (size_t) (p - doc->data);
