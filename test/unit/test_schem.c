@@ -386,23 +386,50 @@ sc_paste(sl_buf *val, const uint8_t *file, size_t len, int x, int y, int z, sl_e
 	return rc;
 }
 
-/* The block at a position ("minecraft:air" where no chunk or section holds it). */
-static void
-sc_block(sl_value *v, int x, int y, int z, sl_buf *out)
+/* A chunk opened for block reads. */
+typedef struct sc_open
 {
-	int64_t		i = sl_value_find(v, x >> 4, z >> 4);
+	int			have;
+	sl_arena	arena;
+	sl_chunk_blocks cb;
+	uint8_t    *nbt;
+} sc_open;
+
+static void
+sc_open_chunk(sl_value *v, int cx, int cz, sc_open *o)
+{
+	int64_t		i = sl_value_find(v, cx, cz);
 	sl_dirent	d;
 	const uint8_t *comp[SL_NCOMP];
-	sl_arena	a = {0};
-	sl_chunk_blocks cb;
+	sl_err		err;
+
+	memset(o, 0, sizeof(*o));
+	if (i < 0 || sl_value_chunk(v, (uint32_t) i, &d, comp, &err) || d.len[0] == 0)
+		return;
+	o->nbt = malloc(d.len[0]);
+	memcpy(o->nbt, comp[0], d.len[0]);
+	o->have = sl_chunk_blocks_open(o->nbt, d.len[0], d.data_version, SL_WANT_BLOCKS, NULL,
+								   &o->arena, &o->cb, &err) == 0;
+}
+
+static void
+sc_close_chunk(sc_open *o)
+{
+	sl_arena_free(&o->arena);
+	free(o->nbt);
+	memset(o, 0, sizeof(*o));
+}
+
+/* The block at a position of an open chunk ("minecraft:air" where no section holds it). */
+static void
+sc_block_in(sc_open *o, int x, int y, int z, sl_buf *out)
+{
 	sl_err		err;
 	int			rc = 0;
 
 	out->len = 0;
-	if (i >= 0 && sl_value_chunk(v, (uint32_t) i, &d, comp, &err) == 0 && d.len[0] > 0 &&
-		sl_chunk_blocks_open(comp[0], d.len[0], d.data_version, SL_WANT_BLOCKS, NULL, &a, &cb, &err) == 0)
-		rc = sl_chunk_block_at(&cb, x & 15, y, z & 15, out, &err);
-	sl_arena_free(&a);
+	if (o->have)
+		rc = sl_chunk_block_at(&o->cb, x & 15, y, z & 15, out, &err);
 	if (rc <= 0)
 	{
 		out->len = 0;
@@ -410,7 +437,18 @@ sc_block(sl_value *v, int x, int y, int z, sl_buf *out)
 	}
 }
 
-/* Blocks of a box that differ between two values. */
+/* The block at a position of a value. */
+static void
+sc_block(sl_value *v, int x, int y, int z, sl_buf *out)
+{
+	sc_open		o;
+
+	sc_open_chunk(v, x >> 4, z >> 4, &o);
+	sc_block_in(&o, x, y, z, out);
+	sc_close_chunk(&o);
+}
+
+/* Blocks of a box that differ between two values (each chunk opened once). */
 static long
 sc_diff_blocks(const sl_buf *a, const sl_buf *b, int x1, int y1, int z1, int x2, int y2, int z2)
 {
@@ -424,20 +462,31 @@ sc_diff_blocks(const sl_buf *a, const sl_buf *b, int x1, int y1, int z1, int x2,
 	if (sl_value_open_mem(&va, a->data, a->len, NULL, &err) ||
 		sl_value_open_mem(&vb, b->data, b->len, NULL, &err))
 		return -1;
-	for (int y = y1; y <= y2; y++)
-		for (int z = z1; z <= z2; z++)
-			for (int x = x1; x <= x2; x++)
-			{
-				sc_block(&va, x, y, z, &sa);
-				sc_block(&vb, x, y, z, &sb);
-				if (sa.len != sb.len || memcmp(sa.data, sb.data, sa.len) != 0)
-				{
-					if (diff < 3 && getenv("SC_VERBOSE"))
-						fprintf(stderr, "  block (%d,%d,%d): %.*s vs %.*s\n", x, y, z,
-								(int) sa.len, sa.data, (int) sb.len, sb.data);
-					diff++;
-				}
-			}
+	for (int cz = z1 >> 4; cz <= z2 >> 4; cz++)
+		for (int cx = x1 >> 4; cx <= x2 >> 4; cx++)
+		{
+			sc_open		oa,
+						ob;
+
+			sc_open_chunk(&va, cx, cz, &oa);
+			sc_open_chunk(&vb, cx, cz, &ob);
+			for (int y = y1; y <= y2; y++)
+				for (int z = (cz * 16 > z1 ? cz * 16 : z1); z <= (cz * 16 + 15 < z2 ? cz * 16 + 15 : z2); z++)
+					for (int x = (cx * 16 > x1 ? cx * 16 : x1); x <= (cx * 16 + 15 < x2 ? cx * 16 + 15 : x2); x++)
+					{
+						sc_block_in(&oa, x, y, z, &sa);
+						sc_block_in(&ob, x, y, z, &sb);
+						if (sa.len != sb.len || memcmp(sa.data, sb.data, sa.len) != 0)
+						{
+							if (diff < 3 && getenv("SC_VERBOSE"))
+								fprintf(stderr, "  block (%d,%d,%d): %.*s vs %.*s\n", x, y, z,
+										(int) sa.len, sa.data, (int) sb.len, sb.data);
+							diff++;
+						}
+					}
+			sc_close_chunk(&oa);
+			sc_close_chunk(&ob);
+		}
 	sl_buf_free(&sa);
 	sl_buf_free(&sb);
 	sl_value_close(&va);
