@@ -60,6 +60,14 @@ FROM unnest(ARRAY['test.slime', 'world.slime']) f;
 INSERT INTO seed_files (kind, data)
 SELECT 'slimefile', slime_to_slimefile(slime_import_region(
   pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2));
+-- schematics: corpus ones (gzip) and the same as plain NBT, pasted into a 1.18 region
+INSERT INTO seed_files (kind, data)
+SELECT 'schematic', d FROM unnest(ARRAY['fastasyncworldedit/sponge2.schem', 'prismarine-schematic/spongeV3.schem',
+    'prismarine-schematic/viking-house1.schematic', 'pymclevel/CreativeInABox.schematic']) f,
+  LATERAL (SELECT pg_read_binary_file(:'corpus' || '/schematic/' || f) AS g) q,
+  LATERAL (VALUES (g), (slime_json_to_nbt(slime_nbt_to_json(g)))) v(d);
+CREATE TABLE schem_world AS SELECT slime_import_region(
+  pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2) AS w;
 DELETE FROM seed_files WHERE data IS NULL;
 
 -- one mutation of b: bit flip, truncation, splice, a length field set to
@@ -141,6 +149,8 @@ BEGIN
     ELSIF s.kind = 'slimefile' THEN
       PERFORM try('slime_from_slimefile', 'SELECT slime_info(slime_from_slimefile($1))', m);
       PERFORM try('slime_to_slimefile(slime_from_slimefile)', 'SELECT slime_to_slimefile(slime_from_slimefile($1))', m);
+    ELSIF s.kind = 'schematic' THEN
+      PERFORM try('slime_paste', 'SELECT slime_paste((SELECT w FROM schem_world), $1, -30, 60, 1030)', m);
     ELSIF s.kind = 'value' THEN
       PERFORM try('bytea::slime', 'SELECT $1::slime', m);
       PERFORM try('slime_in', 'SELECT (''\x'' || encode($1, ''hex''))::slime', m);
@@ -157,6 +167,7 @@ BEGIN
       PERFORM try('slime_block_totals unchecked', 'SELECT slime_block_totals(slime_unchecked($1))', m);
       PERFORM try('slime_chunk_json unchecked', 'SELECT slime_chunk_json(slime_unchecked($1), 0, 0)', m);
       PERFORM try('slime_to_slimefile unchecked', 'SELECT slime_to_slimefile(slime_unchecked($1))', m);
+      PERFORM try('slime_extract unchecked', 'SELECT slime_extract(slime_unchecked($1), -40, 0, -40, 40, 100, 40)', m);
     ELSE
       PERFORM try('slime_nbt_to_json', 'SELECT slime_nbt_to_json($1)', m);
       PERFORM try('json round trip', 'SELECT json_invariant($1)', m);
@@ -166,6 +177,7 @@ BEGIN
       PERFORM try('slime_block_entities', 'SELECT count(*) FROM slime_block_entities(slime_put_chunk(NULL, 0, 0, $1))', m);
       PERFORM try('slime_entities', 'SELECT count(*) FROM slime_entities(slime_put_chunk(NULL, 0, 0, $1))', m);
       PERFORM try('slime_put_chunk', 'SELECT slime_put_chunk(NULL, 0, 0, $1)', m);
+      PERFORM try('slime_extract', 'SELECT slime_extract(slime_put_chunk(NULL, 0, 0, $1), 0, -64, 0, 15, 319, 15)', m);
       PERFORM try('slime_with_level', 'SELECT slime_with_level(slime_put_chunk(NULL, 0, 0, (SELECT data FROM seed_files WHERE kind = ''nbt'' LIMIT 1)), $1)', m);
     END IF;
   END LOOP;
