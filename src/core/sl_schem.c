@@ -1951,15 +1951,24 @@ sl_schem_read(const uint8_t *file, size_t len, const sl_limits *lim, sl_schem *s
 	{
 		const sl_nbt *b = sl_nbt_child(sch, "Blocks");
 
-		if (b == NULL || b->type != SL_TAG_BYTE_ARRAY)
+		const sl_nbt *bd = sl_nbt_child(sch, "BlockData");
+
+		if (bd != NULL && bd->type == SL_TAG_BYTE_ARRAY)
+		{
+			/* Gaia's .gaia files: the version 2 layout without Version */
+			s->kind = SL_SCHEM_SPONGE;
+			s->version = 2;
+		}
+		else if (b == NULL || b->type != SL_TAG_BYTE_ARRAY)
 		{
 			if (sl_nbt_child(sch, "size") && sl_nbt_child(sch, "palette"))
 				sl_fail(err, SL_ERR_UNSUPPORTED, "a structure block file (size, palette, blocks), not a schematic");
 			else
-				sl_fail(err, SL_ERR_FORMAT, "not a schematic: no Version (Sponge) and no Blocks byte array (MCEdit)");
+				sl_fail(err, SL_ERR_FORMAT, "not a schematic: no Version (Sponge), no BlockData (Gaia) and no Blocks byte array (MCEdit)");
 			goto done;
 		}
-		s->kind = SL_SCHEM_MCEDIT;
+		else
+			s->kind = SL_SCHEM_MCEDIT;
 	}
 	else
 	{

@@ -8,9 +8,9 @@
  * value does not hold are minecraft:air. Pre-1.13 chunks are read through
  * the legacy id table (sl_legacy.c), so their blocks get flattened names.
  *
- * Paste: a Sponge schematic v1, v2 or v3, or an MCEdit/Schematica
- * .schematic (Materials = Alpha; numeric ids mapped through the legacy
- * table), written into the chunks it covers with its minimum corner at
+ * Paste: a Sponge schematic v1, v2 or v3 (or a Gaia .gaia file: the v2
+ * layout without Version), or an MCEdit/Schematica .schematic (Materials =
+ * Alpha; numeric ids mapped through the legacy table), written into the chunks it covers with its minimum corner at
  * (x, y, z): the block states of the sections it touches (palette rebuilt,
  * indices repacked as the chunk's DataVersion packs them: spanning longs
  * for 1451..2526, not from 2527 on; a one-entry 1.18+ palette drops its

@@ -1305,6 +1305,27 @@ test_schem_errors(void)
 		CHECK(s.empty && sl_schem_run(&s, 0, 4, run, &err) == 0 && s.palette[run[3]].air);
 		sl_schem_free(&s);
 	}
+	/* a Gaia arena file: the version 2 layout without Version */
+	{
+		uint32_t	run[4];
+
+		b.len = 0;
+		sc_tag(&b, SL_TAG_COMPOUND, "Schematic");
+		sc_short(&b, "Width", 2);
+		sc_short(&b, "Height", 1);
+		sc_short(&b, "Length", 2);
+		sc_int(&b, "PaletteMax", 2);
+		sc_tag(&b, SL_TAG_COMPOUND, "Palette");
+		sc_int(&b, "minecraft:stone", 0);
+		sc_int(&b, "minecraft:oak_log[axis=y]", 1);
+		sc_end(&b);
+		sc_bytes(&b, "BlockData", (const uint8_t *) "\x00\x01\x01\x00", 4);
+		sc_end(&b);
+		CHECK_OK(sl_schem_read(b.data, b.len, NULL, &s, &err), &err);
+		CHECK(s.kind == SL_SCHEM_SPONGE && s.version == 2 && sl_schem_run(&s, 0, 4, run, &err) == 0 &&
+			  s.palette[run[1]].canon_len == 25 && s.palette[run[3]].canon_len == 15);
+		sl_schem_free(&s);
+	}
 	/* the block cap, Sponge v3 without Blocks, a structure file, garbage */
 	{
 		sl_limits	lim = sl_default_limits;
