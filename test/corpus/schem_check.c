@@ -61,7 +61,8 @@ static const char *corpus_root;
 static char *files[256];
 static int	nfiles;
 static int	passed,
-			failed;
+			failed,
+			skipped;
 
 static int
 collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -502,7 +503,7 @@ check_in_base(const char *rel, const sl_schem *s, base *b, const uint8_t *file, 
 	{
 		printf("skip %s in %s: no place where the world has all %u x %u blocks of chunks\n", rel,
 			   b->what, s->width, s->length);
-		return 1;
+		return 2;
 	}
 	hi[0] = lo[0] + s->width - 1;
 	hi[1] = lo[1] + s->height - 1;
@@ -740,11 +741,15 @@ main(int argc, char **argv)
 		}
 		else
 			for (int k = 0; k < NBASES; k++)
-				check_in_base(rel, &s, &bases[k], file, len) ? passed++ : failed++;
+			{
+				int			r = check_in_base(rel, &s, &bases[k], file, len);
+
+				r == 2 ? skipped++ : r ? passed++ : failed++;
+			}
 		sl_schem_free(&s);
 		free(file);
 	}
-	printf("schematics: %d passed, %d failed\n", passed, failed);
+	printf("schematics: %d passed, %d failed, %d skipped (no room in that world)\n", passed, failed, skipped);
 	for (int k = 0; k < NBASES; k++)
 	{
 		sl_value_close(&bases[k].v);
