@@ -1,13 +1,13 @@
 /*
  * store.c - the content-addressed chunk store: reading entries for values
- * whose chunks are references, and the pure functions that the SQL-level
- * store functions (slime_store, slime_gc, the trigger) are built from.
+ * whose chunks are references, slime_store() and its trigger, and the small
+ * functions slime_gc() and slime_store_verify() (SQL) are built from.
  *
  * The store is the table slime_store(hash bytea primary key, data bytea) in
  * the extension's schema. Reads go straight through its primary key index
  * and need no privilege on the table: a chunk's hash is the capability to
  * read it (doc/format.md, "Chunk store"). Writes run as the extension's
- * owner inside slime_store() (SQL, SECURITY DEFINER).
+ * owner inside slime_store() (SECURITY DEFINER).
  */
 #include "slime.h"
 
@@ -301,7 +301,7 @@ rebuild(Datum d, sl_add_mode mode)
 	return slime_from_builder(&b);
 }
 
-/* Run a prepared store query with hashes ($1) and maybe data ($2) as arrays. */
+/* Run a store query with hashes ($1) and maybe data ($2) as bytea[] parameters. */
 static void
 run_store_query(const char *sql_fmt, const char *store, bool with_data,
 				ArrayType *hashes, ArrayType *data, int expect)
