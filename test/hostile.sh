@@ -168,6 +168,9 @@ BEGIN
       PERFORM try('slime_chunk_json unchecked', 'SELECT slime_chunk_json(slime_unchecked($1), 0, 0)', m);
       PERFORM try('slime_to_slimefile unchecked', 'SELECT slime_to_slimefile(slime_unchecked($1))', m);
       PERFORM try('slime_extract unchecked', 'SELECT slime_extract(slime_unchecked($1), -40, 0, -40, 40, 100, 40)', m);
+      PERFORM try('slime_store unchecked', 'SELECT slime_info(slime_store(slime_unchecked($1)))', m);
+      PERFORM try('slime_resolve unchecked', 'SELECT slime_info(slime_resolve(slime_unchecked($1)))', m);
+      PERFORM try('slime_refs unchecked', 'SELECT slime_refs(slime_unchecked($1))', m);
     ELSE
       PERFORM try('slime_nbt_to_json', 'SELECT slime_nbt_to_json($1)', m);
       PERFORM try('json round trip', 'SELECT json_invariant($1)', m);
