@@ -37,22 +37,22 @@ ceil_log2(uint32_t n)
 }
 
 /* Longs that hold entries indices of bits each, spanning or not. */
-static uint32_t
-packed_longs(uint32_t entries, int bits, int spanning)
+uint32_t
+sl_packed_longs(uint32_t entries, int bits, int spanning)
 {
 	uint32_t	per;
 
-	if (bits == 0)
+	if (bits <= 0)
 		return 0;
 	if (spanning)
 		return (uint32_t) (((uint64_t) entries * bits + 63) / 64);
 	per = 64 / bits;
-	return (entries + per - 1) / per;
+	return (uint32_t) (((uint64_t) entries + per - 1) / per);
 }
 
 /* Index i of a packed array whose length the caller has checked. */
-static uint32_t
-packed_get(const uint8_t *longs, int bits, int spanning, uint32_t i)
+uint32_t
+sl_packed_get(const uint8_t *longs, int bits, int spanning, uint32_t i)
 {
 	uint64_t	mask = ((uint64_t) 1 << bits) - 1;
 	uint64_t	w;
@@ -101,7 +101,7 @@ packed_tally(const uint8_t *longs, uint32_t nlongs, int bits, int spanning,
 		return;
 	}
 	for (; i < entries; i++)
-		tally[packed_get(longs, bits, 1, i)]++;
+		tally[sl_packed_get(longs, bits, 1, i)]++;
 }
 
 /* Value of an int-like tag; false when absent or of another type. */
@@ -195,7 +195,7 @@ static int
 check_packed(const sl_nbt *data, const char *what, uint32_t n, int bits, int spanning,
 			 uint32_t entries, sl_err *err)
 {
-	uint32_t	want = packed_longs(entries, bits, spanning);
+	uint32_t	want = sl_packed_longs(entries, bits, spanning);
 
 	if (data == NULL)
 		return sl_fail(err, SL_ERR_FORMAT, "%s is missing for a palette of %u entries", what, n);
@@ -251,7 +251,7 @@ open_flat(const sl_nbt *s, int32_t dv, sl_section *sec, sl_err *err)
 		spanning = dv < SL_DV_ALIGNED;
 	else
 		spanning = states->type == SL_TAG_LONG_ARRAY &&
-			states->v.arr.count == packed_longs(SL_SECTION_VOLUME, bits, 1);
+			states->v.arr.count == sl_packed_longs(SL_SECTION_VOLUME, bits, 1);
 	if (check_packed(states, "BlockStates", n, bits, spanning, SL_SECTION_VOLUME, err))
 		return -1;
 	sec->kind = SL_SEC_PALETTE;
@@ -723,7 +723,7 @@ sl_section_key(const sl_chunk_blocks *c, int i, int x, int y, int z, uint32_t *k
 	}
 	if (s->kind != SL_SEC_PALETTE)
 		return sl_fail(err, SL_ERR_INVALID, "section Y=%d holds no blocks", s->y);
-	v = s->states ? packed_get(s->states, s->bits, s->spanning, (uint32_t) (y * 256 + z * 16 + x)) : 0;
+	v = s->states ? sl_packed_get(s->states, s->bits, s->spanning, (uint32_t) (y * 256 + z * 16 + x)) : 0;
 	if (v >= s->npalette)
 		return sl_fail(err, SL_ERR_FORMAT, "section Y=%d: palette index %u past palette of %u entries",
 					   s->y, v, s->npalette);

@@ -173,6 +173,14 @@ int			sl_chunk_count_blocks(const sl_chunk_blocks *c, sl_count_fn fn, void *ctx,
 int			sl_chunk_count_biomes(const sl_chunk_blocks *c, sl_count_fn fn, void *ctx,
 								  sl_err *err);
 
+/*
+ * Packed index arrays (big-endian longs): how many longs entries indices of
+ * bits each take, spanning longs (before DataVersion 2527) or not; and index
+ * i of such an array whose length the caller has checked.
+ */
+uint32_t	sl_packed_longs(uint32_t entries, int bits, int spanning);
+uint32_t	sl_packed_get(const uint8_t *longs, int bits, int spanning, uint32_t i);
+
 /* Flattened name of pre-1.13 block (id, data), or NULL when unknown. */
 const char *sl_legacy_block_name(int id, int data);
 

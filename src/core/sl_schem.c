@@ -124,19 +124,6 @@ sl_varint_get(const uint8_t *buf, size_t len, size_t *pos, uint32_t *v)
 	return -1;
 }
 
-uint32_t
-sl_packed_longs(uint32_t n, int bits, int spanning)
-{
-	uint32_t	per;
-
-	if (bits <= 0)
-		return 0;
-	if (spanning)
-		return (uint32_t) (((uint64_t) n * bits + 63) / 64);
-	per = 64 / bits;
-	return (uint32_t) (((uint64_t) n + per - 1) / per);
-}
-
 void
 sl_pack_indices(const uint32_t *idx, uint32_t n, int bits, int spanning, uint8_t *out)
 {
@@ -217,32 +204,6 @@ sl_unpack_indices(const uint8_t *longs, uint32_t n, int bits, int spanning, uint
 	}
 }
 
-/* Index i of packed longs (length checked by the caller). */
-static inline uint32_t
-packed_get(const uint8_t *longs, int bits, int spanning, uint32_t i)
-{
-	uint64_t	mask = ((uint64_t) 1 << bits) - 1;
-	uint64_t	w;
-
-	if (spanning)
-	{
-		uint64_t	bit = (uint64_t) i * bits;
-		uint32_t	l = (uint32_t) (bit >> 6);
-		unsigned	off = (unsigned) (bit & 63);
-
-		w = sl_get_u64be(longs + 8 * (size_t) l) >> off;
-		if (off + bits > 64)
-			w |= sl_get_u64be(longs + 8 * (size_t) (l + 1)) << (64 - off);
-	}
-	else
-	{
-		uint32_t	per = 64 / bits;
-
-		w = sl_get_u64be(longs + 8 * (size_t) (i / per)) >> ((i % per) * bits);
-	}
-	return (uint32_t) (w & mask);
-}
-
 /* Indices start..start+n-1 of packed longs (length checked by the caller), without a division per index. */
 static inline void
 packed_run(const uint8_t *longs, int bits, int spanning, uint32_t start, uint32_t n, uint32_t *out)
@@ -269,7 +230,7 @@ packed_run(const uint8_t *longs, int bits, int spanning, uint32_t start, uint32_
 		return;
 	}
 	for (uint32_t j = 0; j < n; j++)
-		out[j] = packed_get(longs, bits, 1, start + j);
+		out[j] = sl_packed_get(longs, bits, 1, start + j);
 }
 
 /* ---- a map from strings to dense ids ---- */

@@ -153,9 +153,6 @@ size_t		sl_varint_put(uint8_t *p, uint32_t v);
  */
 int			sl_varint_get(const uint8_t *buf, size_t len, size_t *pos, uint32_t *v);
 
-/* Longs that n indices of bits each take, spanning longs or not. */
-uint32_t	sl_packed_longs(uint32_t n, int bits, int spanning);
-
 /* Pack n indices (each below 2^bits, bits 1..32) into big-endian longs at out. */
 void		sl_pack_indices(const uint32_t *idx, uint32_t n, int bits, int spanning,
 							uint8_t *out);
