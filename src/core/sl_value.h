@@ -1,29 +1,36 @@
 /*
  * sl_value.h - the slime value format: one dimension of a world.
  *
- * Layout (doc/format.md is the authority): a fixed 112-byte header, a chunk
- * directory, a frame table, then zstd frames. Header, directory and frame
- * table are uncompressed so that metadata and single-chunk reads touch only
- * a prefix and one frame of the value. All integers are little-endian.
+ * Layout (doc/format.md is the authority). Version 3 (written): a short
+ * header (magic, version, flags, CRC, content hash, varint counts), the
+ * chunk directory as varint columns (zstd-compressed when that is smaller),
+ * the reference table, then the frames. Metadata and single-chunk reads
+ * touch only that prefix and one frame (two when frames share the first as
+ * a zstd prefix). Versions 1 and 2 (a fixed 112-byte header, 36-byte
+ * directory entries, 12-byte frame entries) are still read, and written on
+ * request for tests of their readers. Opening a value of any version
+ * decodes its directory into one in-memory form (sl_dirslot, sl_frame).
  *
- * Version 2 (written) lets a chunk be a reference into the chunk store: no
- * frame, its SHA-256 in a reference table after the frame table, its bytes
- * fetched through a resolver callback. Its content hash is built from chunk
- * hashes, so the two forms of the same content hash alike. Version 1 is
- * still read.
+ * A chunk may be a reference into the chunk store (v2+): no frame, its
+ * SHA-256 in the reference table, its bytes fetched through a resolver
+ * callback. The content hash (v2 definition, kept by v3) is built from
+ * chunk hashes, so the two forms of the same content hash alike.
  */
 #ifndef SL_VALUE_H
 #define SL_VALUE_H
 
 #include "sl_common.h"
+#include "sl_vdir.h"
 
 #define SL_VALUE_MAGIC		"SLIM"
-#define SL_VALUE_VERSION	2	/* the version written */
+#define SL_VALUE_VERSION	3	/* the version written */
 #define SL_VALUE_VERSION_MIN 1	/* the oldest version read */
-#define SL_HEADER_SIZE		112
-#define SL_DIRENT_SIZE		36
+#define SL_HEADER_SIZE		112 /* versions 1 and 2 */
+#define SL_DIRENT_SIZE		36	/* versions 1 and 2 */
+#define SL_FRAMEENT_SIZE	12	/* versions 1 and 2 */
 #define SL_REFENT_SIZE		32	/* a reference table entry: SHA-256 */
-#define SL_FRAMEENT_SIZE	12
+#define SL_HEADER3_FIXED	44	/* version 3: magic, version, flags, CRC, hash */
+#define SL_HEADER3_MAX		(SL_HEADER3_FIXED + 7 * 10) /* and 7 varints */
 #define SL_NO_DV			INT32_MIN
 #define SL_NO_FRAME			UINT32_MAX
 #define SL_MAX_VALUE		((size_t) 0x3FFFFFFF - 64)	/* below PostgreSQL's 1 GB varlena cap */
@@ -55,7 +62,8 @@ typedef struct sl_encode_opts
 	int			level;			/* zstd level */
 	size_t		frame_target;	/* close a frame once it holds this many raw bytes */
 	size_t		single_frame_max;	/* a value this small (raw) is one frame */
-	int			version;		/* format version to write: 0 current, 1 legacy */
+	int			version;		/* format version to write: 0 current, 1 or 2 legacy */
+	size_t		base_target;	/* v3: raw bytes of the first frame, the others' prefix */
 } sl_encode_opts;
 
 #define SL_DEFAULT_LEVEL 3
@@ -95,12 +103,18 @@ typedef struct sl_header
 	uint32_t	world_len;		/* raw bytes of the world compound, 0 none */
 	uint32_t	world_frame;	/* its frame, SL_NO_FRAME none */
 	uint8_t		hash[32];		/* content hash (its definition depends on version) */
-	uint32_t	ref_count;		/* v2: chunks held by reference */
-	uint32_t	refs_offset;	/* v2: the reference table, after the frame table */
+	uint32_t	ref_count;		/* v2+: chunks held by reference */
+	uint32_t	refs_offset;	/* v2+: the reference table */
+	uint32_t	header_len;		/* v3: bytes of the header (fixed part and varints) */
+	uint32_t	dir_len;		/* v3: stored bytes of the directory */
+	uint32_t	dir_raw_len;	/* v3: its bytes once decompressed */
 } sl_header;
 
 #define SL_FLAG_WORLD	0x0001	/* has a world compound */
-#define SL_FLAG_REFS	0x0002	/* v2: some chunk is a store reference */
+#define SL_FLAG_REFS	0x0002	/* v2+: some chunk is a store reference */
+#define SL_FLAG_DIRZ	0x0004	/* v3: the directory is one zstd frame */
+#define SL_FLAG_PREFIX	0x0008	/* v3: chunk frames after the first use its bytes as prefix */
+#define SL_FLAGS_V3		0x000F
 
 /* A directory entry. */
 typedef struct sl_dirent
@@ -116,14 +130,6 @@ typedef struct sl_dirent
 	uint8_t		ref;			/* stored by reference in the chunk store */
 	uint8_t		hash[32];		/* a reference: SHA-256 of the chunk's bytes */
 } sl_dirent;
-
-/* A frame table entry. */
-typedef struct sl_frame
-{
-	uint32_t	offset;			/* from the value's start */
-	uint32_t	comp_len;
-	uint32_t	raw_len;
-} sl_frame;
 
 /*
  * Fetch callback: make value bytes [offset, offset+len) available at *data
@@ -149,6 +155,12 @@ typedef struct sl_value
 	sl_limits	lim;
 	sl_header	hdr;
 	const uint8_t *meta;		/* bytes [0, payload_offset) */
+	sl_dirslot *dir;			/* the directory, decoded at open */
+	sl_frame   *frames;			/* the frame table, decoded at open */
+	uint32_t	chunk_frames;	/* frames holding chunks (the world frame is after) */
+	uint8_t    *base_buf;		/* v3 prefix: raw bytes of frame 0 */
+	size_t		base_cap;
+	int			base_ok;
 	uint32_t	cached_frame;	/* SL_NO_FRAME when none */
 	uint8_t    *frame_buf;		/* raw bytes of cached_frame */
 	size_t		frame_cap;
@@ -158,7 +170,12 @@ typedef struct sl_value
 	size_t		ref_cap;
 } sl_value;
 
-/* Parse and check the fixed header in buf (at least SL_HEADER_SIZE bytes). */
+/*
+ * Parse and check the header in buf (versions 1-2: the first SL_HEADER_SIZE
+ * bytes; version 3: up to SL_HEADER3_MAX). A v3 header's summary fields
+ * (DataVersions, bounds, raw_bytes) come from the directory: they are set
+ * by sl_value_open, not here.
+ */
 int			sl_header_parse(const uint8_t *buf, size_t len, size_t total_len,
 							sl_header *h, sl_err *err);
 
@@ -230,7 +247,10 @@ uint32_t	sl_value_ref_count(const sl_value *v);
 /* Free every cached codec context of the core (zstd, libdeflate). */
 void		sl_release_caches(void);
 
-/* Canonical order key of a chunk position (Morton order of biased x, z). */
+/* Canonical order key of a chunk position in v1/v2 (Morton order of biased x, z). */
 uint64_t	sl_chunk_key(int32_t x, int32_t z);
+
+/* Canonical order key of a position in a value of the given version (v3: sl_chunk_key3). */
+uint64_t	sl_value_key(uint16_t version, int32_t x, int32_t z);
 
 #endif

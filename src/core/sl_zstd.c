@@ -44,6 +44,14 @@ sl_zstd_release(void)
 int
 sl_zstd_frame(const uint8_t *raw, size_t len, int level, sl_buf *out, sl_err *err)
 {
+	return sl_zstd_frame_prefix(raw, len, level, NULL, 0, out, err);
+}
+
+/* Compress raw against a raw-content prefix into one checksummed zstd frame. */
+int
+sl_zstd_frame_prefix(const uint8_t *raw, size_t len, int level, const uint8_t *prefix,
+					 size_t prefix_len, sl_buf *out, sl_err *err)
+{
 	ZSTD_CCtx  *cctx = get_cctx(err);
 	size_t		bound = ZSTD_compressBound(len);
 	size_t		n;
@@ -54,6 +62,9 @@ sl_zstd_frame(const uint8_t *raw, size_t len, int level, sl_buf *out, sl_err *er
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
+	if (prefix_len && ZSTD_isError(ZSTD_CCtx_refPrefix(cctx, prefix, prefix_len)))
+		return sl_fail(err, SL_ERR_LIMIT, "zstd: cannot use a %zu-byte prefix", prefix_len);
 	n = ZSTD_compress2(cctx, out->data + out->len, bound, raw, len);
 	if (ZSTD_isError(n))
 		return sl_fail(err, SL_ERR_LIMIT, "zstd compression failed: %s", ZSTD_getErrorName(n));
@@ -100,11 +111,22 @@ int
 sl_zstd_unframe(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len,
 				sl_err *err)
 {
+	return sl_zstd_unframe_prefix(src, len, dst, raw_len, NULL, 0, err);
+}
+
+/* Decompress one checked frame compressed against a prefix into dst. */
+int
+sl_zstd_unframe_prefix(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len,
+					   const uint8_t *prefix, size_t prefix_len, sl_err *err)
+{
 	ZSTD_DCtx  *dctx = get_dctx(err);
 	size_t		n;
 
 	if (dctx == NULL || sl_zstd_check(src, len, raw_len, err))
 		return -1;
+	ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+	if (prefix_len && ZSTD_isError(ZSTD_DCtx_refPrefix(dctx, prefix, prefix_len)))
+		return sl_fail(err, SL_ERR_NOMEM, "zstd: cannot use a %zu-byte prefix", prefix_len);
 	n = ZSTD_decompressDCtx(dctx, dst, raw_len, src, len);
 	if (ZSTD_isError(n))
 		return sl_fail(err, SL_ERR_CORRUPT, "zstd: %s", ZSTD_getErrorName(n));

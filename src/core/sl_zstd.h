@@ -13,6 +13,14 @@ int			sl_zstd_frame(const uint8_t *raw, size_t len, int level, sl_buf *out,
 						  sl_err *err);
 
 /*
+ * As sl_zstd_frame, compressing against prefix[0..prefix_len) (a raw-content
+ * dictionary the decoder must hand to sl_zstd_unframe_prefix).
+ */
+int			sl_zstd_frame_prefix(const uint8_t *raw, size_t len, int level,
+								 const uint8_t *prefix, size_t prefix_len,
+								 sl_buf *out, sl_err *err);
+
+/*
  * Check, without decompressing, that src[0..len) is exactly one zstd frame
  * with a content checksum that declares raw_len bytes.
  */
@@ -21,6 +29,11 @@ int			sl_zstd_check(const uint8_t *src, size_t len, size_t raw_len, sl_err *err)
 /* Check as above, then decompress into dst (raw_len bytes); zstd verifies the checksum. */
 int			sl_zstd_unframe(const uint8_t *src, size_t len, uint8_t *dst,
 							size_t raw_len, sl_err *err);
+
+/* As sl_zstd_unframe, for a frame compressed against a prefix. */
+int			sl_zstd_unframe_prefix(const uint8_t *src, size_t len, uint8_t *dst,
+								   size_t raw_len, const uint8_t *prefix,
+								   size_t prefix_len, sl_err *err);
 
 /* Content size a frame declares, or -1 when it declares none or is not a frame. */
 int64_t		sl_zstd_declared_size(const uint8_t *src, size_t len);

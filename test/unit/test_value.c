@@ -138,6 +138,7 @@ tv_opts(int version, int multi)
 	if (multi)
 	{
 		o.frame_target = 1;
+		o.base_target = 1;
 		o.single_frame_max = 0;
 	}
 	return o;
@@ -376,16 +377,18 @@ done:
 	return rc;
 }
 
-/* Parsed header of a value in memory (zeroed when it does not parse). */
+/* Header of a value in memory, summary included (zeroed when it does not open). */
 static sl_header
 tv_header(const sl_buf *val)
 {
 	sl_header	h;
+	sl_value	v;
 	sl_err		err;
 
 	memset(&h, 0, sizeof(h));
-	if (sl_header_parse(val->data, val->len, val->len, &h, &err))
-		memset(&h, 0, sizeof(h));
+	if (sl_value_open_mem(&v, val->data, val->len, NULL, &err) == 0)
+		h = v.hdr;
+	sl_value_close(&v);
 	return h;
 }
 
@@ -487,12 +490,12 @@ test_value_v1_v2_same_content(void)
 						b;
 
 			CHECK(tv_encode(&s, world, 1, multi, &v1) == 0);
-			CHECK(tv_encode(&s, world, 0, multi, &v2) == 0);
+			CHECK(tv_encode(&s, world, 2, multi, &v2) == 0);
 			CHECK_OK(sl_value_verify(v1.data, v1.len, NULL, &err), &err);
 			CHECK_OK(sl_value_verify(v2.data, v2.len, NULL, &err), &err);
 			a = tv_header(&v1);
 			b = tv_header(&v2);
-			CHECK(a.version == 1 && b.version == SL_VALUE_VERSION && b.version == 2);
+			CHECK(a.version == 1 && b.version == 2);
 			CHECK(a.ref_count == 0 && b.ref_count == 0);
 			CHECK((a.flags & SL_FLAG_REFS) == 0 && (b.flags & SL_FLAG_REFS) == 0);
 			CHECK(a.chunk_count == TV_N && b.chunk_count == TV_N);
@@ -518,7 +521,7 @@ test_value_v1_v2_same_content(void)
 					cb[32];
 
 		CHECK(tv_encode(&s, 1, 1, 0, &v1) == 0);
-		CHECK(tv_encode(&s, 1, 0, 0, &v2) == 0);
+		CHECK(tv_encode(&s, 1, 2, 0, &v2) == 0);
 		CHECK_OK(sl_value_open_mem(&a, v1.data, v1.len, NULL, &err), &err);
 		CHECK_OK(sl_value_open_mem(&b, v2.data, v2.len, NULL, &err), &err);
 		for (uint32_t i = 0; i < TV_N; i++)
@@ -536,7 +539,7 @@ test_value_v1_v2_same_content(void)
 	for (int world = 0; world <= 1; world++)
 	{
 		sl_encode_opts o1 = tv_opts(1, 0),
-					o2 = tv_opts(0, 0);
+					o2 = tv_opts(2, 0);
 
 		v1.len = v2.len = 0;
 		CHECK_OK(sl_value_encode(NULL, 0, world ? s.world.data : NULL, world ? s.world.len : 0,
@@ -551,7 +554,7 @@ test_value_v1_v2_same_content(void)
 
 	/* a version the encoder does not write */
 	{
-		sl_encode_opts o = tv_opts(3, 0);
+		sl_encode_opts o = tv_opts(SL_VALUE_VERSION + 1, 0);
 
 		v1.len = 0;
 		CHECK(sl_value_encode(s.src, s.n, NULL, 0, &o, NULL, &v1, &err) != 0);
@@ -698,7 +701,7 @@ test_value_refs_form(void)
 				again = {0},
 				v1 = {0};
 	sl_err		err;
-	sl_encode_opts o = tv_opts(0, 0);
+	sl_encode_opts o = tv_opts(2, 0);
 	uint8_t		ho[32],
 				hr[32];
 
@@ -709,7 +712,7 @@ test_value_refs_form(void)
 		sl_value	v,
 					w;
 
-		CHECK(tv_encode(&s, world, 0, 1, &orig) == 0);
+		CHECK(tv_encode(&s, world, 2, 1, &orig) == 0);
 		CHECK_OK(tv_rebuild(&orig, NULL, SL_ADD_REFS, -1, &o, &refs, &err), &err);
 		CHECK_OK(sl_value_verify(refs.data, refs.len, NULL, &err), &err);
 		h = tv_header(&refs);
@@ -1399,12 +1402,12 @@ test_value_v2_header_damage(void)
 				refs = {0},
 				d = {0};
 	sl_err		err;
-	sl_encode_opts o = tv_opts(0, 1);
+	sl_encode_opts o = tv_opts(2, 1);
 	uint32_t	n,
 				r;
 
 	tv_set_make(&s);
-	CHECK(tv_encode(&s, 1, 0, 1, &plain) == 0);
+	CHECK(tv_encode(&s, 1, 2, 1, &plain) == 0);
 	CHECK(tv_encode(&s, 1, 1, 1, &v1) == 0);
 	/* directory entries 0, 2 and 4 by reference */
 	CHECK_OK(tv_rebuild(&plain, NULL, SL_ADD_KEEP, 0x15, &o, &mixed, &err), &err);
@@ -1554,7 +1557,7 @@ test_value_v2_header_damage(void)
 
 	/* a version this build does not read */
 	d = tv_copy(&plain);
-	d.data[4] = 3;
+	d.data[4] = SL_VALUE_VERSION + 1;
 	tv_fix_crc(d.data);
 	memset(&err, 0, sizeof(err));
 	CHECK(sl_value_check(d.data, d.len, 0, NULL, &err) != 0 && err.code == SL_ERR_UNSUPPORTED);
