@@ -494,6 +494,19 @@ sl_value_open_mem(sl_value *v, const uint8_t *data, size_t len,
 	return sl_value_open(v, mem_fetch, (void *) data, len, lim, err);
 }
 
+/* The header of a value in memory with its summary fields. */
+int
+sl_value_summary(const uint8_t *data, size_t len, sl_header *h, sl_err *err)
+{
+	sl_value	v;
+	int			rc = sl_value_open_mem(&v, data, len, NULL, err);
+
+	if (rc == 0)
+		*h = v.hdr;
+	sl_value_close(&v);
+	return rc;
+}
+
 /* Release the directory and the frame caches of an open value. */
 void
 sl_value_close(sl_value *v)

@@ -179,6 +179,9 @@ typedef struct sl_value
 int			sl_header_parse(const uint8_t *buf, size_t len, size_t total_len,
 							sl_header *h, sl_err *err);
 
+/* The header of a value in memory with its summary fields (opens the value). */
+int			sl_value_summary(const uint8_t *data, size_t len, sl_header *h, sl_err *err);
+
 /* Read header and directory through fetch; checks the metadata CRC. */
 int			sl_value_open(sl_value *v, sl_fetch_fn fetch, void *ctx,
 						  size_t total_len, const sl_limits *lim, sl_err *err);

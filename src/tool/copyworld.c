@@ -371,7 +371,7 @@ report_dim(const char *name, const tool_stats *st, const sl_buf *value)
 	sl_header	h;
 	sl_err		err;
 
-	if (sl_header_parse(value->data, value->len, value->len, &h, &err))
+	if (sl_value_summary(value->data, value->len, &h, &err))
 		memset(&h, 0, sizeof(h));
 	fprintf(stderr, "%s: %d files (%llu bytes), %u chunks, %d skipped chunks",
 			name, st->files, (unsigned long long) st->file_bytes, h.chunk_count, st->skipped);

@@ -152,7 +152,7 @@ cmd_verify(int argc, char **argv)
 	if (tool_read_file(argv[1], &data, &len))
 		return 1;
 	if (sl_value_verify(data, len, &sl_default_limits, &err) ||
-		sl_header_parse(data, len, len, &h, &err))
+		sl_value_summary(data, len, &h, &err))
 		rc = tool_fail_err(&err, argv[1]);
 	else
 		printf("%s: ok, %u chunks, %zu bytes\n", argv[1], h.chunk_count, len);
@@ -318,7 +318,7 @@ encode_to_file(sl_builder *b, const char *path, const char *what, int version,
 
 	opts.version = version;
 	if (sl_builder_encode(b, &opts, &sl_default_limits, &out, &err) ||
-		sl_header_parse(out.data, out.len, out.len, &h, &err))
+		sl_value_summary(out.data, out.len, &h, &err))
 	{
 		sl_buf_free(&out);
 		return tool_fail_err(&err, what);
