@@ -188,7 +188,7 @@ reencode(sl_value *v, sl_add_mode mode, const uint8_t hash[32], sl_buf *out)
 		FUZZ_CHECK(0, "re-encoded (mode %d) value fails verify: %s", (int) mode, err.msg);
 	}
 	reset(&err);
-	FUZZ_CHECK(sl_header_parse(out->data, out->len, out->len, &h, &err) == 0,
+	FUZZ_CHECK(sl_value_summary(out->data, out->len, &h, &err) == 0,
 			   "re-encoded header: %s", err.msg);
 	FUZZ_CHECK(h.version == SL_VALUE_VERSION, "re-encoded as version %u", h.version);
 	FUZZ_CHECK(memcmp(h.hash, hash, 32) == 0,
@@ -407,8 +407,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	value = fuzz_dup(data, vlen);	/* so ASan sees reads past the value */
 	one(value, vlen, &st);
 
-	/* patch total_len (when there is no store) and the metadata CRC */
-	if (vlen >= SL_HEADER_SIZE && memcmp(value, SL_VALUE_MAGIC, 4) == 0)
+	/* v3: patch the metadata CRC (offset 8) so that mutations reach the directory */
+	if (vlen >= SL_HEADER3_FIXED && memcmp(value, SL_VALUE_MAGIC, 4) == 0 &&
+		sl_get_u32le(value + 4) % 65536 == 3)
+	{
+		sl_header	h3;
+		sl_err		e3;
+
+		if (sl_header_parse(value, vlen, vlen, &h3, &e3) == 0)
+		{
+			static const uint8_t zero3[4] = {0};
+			uint32_t	crc3 = sl_crc32(0, value, 8);
+
+			crc3 = sl_crc32(crc3, zero3, 4);
+			crc3 = sl_crc32(crc3, value + 12, h3.payload_offset - 12);
+			if (crc3 != sl_get_u32le(value + 8))
+			{
+				sl_put_u32le(value + 8, crc3);
+				one(value, vlen, &st);
+			}
+		}
+	}
+	/* v1/v2: patch total_len (when there is no store) and the metadata CRC */
+	else if (vlen >= SL_HEADER_SIZE && memcmp(value, SL_VALUE_MAGIC, 4) == 0)
 	{
 		uint32_t	payload,
 					crc;

@@ -741,6 +741,7 @@ gen_values(void)
 	put_value("gen-four.slime", c, 4, NULL, 0, NULL);
 	put_value("gen-four-world.slime", c, 4, docs[0].data, docs[0].len, NULL);
 	multi.frame_target = 1;
+	multi.base_target = 1;
 	multi.single_frame_max = 0;
 	multi.level = 1;
 	put_value("gen-multiframe.slime", c, 4, NULL, 0, &multi);
@@ -758,16 +759,27 @@ gen_values(void)
 		put_value("gen-multiframe-world-v1.slime", c, 4, docs[2].data, docs[2].len, &v1multi);
 	}
 
-	/* chunk store references, followed by their store records */
-	put_ref_value("gen-refs-store.slime", c, 4, 0xF, NULL, 0, NULL, 0);
-	put_ref_value("gen-refs-world-store.slime", c, 4, 0xF, docs[1].data, docs[1].len, NULL, 0);
-	put_ref_value("gen-mixed-store.slime", c, 4, 0x5, NULL, 0, NULL, 0);
-	put_ref_value("gen-mixed-multiframe-world-store.slime", c, 4, 0xA, docs[0].data, docs[0].len,
-				  &multi, 0);
-	put_ref_value("gen-refs-wrong-bytes-store.slime", c, 4, 0x6, NULL, 0, NULL, 1);
-	put_ref_value("gen-refs-bad-frame-store.slime", c, 4, 0x6, NULL, 0, NULL, 4);
-	put_ref_value("gen-refs-no-store.slime", c, 4, 0xF, NULL, 0, NULL, 2);
-	put_ref_value("gen-refs-extra-record-store.slime", c, 4, 0x9, NULL, 0, NULL, 3);
+	/* format version 2, which fuzz_value splits from the store records after it */
+	{
+		sl_encode_opts v2 = sl_default_encode_opts,
+					v2multi = multi;
+
+		v2.version = 2;
+		v2multi.version = 2;
+		put_value("gen-four-world-v2.slime", c, 4, docs[0].data, docs[0].len, &v2);
+		/* chunk store references, followed by their store records */
+		put_ref_value("gen-refs-store.slime", c, 4, 0xF, NULL, 0, &v2, 0);
+		put_ref_value("gen-refs-world-store.slime", c, 4, 0xF, docs[1].data, docs[1].len, &v2, 0);
+		put_ref_value("gen-mixed-store.slime", c, 4, 0x5, NULL, 0, &v2, 0);
+		put_ref_value("gen-mixed-multiframe-world-store.slime", c, 4, 0xA, docs[0].data, docs[0].len,
+					  &v2multi, 0);
+		put_ref_value("gen-refs-wrong-bytes-store.slime", c, 4, 0x6, NULL, 0, &v2, 1);
+		put_ref_value("gen-refs-bad-frame-store.slime", c, 4, 0x6, NULL, 0, &v2, 4);
+		put_ref_value("gen-refs-no-store.slime", c, 4, 0xF, NULL, 0, &v2, 2);
+		put_ref_value("gen-refs-extra-record-store.slime", c, 4, 0x9, NULL, 0, &v2, 3);
+	}
+	/* format version 3 with references (no store records after it) */
+	put_ref_value("gen-mixed-v3.slime", c, 4, 0x5, NULL, 0, &multi, 2);
 	for (int i = 0; i < 4; i++)
 		sl_buf_free(&docs[i]);
 }
