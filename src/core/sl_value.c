@@ -309,6 +309,8 @@ dir_bytes_v3(sl_value *v, uint8_t **tmp, sl_err *err)
 	if (sl_zstd_unframe(p, v->hdr.dir_len, *tmp, v->hdr.dir_raw_len, err))
 	{
 		sl_err_prefix(err, "chunk directory at offset %u", v->hdr.header_len);
+		sl_free(*tmp);
+		*tmp = NULL;
 		return NULL;
 	}
 	return *tmp;
@@ -425,10 +427,10 @@ decode_dir_v3(sl_value *v, sl_err *err)
 	return 0;
 }
 
-/* Read the header and metadata through fetch, check the CRC and decode the directory. */
-int
-sl_value_open(sl_value *v, sl_fetch_fn fetch, void *ctx, size_t total_len,
-			  const sl_limits *lim, sl_err *err)
+/* Read the header and metadata, check the CRC and decode the directory (sl_value_open). */
+static int
+open_value(sl_value *v, sl_fetch_fn fetch, void *ctx, size_t total_len,
+		   const sl_limits *lim, sl_err *err)
 {
 	const uint8_t *buf;
 	size_t		first = total_len < SL_HEADER_SIZE + 16 ? total_len : SL_HEADER_SIZE + 16;
@@ -476,6 +478,17 @@ sl_value_open(sl_value *v, sl_fetch_fn fetch, void *ctx, size_t total_len,
 		return sl_fail(err, SL_ERR_LIMIT, "value holds %llu raw bytes, over the world size cap of %zu bytes",
 					   (unsigned long long) v->hdr.raw_bytes, v->lim.max_value_raw);
 	return 0;
+}
+
+/* Open a value: on failure nothing stays allocated (closing it again is harmless). */
+int
+sl_value_open(sl_value *v, sl_fetch_fn fetch, void *ctx, size_t total_len,
+			  const sl_limits *lim, sl_err *err)
+{
+	if (open_value(v, fetch, ctx, total_len, lim, err) == 0)
+		return 0;
+	sl_value_close(v);
+	return -1;
 }
 
 /* Fetch from a value held in memory. */

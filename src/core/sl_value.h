@@ -64,6 +64,8 @@ typedef struct sl_encode_opts
 	size_t		single_frame_max;	/* a value this small (raw) is one frame */
 	int			version;		/* format version to write: 0 current, 1 or 2 legacy */
 	size_t		base_target;	/* v3: raw bytes of the first frame, the others' prefix */
+	unsigned	prefix_ratio;	/* v3: use the prefix when the first frame compressed
+								 * at least this many times (0: always) */
 } sl_encode_opts;
 
 #define SL_DEFAULT_LEVEL 3

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 128 * 1024, 1024 * 1024, 0, 64 * 1024};
+const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 128 * 1024, 1024 * 1024, 0, 64 * 1024, 0};
 
 /* The zstd level of a v3 directory: at least this (directories are small). */
 #define DIR_MIN_LEVEL 9
@@ -410,6 +410,8 @@ close_frame3(writer3 *w, uint32_t chunks, sl_err *err)
 			w->target = ratio / 8 > FRAME_TARGET_MAX / w->target ? FRAME_TARGET_MAX :
 				w->target * (ratio / 8);
 	}
+	if (w->nframes == 0 && f->raw_len < (uint64_t) w->opts->prefix_ratio * f->comp_len)
+		w->prefix = 0;			/* dense data: a prefix would double every read */
 	if (w->nframes == 0 && w->prefix)
 	{
 		sl_buf		t = w->base;

@@ -10,8 +10,12 @@
  *   (c) a zip (default level) of the era   (d) per-chunk zstd-3
  *   (e) zstd-6 per region file             (f) zstd-3 per world (directory)
  *   (g) zstd-19 + long matching (windowLog 27) per region file
- *   (h) slime value bytes
- * and import time against merely inflating the same payloads (best of 3).
+ *   (h) slime value bytes (the current format, v3)
+ *   (i) zstd-3, one stream per region file (chunks in file order)
+ *   (j) slime format v2 values of the same chunks (the previous format)
+ * and import time against merely inflating the same payloads (best of 3),
+ * for the current format and for v2, interleaved. The worst file of each
+ * era (largest slime / (i)) is printed with its ratio.
  *
  * Part 2 (islands): synthetic 5x5-chunk islands cut from 1.18+ regions, each
  * with small deterministic edits; per island (d), (f), (g), (h).
@@ -239,22 +243,28 @@ same_dir(const char *a, const char *b)
 
 /* ---------------------------------------------------------- part 1 */
 
+#define NBASE 10
+
 typedef struct era_stats
 {
 	int			files;
 	long		chunks;
 	int			worlds;
 	double		raw;			/* uncompressed chunk NBT */
-	double		b[8];			/* baselines a..h */
+	double		b[NBASE];		/* baselines a..j */
 	double		import_s;
+	double		import2_s;		/* the same imports written as format v2 */
 	double		inflate_s;
+	double		worst;			/* largest slime / (i) of one file */
+	char		worst_file[256];
 } era_stats;
 
 enum
 {
-	B_MCA, B_PAYLOAD, B_ZIP, B_CHUNK3, B_FILE6, B_WORLD3, B_LONG19, B_SLIME
+	B_MCA, B_PAYLOAD, B_ZIP, B_CHUNK3, B_FILE6, B_WORLD3, B_LONG19, B_SLIME,
+	B_FILE3, B_SLIME2
 };
-static const char *const base_names[8] = {
+static const char *const base_names[NBASE] = {
 	"(a) region files as found",
 	"(b) compressed chunk payloads",
 	"(c) zip -6 of the era's files",
@@ -263,12 +273,14 @@ static const char *const base_names[8] = {
 	"(f) zstd-3 per world (dir)",
 	"(g) zstd-19 long per region",
 	"(h) slime values",
+	"(i) zstd-3 per region file",
+	"(j) slime v2 values",
 };
 
 /* Import a file as one value; returns seconds, *value_len the value size. */
 static double
 import_once(const char *path, const uint8_t *file, size_t len, int32_t rx, int32_t rz,
-			size_t *value_len)
+			const sl_encode_opts *opts, size_t *value_len)
 {
 	sl_region	r;
 	sl_builder	b;
@@ -282,7 +294,7 @@ import_once(const char *path, const uint8_t *file, size_t len, int32_t rx, int32
 	t0 = corpus_now();
 	if (sl_region_read(file, len, rx, rz, NULL, 0, 1, NULL, &r, &err) ||
 		sl_builder_add_region(&b, SL_COMP_REGION, &r, &err) ||
-		sl_builder_encode(&b, enc_opts, NULL, &out, &err))
+		sl_builder_encode(&b, opts, NULL, &out, &err))
 		die("import %s: %s", path, err.msg);
 	t = corpus_now() - t0;
 	*value_len = out.len;
@@ -356,11 +368,14 @@ corpus_part(const char *tmpdir)
 		const char *path = files[i].path;
 		era_stats  *e = &es[files[i].era];
 		size_t		len,
-					vlen = 0;
+					vlen = 0,
+					vlen2 = 0;
+		sl_encode_opts v2opts = enc_opts ? *enc_opts : sl_default_encode_opts;
 		uint8_t    *file = read_whole(path, &len);
 		int32_t		rx,
 					rz;
 		double		best_imp = 1e30,
+					best_imp2 = 1e30,
 					best_inf = 1e30,
 					payload = 0;
 		sl_region	r;
@@ -368,13 +383,17 @@ corpus_part(const char *tmpdir)
 		bytes		cat = {0};
 
 		corpus_region_coords(path, &rx, &rz);
-		/* timings: best of REPEAT, import and inflate interleaved */
+		v2opts.version = 2;
+		/* timings: best of REPEAT, imports (current format, v2) and inflate interleaved */
 		for (int k = 0; k < REPEAT; k++)
 		{
-			double		t = import_once(path, file, len, rx, rz, &vlen);
+			double		t = import_once(path, file, len, rx, rz, enc_opts, &vlen);
 
 			if (t < best_imp)
 				best_imp = t;
+			t = import_once(path, file, len, rx, rz, &v2opts, &vlen2);
+			if (t < best_imp2)
+				best_imp2 = t;
 			if (corpus_inflate_only(file, len, &payload, &t))
 				die("inflate: a payload of %s does not inflate", path);
 			if (t < best_inf)
@@ -382,10 +401,12 @@ corpus_part(const char *tmpdir)
 		}
 		e->files++;
 		e->import_s += best_imp;
+		e->import2_s += best_imp2;
 		e->inflate_s += best_inf;
 		e->b[B_MCA] += len;
 		e->b[B_PAYLOAD] += payload;
 		e->b[B_SLIME] += vlen;
+		e->b[B_SLIME2] += vlen2;
 
 		/* the chunks themselves, for the zstd baselines */
 		memset(&r, 0, sizeof(r));
@@ -411,8 +432,17 @@ corpus_part(const char *tmpdir)
 		}
 		if (cat.len > 0)
 		{
+			double		f3 = zstd_size(cat.p, cat.len, 3, 0);
+
 			e->b[B_FILE6] += zstd_size(cat.p, cat.len, 6, 0);
 			e->b[B_LONG19] += zstd_size(cat.p, cat.len, 19, 1);
+			e->b[B_FILE3] += f3;
+			if (vlen / f3 > e->worst)
+			{
+				e->worst = vlen / f3;
+				snprintf(e->worst_file, sizeof(e->worst_file), "%s (%d chunks, %zu B vs %.0f B)",
+						 path + strlen(corpus_root) + 1, r.nchunks, vlen, f3);
+			}
 		}
 		fprintf(stderr, "  %-80s %4d chunks %10zu raw -> %9zu slime\n",
 				path + strlen(corpus_root) + 1, r.nchunks, cat.len, vlen);
@@ -439,8 +469,14 @@ corpus_part(const char *tmpdir)
 		es[NERAS].worlds += es[e].worlds;
 		es[NERAS].raw += es[e].raw;
 		es[NERAS].import_s += es[e].import_s;
+		es[NERAS].import2_s += es[e].import2_s;
 		es[NERAS].inflate_s += es[e].inflate_s;
-		for (int k = 0; k < 8; k++)
+		if (es[e].worst > es[NERAS].worst)
+		{
+			es[NERAS].worst = es[e].worst;
+			memcpy(es[NERAS].worst_file, es[e].worst_file, sizeof(es[e].worst_file));
+		}
+		for (int k = 0; k < NBASE; k++)
 		{
 			if (es[e].b[k] < 0 || es[NERAS].b[k] < 0)
 				es[NERAS].b[k] = -1;	/* unknown in one era: unknown in all */
@@ -468,7 +504,7 @@ corpus_part(const char *tmpdir)
 	for (int e = 0; e <= NERAS; e++)
 		print_bytes_cell(es[e].raw);
 	printf("\n");
-	for (int k = 0; k < 8; k++)
+	for (int k = 0; k < NBASE; k++)
 	{
 		printf("%-40s", base_names[k]);
 		for (int e = 0; e <= NERAS; e++)
@@ -481,8 +517,10 @@ corpus_part(const char *tmpdir)
 	for (int e = 0; e <= NERAS; e++)
 		printf(" %15s", e < NERAS ? era_names[e] : "total");
 	printf("\n");
-	for (int k = 0; k < 7; k++)
+	for (int k = 0; k < NBASE; k++)
 	{
+		if (k == B_SLIME)
+			continue;
 		printf("slime / %-32s", base_names[k]);
 		for (int e = 0; e <= NERAS; e++)
 			print_ratio_cell(es[e].b[B_SLIME], es[e].b[k]);
@@ -500,6 +538,12 @@ corpus_part(const char *tmpdir)
 	printf("\n%-40s", "import (read+inflate+check+encode)");
 	for (int e = 0; e <= NERAS; e++)
 		printf(" %15.1f", es[e].import_s > 0 ? es[e].raw / 1e6 / es[e].import_s : 0);
+	printf("\n%-40s", "import, writing format v2");
+	for (int e = 0; e <= NERAS; e++)
+		printf(" %15.1f", es[e].import2_s > 0 ? es[e].raw / 1e6 / es[e].import2_s : 0);
+	printf("\n%-40s", "import time / v2 import time");
+	for (int e = 0; e <= NERAS; e++)
+		print_ratio_cell(es[e].import_s, es[e].import2_s);
 	printf("\n%-40s", "inflate payloads only");
 	for (int e = 0; e <= NERAS; e++)
 		printf(" %15.1f", es[e].inflate_s > 0 ? es[e].raw / 1e6 / es[e].inflate_s : 0);
@@ -507,6 +551,10 @@ corpus_part(const char *tmpdir)
 	for (int e = 0; e <= NERAS; e++)
 		print_ratio_cell(es[e].import_s, es[e].inflate_s);
 	printf("\n");
+	printf("\n== 1. Corpus: worst file per era, slime / (i) zstd-3 per region file ==\n\n");
+	for (int e = 0; e <= NERAS; e++)
+		printf("%-16s %7.3f  %s\n", e < NERAS ? era_names[e] : "all", es[e].worst, es[e].worst_file);
+
 }
 
 /* ---------------------------------------------------------- part 2 */
@@ -768,6 +816,7 @@ typedef struct island_totals
 				chunk3,
 				island3,
 				slime,
+				slime2,
 				long19,
 				slime_sample;
 	long		n,
@@ -865,6 +914,16 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 			if (sl_builder_encode(&b, enc_opts, NULL, &out, &err))
 				die("island %d: encode: %s", i, err.msg);
 			t.enc_s += corpus_now() - t0;
+			{
+				sl_buf		out2 = {0};
+				sl_encode_opts v2opts = enc_opts ? *enc_opts : sl_default_encode_opts;
+
+				v2opts.version = 2;
+				if (sl_builder_encode(&b, &v2opts, NULL, &out2, &err))
+					die("island %d: encode as v2: %s", i, err.msg);
+				t.slime2 += out2.len;
+				sl_buf_free(&out2);
+			}
 			sl_builder_free(&b);
 			if (emit && i < emit_count)
 				emit_value(emit, emit_path, &out);
@@ -918,6 +977,7 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 			snprintf(label, sizeof(label), "(g) zstd-19 long per island");
 		printf("%-44s %15.0f %15.3f\n", label, t.long19 / t.nsample, t.slime_sample / t.long19);
 	}
+	printf("%-44s %15.0f %15.3f\n", "(j) slime format v2 value", t.slime2 / t.n, t.slime / t.slime2);
 	printf("%-44s %15.0f %15s\n", "(h) slime value", t.slime / t.n, "");
 	if (t.nsample < t.n)
 		printf("%-44s %15.0f %15s\n", "    slime value, the (g) sample only", t.slime_sample / t.nsample, "");
