@@ -211,21 +211,53 @@ sl_vdir_encode(const sl_dirslot *d, uint32_t n, const sl_frame *f, uint32_t nf,
 	return refs ? put_refs(d, n, out, err) : 0;
 }
 
-/* Read one varint of a column, failing with the column's name and entry. */
+/* Report a malformed or too large varint of a column, naming the column and entry. */
 static int
+col_fail(const uint8_t *p, size_t len, size_t at, uint64_t max, const char *col,
+		 uint32_t i, sl_err *err)
+{
+	uint64_t	v = 0;
+	size_t		pos = at;
+
+	if (sl_varint64_get(p, len, &pos, &v))
+		return sl_fail(err, SL_ERR_CORRUPT,
+					   "chunk directory: %s of entry %u: malformed varint at directory byte %zu",
+					   col, i, at);
+	return sl_fail(err, SL_ERR_CORRUPT,
+				   "chunk directory: %s of entry %u is %llu (at directory byte %zu), over %llu",
+				   col, i, (unsigned long long) v, at, (unsigned long long) max);
+}
+
+/* Read one varint of a column, failing with the column's name and entry. */
+static inline int
 get_col(const uint8_t *p, size_t len, size_t *pos, uint64_t max, uint64_t *v,
 		const char *col, uint32_t i, sl_err *err)
 {
 	size_t		at = *pos;
 
-	if (sl_varint64_get(p, len, pos, v))
-		return sl_fail(err, SL_ERR_CORRUPT,
-					   "chunk directory: %s of entry %u: malformed varint at directory byte %zu",
-					   col, i, at);
-	if (*v > max)
-		return sl_fail(err, SL_ERR_CORRUPT,
-					   "chunk directory: %s of entry %u is %llu (at directory byte %zu), over %llu",
-					   col, i, (unsigned long long) *v, at, (unsigned long long) max);
+	/* up to 4 bytes (28 bits) inline; longer ones through sl_varint64_get */
+	if (at + 4 <= len)
+	{
+		uint64_t	r = p[at] & 0x7F;
+
+		if (p[at] < 0x80)
+			*pos = at + 1;
+		else if ((r |= (uint64_t) (p[at + 1] & 0x7F) << 7, p[at + 1] < 0x80))
+			*pos = at + 2;
+		else if ((r |= (uint64_t) (p[at + 2] & 0x7F) << 14, p[at + 2] < 0x80))
+			*pos = at + 3;
+		else if ((r |= (uint64_t) (p[at + 3] & 0x7F) << 21, p[at + 3] < 0x80))
+			*pos = at + 4;
+		else
+			goto slow;
+		if (r > max)
+			return col_fail(p, len, at, max, col, i, err);
+		*v = r;
+		return 0;
+	}
+slow:
+	if (sl_varint64_get(p, len, pos, v) || *v > max)
+		return col_fail(p, len, at, max, col, i, err);
 	return 0;
 }
 
@@ -261,18 +293,30 @@ static int
 get_positions(const uint8_t *p, size_t len, size_t *pos, uint32_t n, sl_dirslot *d,
 			  sl_err *err)
 {
-	uint64_t	key = 0;
+	uint64_t	key = 0,
+				region = UINT64_MAX;
+	int32_t		rx = 0,
+				rz = 0;
 
 	for (uint32_t i = 0; i < n; i++)
 	{
 		uint64_t	v;
 
-		if (get_col(p, len, pos, UINT64_MAX, &v, "position", i, err))
+		if (*pos < len && p[*pos] < 0x80)
+			v = p[(*pos)++];	/* the common one-byte gap */
+		else if (get_col(p, len, pos, UINT64_MAX, &v, "position", i, err))
 			return -1;
 		if (i > 0 && (v == UINT64_MAX || key + 1 + v < key + 1 || key == UINT64_MAX))
 			return sl_fail(err, SL_ERR_CORRUPT, "chunk directory: position of entry %u overflows", i);
 		key = i == 0 ? v : key + 1 + v;
-		unkey3(key, &d[i].x, &d[i].z);
+		if ((key >> 10) != region)
+		{
+			/* a new region: decode its corner once */
+			region = key >> 10;
+			unkey3(key & ~(uint64_t) 1023, &rx, &rz);
+		}
+		d[i].x = (int32_t) ((uint32_t) rx | (uint32_t) (key & 31));
+		d[i].z = (int32_t) ((uint32_t) rz | (uint32_t) ((key >> 5) & 31));
 	}
 	return 0;
 }
@@ -317,7 +361,9 @@ get_times_lengths(const uint8_t *p, size_t len, size_t *pos, uint32_t n,
 		uint64_t	v;
 		int64_t		ts;
 
-		if (get_col(p, len, pos, UINT64_MAX, &v, "timestamp", i, err))
+		if (*pos < len && p[*pos] < 0x80)
+			v = p[(*pos)++];
+		else if (get_col(p, len, pos, UINT64_MAX, &v, "timestamp", i, err))
 			return -1;
 		ts = prev + unzig(v);
 		if (ts < 0 || ts > UINT32_MAX)
@@ -330,7 +376,9 @@ get_times_lengths(const uint8_t *p, size_t len, size_t *pos, uint32_t n,
 		{
 			uint64_t	v;
 
-			if (get_col(p, len, pos, UINT32_MAX, &v, names[k], i, err))
+			if (*pos < len && p[*pos] < 0x80)
+				v = p[(*pos)++];
+			else if (get_col(p, len, pos, UINT32_MAX, &v, names[k], i, err))
 				return -1;
 			d[i].len[k] = (uint32_t) v;
 		}

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 128 * 1024, 1024 * 1024, 0, 64 * 1024, 0};
+const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 64 * 1024, 1024 * 1024, 0, 64 * 1024, 16};
 
 /* The zstd level of a v3 directory: at least this (directories are small). */
 #define DIR_MIN_LEVEL 9
@@ -402,13 +402,17 @@ close_frame3(writer3 *w, uint32_t chunks, sl_err *err)
 	f->codec = SL_CODEC_ZSTD;
 	if (w->nframes == 0)
 	{
-		/* sparse data: frames hold about frame_target * ratio / 8 raw bytes */
+		/*
+		 * frames of about frame_target / 8 compressed bytes (dense data:
+		 * frame_target raw), twice that for data that takes the prefix
+		 * (sparse data, which decompresses fast)
+		 */
 		size_t		ratio = f->comp_len ? f->raw_len / f->comp_len : 1;
+		size_t		grow = ratio >= w->opts->prefix_ratio ? ratio / 4 : ratio / 8;
 
 		w->target = w->opts->frame_target;
-		if (ratio > 8)
-			w->target = ratio / 8 > FRAME_TARGET_MAX / w->target ? FRAME_TARGET_MAX :
-				w->target * (ratio / 8);
+		if (grow > 1)
+			w->target = grow > FRAME_TARGET_MAX / w->target ? FRAME_TARGET_MAX : w->target * grow;
 	}
 	if (w->nframes == 0 && f->raw_len < (uint64_t) w->opts->prefix_ratio * f->comp_len)
 		w->prefix = 0;			/* dense data: a prefix would double every read */
@@ -429,9 +433,10 @@ close_frame3(writer3 *w, uint32_t chunks, sl_err *err)
  * Lay the inline chunks out in frames in v3 order and compress them. A
  * value of at most single_frame_max raw bytes is one frame; a larger one
  * gets a first frame of base_target bytes and then frames of frame_target
- * bytes (times the first frame's compression ratio / 8 when that is over 8,
- * at most FRAME_TARGET_MAX), each compressed with the first frame's bytes
- * as a zstd prefix.
+ * bytes times the first frame's compression ratio / 8 (at least 1, at most
+ * FRAME_TARGET_MAX in all). When that ratio is at least prefix_ratio, the
+ * later frames are twice as large and compressed with the first frame's
+ * bytes as a zstd prefix.
  */
 static int
 frames3(writer3 *w, const keyed_src *ks3, size_t n, sl_err *err)

@@ -384,6 +384,7 @@ corpus_part(const char *tmpdir)
 
 		corpus_region_coords(path, &rx, &rz);
 		v2opts.version = 2;
+		v2opts.frame_target = 128 * 1024;	/* what 0.2.0 wrote */
 		/* timings: best of REPEAT, imports (current format, v2) and inflate interleaved */
 		for (int k = 0; k < REPEAT; k++)
 		{
@@ -919,6 +920,7 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 				sl_encode_opts v2opts = enc_opts ? *enc_opts : sl_default_encode_opts;
 
 				v2opts.version = 2;
+				v2opts.frame_target = 128 * 1024;	/* what 0.2.0 wrote */
 				if (sl_builder_encode(&b, &v2opts, NULL, &out2, &err))
 					die("island %d: encode as v2: %s", i, err.msg);
 				t.slime2 += out2.len;
