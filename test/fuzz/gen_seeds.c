@@ -742,6 +742,7 @@ gen_values(void)
 	put_value("gen-four-world.slime", c, 4, docs[0].data, docs[0].len, NULL);
 	multi.frame_target = 1;
 	multi.base_target = 1;
+	multi.prefix_ratio = 0;
 	multi.single_frame_max = 0;
 	multi.level = 1;
 	put_value("gen-multiframe.slime", c, 4, NULL, 0, &multi);

@@ -140,6 +140,7 @@ tv_opts(int version, int multi)
 		o.frame_target = 1;
 		o.base_target = 1;
 		o.single_frame_max = 0;
+		o.prefix_ratio = 0;		/* v3: frames after the first always use its prefix */
 	}
 	return o;
 }
