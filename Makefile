@@ -66,6 +66,9 @@ build/bench_schem: build/libslimecore.a test/bench/bench_schem.c test/corpus/cor
 build/bench_entropy: build/libslimecore.a test/bench/bench_entropy.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_entropy.c build/libslimecore.a $(LIBS_CORE) -lm -o $@
 
+build/bench_bcodec: build/libslimecore.a test/bench/bench_bcodec.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_bcodec.c build/libslimecore.a $(LIBS_CORE) -o $@
+
 build/bench_granularity: build/libslimecore.a test/bench/bench_granularity.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_granularity.c build/libslimecore.a $(LIBS_CORE) -o $@
 
