@@ -13,7 +13,8 @@
 
 #define BCODEC_MAGIC	0xB1
 #define BCODEC_LEVEL	19
-#define HEADER_MIN		9
+#define BODY_OFF		13		/* magic, XXH64 of the raw bytes, XXH32 of the rest */
+#define HEADER_MIN		BODY_OFF
 
 /* Append v as LEB128. */
 static int
@@ -172,10 +173,13 @@ sl_bcodec_encode(const uint8_t *raw, size_t raw_len, sl_buf *out, sl_err *err)
 	if (sl_zstd_frame(st.data, st.len, BCODEC_LEVEL, &frame, err) ||
 		sl_buf_put_u8(out, BCODEC_MAGIC, err) ||
 		sl_buf_put_u64be(out, XXH64(raw, raw_len, 0), err) ||
+		sl_buf_put_u32be(out, 0, err) ||
 		put_varint(out, ndocs, err) || put_varint(out, st.len, err) ||
 		put_varint(out, frame.len, err) || sl_buf_put(out, frame.data, frame.len, err) ||
 		code_arrays_enc(raw, raw_len, &rs, &ss, out, err))
 		goto done;
+	sl_put_u32be(out->data + start + 9,
+				 (uint32_t) XXH32(out->data + start + BODY_OFF, out->len - start - BODY_OFF, 0));
 	r = 0;
 done:
 	if (r)
@@ -209,6 +213,9 @@ read_header(const uint8_t *src, size_t len, size_t raw_len, header *h, sl_err *e
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: magic byte 0x%02x at offset 0, expected 0x%02x",
 					   src[0], BCODEC_MAGIC);
 	h->xxh = sl_get_u64be(src + 1);
+	if (XXH32(src + BODY_OFF, len - BODY_OFF, 0) != sl_get_u32be(src + 9))
+		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: XXH32 at offset 9 does not match the %zu bytes after it",
+					   len - BODY_OFF);
 	if (get_varint(src, len, &pos, &h->ndocs, "document count", err) ||
 		get_varint(src, len, &pos, &h->st_len, "structure length", err) ||
 		get_varint(src, len, &pos, &h->z_len, "zstd frame length", err))

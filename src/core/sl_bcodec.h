@@ -9,7 +9,7 @@
  * that do not walk as NBT) is one zstd frame. Any bytes round-trip.
  *
  * Layout: u8 0xB1 (magic and version), u64be XXH64 of the raw bytes,
- * LEB128 document count, structure length and zstd frame length, the zstd
+ * u32be XXH32 of every byte after it (a flipped bit anywhere is caught), LEB128 document count, structure length and zstd frame length, the zstd
  * frame of the structure, then the range coder's bytes to the end.
  */
 #ifndef SL_BCODEC_H
