@@ -63,6 +63,12 @@ build/bench_ideas: build/libslimecore.a test/bench/bench_ideas.c test/corpus/cor
 build/bench_schem: build/libslimecore.a test/bench/bench_schem.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_schem.c build/libslimecore.a $(LIBS_CORE) -o $@
 
+build/bench_entropy: build/libslimecore.a test/bench/bench_entropy.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_entropy.c build/libslimecore.a $(LIBS_CORE) -lm -o $@
+
+build/bench_bcodec: build/libslimecore.a test/bench/bench_bcodec.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_bcodec.c build/libslimecore.a $(LIBS_CORE) -o $@
+
 build/bench_granularity: build/libslimecore.a test/bench/bench_granularity.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_granularity.c build/libslimecore.a $(LIBS_CORE) -o $@
 
@@ -86,7 +92,7 @@ clean-core:
 #                            copied into test/fuzz/regress/<target>/ (FUZZ_SAVE=0: not)
 # make fuzz-regress          replay test/fuzz/regress/ and the seeds; fails on a crash
 FUZZ_CC ?= clang
-FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem
+FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 2
 FUZZ_SAVE ?= 1

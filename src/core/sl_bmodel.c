@@ -1,0 +1,461 @@
+/*
+ * sl_bmodel.c - context models of the block codec (see sl_bmodel.h). One
+ * function per array kind, each written once for both directions: the
+ * range coder encodes the bit it is given or decodes one (sl_rc_bit).
+ */
+#include <string.h>
+
+#include "sl_blocks.h"
+#include "sl_bmodel.h"
+
+#define NONE		0xFFFFFFFFu
+#define LEGACY_IDS	256			/* legacy block bytes are ids 0..255; palette ids follow */
+
+/* State of the models over one input. */
+typedef struct bmodel
+{
+	sl_rc	   *rc;
+	sl_err	   *err;
+	uint32_t   *cells;			/* hashed probability cells */
+	uint32_t   *pred;			/* hashed: id + 1 of the block last seen in a context */
+	int			tbits;
+	uint32_t   *pal_id;			/* id of every palette entry hash of the scan */
+	uint32_t	nids;
+	uint32_t   *g2l;			/* id -> local index + 1 for the current array (stamped) */
+	uint32_t   *g2l_stamp;
+	uint32_t	stamp;
+	uint32_t	gid[SL_MAX_PALETTE];	/* ids of the current array's palette */
+	uint32_t	loc[32768];		/* local indices of the current array */
+	uint32_t	top[256];		/* ids of the top layer of the last 16^3 block array */
+	uint32_t	top_doc;		/* its document + 1; 0: none */
+	const uint8_t *blocks;		/* the last Blocks array coded */
+	uint32_t	blocks_doc,
+				blocks_comp,
+				blocks_count;
+} bmodel;
+
+/* Mix v into hash h. */
+static inline uint64_t
+mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
+	return h ^ (h >> 29);
+}
+
+/* Probability cell of context hash h. */
+static inline uint32_t *
+cell(bmodel *m, uint64_t h)
+{
+	return &m->cells[(h * 0xD6E8FEB86659FD93ULL) >> (64 - m->tbits)];
+}
+
+/* Code one bit in context h. */
+static inline int
+bit(bmodel *m, uint64_t h, int b)
+{
+	return sl_rc_bit(m->rc, cell(m, h), b);
+}
+
+/* Code the low nbits of v (MSB first) with a bit tree under context h. */
+static uint32_t
+tree(bmodel *m, uint64_t h, int nbits, uint32_t v)
+{
+	uint32_t	node = 1;
+
+	for (int i = nbits - 1; i >= 0; i--)
+		node = 2 * node + (uint32_t) bit(m, mix(h, node), (int) (v >> i) & 1);
+	return node - (1u << nbits);
+}
+
+/* Smallest b with 2^b >= n. */
+static int
+ceil_log2(uint32_t n)
+{
+	int			b = 0;
+
+	while (b < 31 && (1u << b) < n)
+		b++;
+	return b;
+}
+
+/* Index of neighbour (0 below, 1 west, 2 north) of i, or -1; XZY 128 high when tall. */
+static inline int
+neighbour(int i, int which, int tall)
+{
+	if (tall)
+	{
+		if (which == 0)
+			return (i & 127) ? i - 1 : -1;
+		if (which == 1)
+			return (i >> 11) ? i - 2048 : -1;
+		return (i >> 7 & 15) ? i - 128 : -1;
+	}
+	if (which == 0)
+		return (i >> 8) ? i - 256 : -1;
+	if (which == 1)
+		return (i & 15) ? i - 1 : -1;
+	return (i >> 4 & 15) ? i - 16 : -1;
+}
+
+/* Local index + 1 of id in the current array, 0 when absent. */
+static inline uint32_t
+local_of(bmodel *m, uint32_t id)
+{
+	if (id >= m->nids || m->g2l_stamp[id] != m->stamp)
+		return 0;
+	return m->g2l[id];
+}
+
+/* Code block i of the current array (P entries, bits wide); returns its local index. */
+static uint32_t
+code_block(bmodel *m, int i, int tall, uint32_t npal, int nbits, uint64_t tree_h,
+		   uint32_t below_top)
+{
+	uint32_t	nb[3],
+				cand[4];
+	int			ncand = 0;
+	uint64_t	h = 0x5EED;
+	uint32_t   *pred;
+	uint32_t	sym = m->loc[i];
+	uint32_t	v;
+
+	for (int k = 0; k < 3; k++)
+	{
+		int			j = neighbour(i, k, tall);
+
+		nb[k] = j >= 0 ? m->gid[m->loc[j]] : (k == 0 ? below_top : NONE);
+		h = mix(h, nb[k]);
+	}
+	pred = &m->pred[(h * 0xD6E8FEB86659FD93ULL) >> (64 - m->tbits)];
+	if (*pred)
+		cand[ncand++] = *pred - 1;
+	for (int k = 0; k < 3; k++)
+		if (nb[k] != NONE)
+			cand[ncand++] = nb[k];
+	for (int k = 0; k < ncand; k++)
+	{
+		uint32_t	l = local_of(m, cand[k]);
+		int			dup = 0;
+
+		for (int q = 0; q < k; q++)
+			dup |= cand[q] == cand[k];
+		if (dup || l == 0)
+			continue;
+		if (bit(m, mix(h, k), !m->rc->decoding && sym == l - 1))
+		{
+			v = l - 1;
+			goto done;
+		}
+	}
+	v = tree(m, tree_h, nbits, sym);
+done:
+	if (v < npal)
+		*pred = m->gid[v] + 1;
+	return v;
+}
+
+/* Pack loc[0..4096) into count longs of bits each (spanning or not), big-endian. */
+static void
+pack(const uint32_t *loc, int bits, int spanning, uint32_t count, uint8_t *out)
+{
+	memset(out, 0, (size_t) count * 8);
+	for (uint32_t i = 0; i < 4096; i++)
+	{
+		uint64_t	bitpos,
+					v = loc[i];
+		uint32_t	l,
+					off;
+
+		if (spanning)
+			bitpos = (uint64_t) i * bits;
+		else
+			bitpos = (uint64_t) (i / (64 / bits)) * 64 + (i % (64 / bits)) * bits;
+		l = (uint32_t) (bitpos >> 6);
+		off = (uint32_t) (bitpos & 63);
+		for (int k = 0; k < 8; k++)
+			out[8 * l + 7 - k] |= (uint8_t) ((v << off) >> (8 * k));
+		if (off + bits > 64 && l + 1 < count)
+			for (int k = 0; k < 8; k++)
+				out[8 * (l + 1) + 7 - k] |= (uint8_t) ((v >> (64 - off)) >> (8 * k));
+	}
+}
+
+/* Code an array's bytes with an order-1 byte model (the fallback). */
+static void
+code_raw(bmodel *m, const sl_barray *a, uint8_t *p)
+{
+	size_t		n = (size_t) a->count * a->esize;
+	uint32_t	prev = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		uint32_t	v = tree(m, mix(mix(0xBAD, a->kind), prev), 8, m->rc->decoding ? 0 : p[i]);
+
+		if (m->rc->decoding)
+			p[i] = (uint8_t) v;
+		prev = v;
+	}
+}
+
+/* Whether a packed array holds exactly the 4096 indices < npal it would be packed from. */
+static int
+packed_exact(bmodel *m, const uint8_t *p, uint32_t count, int bits, int spanning, uint32_t npal,
+			 uint8_t *scratch)
+{
+	for (uint32_t i = 0; i < 4096; i++)
+	{
+		m->loc[i] = sl_packed_get(p, bits, spanning, i);
+		if (m->loc[i] >= npal)
+			return 0;
+	}
+	pack(m->loc, bits, spanning, count, scratch);
+	return memcmp(scratch, p, (size_t) count * 8) == 0;
+}
+
+/* Set the current palette (ids and the id -> local map) of array a. */
+static void
+set_palette(bmodel *m, const sl_barray *a, uint32_t npal)
+{
+	m->stamp++;
+	for (uint32_t p = 0; p < npal; p++)
+	{
+		uint32_t	id = a->kind == SL_BA_BLOCKS ? p : m->pal_id[a->pal_off + p];
+
+		m->gid[p] = id;
+		if (m->g2l_stamp[id] != m->stamp)
+		{
+			m->g2l_stamp[id] = m->stamp;
+			m->g2l[id] = p + 1;
+		}
+	}
+}
+
+/* Code a block array (modern, flat or legacy Blocks); index ai of the scan. */
+static int
+code_blocks(bmodel *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *scratch)
+{
+	int			legacy = a->kind == SL_BA_BLOCKS;
+	int			tall = legacy && a->count == 32768;
+	uint32_t	npal = legacy ? 256 : a->npal;
+	int			nbits = legacy ? 8 : ceil_log2(npal) < 4 ? 4 : ceil_log2(npal);
+	int			spanning = 0;
+	int			n = tall ? 32768 : 4096;
+	int			ok = 1,
+				fits;
+	uint64_t	tree_h;
+
+	if (!legacy)
+	{
+		if (npal == 0 || npal > SL_MAX_PALETTE)
+			ok = 0;
+		else if (a->count == sl_packed_longs(4096, nbits, 0))
+			spanning = 0;
+		else if (a->count == sl_packed_longs(4096, nbits, 1))
+			spanning = 1;
+		else
+			ok = 0;
+		fits = ok;
+		if (ok && !m->rc->decoding)
+			ok = packed_exact(m, p, a->count, nbits, spanning, npal, scratch);
+		if (!bit(m, mix(0x40DE, a->kind), ok))
+		{
+			code_raw(m, a, p);
+			m->top_doc = 0;
+			return 0;
+		}
+		if (!fits)
+			return sl_fail(m->err, SL_ERR_CORRUPT,
+						   "bcodec: array %zu (block states, %u longs, palette of %u) flagged modelled but does not fit",
+						   ai, a->count, npal);
+	}
+	else if (!m->rc->decoding)
+		for (int i = 0; i < n; i++)
+			m->loc[i] = p[i];
+	set_palette(m, a, npal);
+	tree_h = legacy ? mix(0x1E6, a->kind) : mix(0x7EE, ai);
+	for (int i = 0; i < n; i++)
+	{
+		uint32_t	bt = (!tall && m->top_doc == a->doc + 1 && (i >> 8) == 0) ? m->top[i & 255] : NONE;
+		uint32_t	v = code_block(m, i, tall, npal, nbits, legacy ? mix(tree_h, 0) : tree_h, bt);
+
+		if (v >= npal)
+			return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu block %d: palette index %u past %u entries",
+						   ai, i, v, npal);
+		m->loc[i] = v;
+	}
+	if (m->rc->decoding)
+	{
+		if (legacy)
+			for (int i = 0; i < n; i++)
+				p[i] = (uint8_t) m->loc[i];
+		else
+			pack(m->loc, nbits, spanning, a->count, p);
+	}
+	if (!tall)
+	{
+		for (int i = 0; i < 256; i++)
+			m->top[i] = m->gid[m->loc[15 * 256 + i]];
+		m->top_doc = a->doc + 1;
+	}
+	if (legacy)
+	{
+		m->blocks = p;
+		m->blocks_doc = a->doc;
+		m->blocks_comp = a->comp;
+		m->blocks_count = a->count;
+	}
+	return 0;
+}
+
+/* Nibble i of a nibble array (low nibble first). */
+static inline uint32_t
+nib(const uint8_t *p, int i)
+{
+	return (p[i >> 1] >> ((i & 1) * 4)) & 15;
+}
+
+/* Code a nibble array (light, Data, Add). */
+static void
+code_nibbles(bmodel *m, const sl_barray *a, uint8_t *p)
+{
+	int			n = (int) a->count * 2;
+	int			tall = a->count == 16384;
+	int			with_blocks = m->blocks && m->blocks_doc == a->doc &&
+		m->blocks_comp == a->comp && m->blocks_count == a->count * 2;
+
+	for (int i = 0; i < n; i++)
+	{
+		uint64_t	h = mix(0x71B, a->sub);
+		uint32_t	nb[3],
+					v;
+
+		for (int k = 0; k < 3; k++)
+		{
+			int			j = neighbour(i, k, tall);
+
+			nb[k] = j >= 0 ? nib(p, j) : 16;
+			h = mix(h, nb[k]);
+		}
+		h = mix(h, with_blocks ? m->blocks[i] : 256);
+		v = m->rc->decoding ? 0 : nib(p, i);
+		if (nb[0] != 16 && bit(m, h, v == nb[0]))
+			v = nb[0];
+		else
+			v = tree(m, h + 1, 4, v);
+		if (m->rc->decoding)
+			p[i >> 1] |= (uint8_t) (v << ((i & 1) * 4));
+	}
+}
+
+/* Give every palette entry hash a dense id (LEGACY_IDS on), equal hashes alike. */
+static int
+number_palettes(bmodel *m, const sl_bscan *s)
+{
+	size_t		cap = 64;
+	uint64_t   *keys;
+	uint32_t   *vals;
+
+	while (cap < 2 * s->npal)
+		cap *= 2;
+	keys = sl_alloc_err(cap * sizeof(uint64_t), m->err);
+	vals = keys ? sl_alloc_err(cap * sizeof(uint32_t), m->err) : NULL;
+	m->pal_id = vals ? sl_alloc_err((s->npal + 1) * sizeof(uint32_t), m->err) : NULL;
+	if (m->pal_id == NULL)
+	{
+		sl_free(keys);
+		sl_free(vals);
+		return -1;
+	}
+	memset(keys, 0, cap * sizeof(uint64_t));
+	m->nids = LEGACY_IDS;
+	for (size_t i = 0; i < s->npal; i++)
+	{
+		uint64_t	k = s->pal[i] | 1;
+		size_t		j = (k * 0x9E3779B97F4A7C15ULL) >> 40 & (cap - 1);
+
+		while (keys[j] && keys[j] != k)
+			j = (j + 1) & (cap - 1);
+		if (keys[j] == 0)
+		{
+			keys[j] = k;
+			vals[j] = m->nids++;
+		}
+		m->pal_id[i] = vals[j];
+	}
+	sl_free(keys);
+	sl_free(vals);
+	return 0;
+}
+
+/* Allocate the tables, sized by raw_len. */
+static int
+model_init(bmodel *m, const sl_bscan *s, size_t raw_len)
+{
+	size_t		ncells;
+
+	m->tbits = 10;
+	while (m->tbits < 22 && ((size_t) 1 << m->tbits) < raw_len)
+		m->tbits++;
+	ncells = (size_t) 1 << m->tbits;
+	if (number_palettes(m, s))
+		return -1;
+	m->cells = sl_alloc_err(ncells * sizeof(uint32_t), m->err);
+	m->pred = m->cells ? sl_alloc_err(ncells * sizeof(uint32_t), m->err) : NULL;
+	m->g2l = m->pred ? sl_alloc_err(m->nids * sizeof(uint32_t), m->err) : NULL;
+	m->g2l_stamp = m->g2l ? sl_alloc_err(m->nids * sizeof(uint32_t), m->err) : NULL;
+	if (m->g2l_stamp == NULL)
+		return -1;
+	for (size_t i = 0; i < ncells; i++)
+		m->cells[i] = SL_RC_INIT;
+	memset(m->pred, 0, ncells * sizeof(uint32_t));
+	memset(m->g2l_stamp, 0, m->nids * sizeof(uint32_t));
+	return 0;
+}
+
+/* Free the tables. */
+static void
+model_free(bmodel *m)
+{
+	sl_free(m->cells);
+	sl_free(m->pred);
+	sl_free(m->pal_id);
+	sl_free(m->g2l);
+	sl_free(m->g2l_stamp);
+	sl_free(m);
+}
+
+/* Code every array of the scan. */
+int
+sl_bmodel_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, size_t raw_len,
+			   sl_err *err)
+{
+	bmodel	   *m = sl_alloc_err(sizeof(bmodel), err);
+	uint8_t    *scratch = m ? sl_alloc_err(4096 * 8, err) : NULL;
+	int			rc_ok = 0;
+
+	if (scratch == NULL)
+	{
+		sl_free(m);
+		return -1;
+	}
+	memset(m, 0, sizeof(*m));
+	m->rc = rc;
+	m->err = err;
+	if (model_init(m, s, raw_len))
+		rc_ok = -1;
+	for (size_t i = 0; rc_ok == 0 && i < s->n; i++)
+	{
+		const sl_barray *a = &s->a[i];
+
+		sl_interrupt();
+		if (rc->decoding)
+			memset(payload[i], 0, (size_t) a->count * a->esize);
+		if (a->kind == SL_BA_NIBBLE)
+			code_nibbles(m, a, payload[i]);
+		else if (code_blocks(m, a, i, payload[i], scratch))
+			rc_ok = -1;
+	}
+	sl_free(scratch);
+	model_free(m);
+	return rc_ok;
+}

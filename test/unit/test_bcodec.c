@@ -1,0 +1,315 @@
+/*
+ * test_bcodec.c - unit tests of the block codec (sl_bcodec): round trips of
+ * generated chunks of every era, of bytes that are not NBT and of nothing;
+ * the decoder rejects every truncation and every flipped byte.
+ */
+#include "harness.h"
+#include "sl_bcodec.h"
+#include "sl_nbt.h"
+
+/* splitmix64, deterministic. */
+static uint64_t rng = 0x51A11D5;
+static uint64_t
+rnd(void)
+{
+	uint64_t	z = (rng += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+/* Append a named tag header. */
+static void
+tag(sl_buf *b, int type, const char *name)
+{
+	sl_err		err;
+
+	sl_buf_put_u8(b, (uint8_t) type, &err);
+	sl_buf_put_u16be(b, (uint16_t) strlen(name), &err);
+	sl_buf_put(b, name, strlen(name), &err);
+}
+
+/* Append a string payload. */
+static void
+str(sl_buf *b, const char *s)
+{
+	sl_err		err;
+
+	sl_buf_put_u16be(b, (uint16_t) strlen(s), &err);
+	sl_buf_put(b, s, strlen(s), &err);
+}
+
+/* Append a list header (element type, count). */
+static void
+list(sl_buf *b, const char *name, int elem, uint32_t n)
+{
+	sl_err		err;
+
+	tag(b, SL_TAG_LIST, name);
+	sl_buf_put_u8(b, (uint8_t) elem, &err);
+	sl_buf_put_u32be(b, n, &err);
+}
+
+/* Append a byte array of n bytes: block-ish layers, or noise. */
+static void
+bytes(sl_buf *b, const char *name, uint32_t n, int noisy)
+{
+	sl_err		err;
+
+	tag(b, SL_TAG_BYTE_ARRAY, name);
+	sl_buf_put_u32be(b, n, &err);
+	for (uint32_t i = 0; i < n; i++)
+		sl_buf_put_u8(b, (uint8_t) (noisy ? rnd() : (i / 256 < 4 ? 1 : (rnd() % 16 == 0 ? 3 : 0))), &err);
+}
+
+/* Append a palette of n {Name} compounds. */
+static void
+palette(sl_buf *b, const char *name, int n)
+{
+	sl_err		err;
+
+	list(b, name, SL_TAG_COMPOUND, (uint32_t) n);
+	for (int i = 0; i < n; i++)
+	{
+		char		s[64];
+
+		snprintf(s, sizeof(s), "minecraft:block_%d", i);
+		tag(b, SL_TAG_STRING, "Name");
+		str(b, s);
+		sl_buf_put_u8(b, SL_TAG_END, &err);
+	}
+}
+
+/*
+ * Append packed indices (< npal, layered) as a long array; spanning or not;
+ * flaw: 1 set a padding bit, 2 put an index past the palette, 3 one long too many.
+ */
+static void
+packed(sl_buf *b, const char *name, int npal, int bits, int spanning, int flaw)
+{
+	uint32_t	n = spanning ? 64 * bits : (4096 + 64 / bits - 1) / (64 / bits);
+	uint64_t   *w = calloc(n + 1, 8);
+	sl_err		err;
+
+	for (uint32_t i = 0; i < 4096; i++)
+	{
+		uint64_t	v = (uint64_t) ((i >> 8) * npal / 16 + (rnd() % 8 == 0)) % npal;
+		uint64_t	bit = spanning ? (uint64_t) i * bits : (uint64_t) (i / (64 / bits)) * 64 + (i % (64 / bits)) * bits;
+
+		if (flaw == 2 && i == 1000)
+			v = (uint64_t) npal;
+		w[bit / 64] |= v << (bit % 64);
+		if (bit % 64 + bits > 64)
+			w[bit / 64 + 1] |= v >> (64 - bit % 64);
+	}
+	if (flaw == 1 && !spanning && 64 % bits)
+		w[3] |= (uint64_t) 1 << 63;
+	if (flaw == 3)
+		n++;
+	tag(b, SL_TAG_LONG_ARRAY, name);
+	sl_buf_put_u32be(b, n, &err);
+	for (uint32_t i = 0; i < n; i++)
+		sl_buf_put_u64be(b, w[i], &err);
+	free(w);
+}
+
+/* A 1.18+ chunk: sections with 4- and 5-bit states, flawed arrays, light. */
+static void
+gen_modern(sl_buf *b)
+{
+	sl_err		err;
+	static const int pals[] = {3, 20, 20, 20, 20, 1, 300};
+	static const int flaws[] = {0, 0, 1, 2, 3, 0, 0};
+
+	tag(b, SL_TAG_COMPOUND, "");
+	tag(b, SL_TAG_INT, "DataVersion");
+	sl_buf_put_u32be(b, 3955, &err);
+	list(b, "sections", SL_TAG_COMPOUND, 7);
+	for (int s = 0; s < 7; s++)
+	{
+		int			bits = pals[s] <= 16 ? 4 : pals[s] <= 32 ? 5 : 9;
+
+		tag(b, SL_TAG_BYTE, "Y");
+		sl_buf_put_u8(b, (uint8_t) s, &err);
+		tag(b, SL_TAG_COMPOUND, "block_states");
+		if (s == 2)				/* data before palette */
+		{
+			packed(b, "data", pals[s], bits, 0, flaws[s]);
+			palette(b, "palette", pals[s]);
+		}
+		else
+		{
+			palette(b, "palette", pals[s]);
+			if (pals[s] > 1)
+				packed(b, "data", pals[s], bits, 0, flaws[s]);
+		}
+		sl_buf_put_u8(b, SL_TAG_END, &err);
+		bytes(b, "SkyLight", 2048, 0);
+		bytes(b, "BlockLight", 2048, s == 6);
+		sl_buf_put_u8(b, SL_TAG_END, &err);
+	}
+	sl_buf_put_u8(b, SL_TAG_END, &err);
+}
+
+/* A 1.13-1.17 chunk: Level.Sections with spanning 5-bit BlockStates. */
+static void
+gen_flat(sl_buf *b)
+{
+	sl_err		err;
+
+	tag(b, SL_TAG_COMPOUND, "");
+	tag(b, SL_TAG_COMPOUND, "Level");
+	list(b, "Sections", SL_TAG_COMPOUND, 3);
+	for (int s = 0; s < 3; s++)
+	{
+		tag(b, SL_TAG_BYTE, "Y");
+		sl_buf_put_u8(b, (uint8_t) s, &err);
+		palette(b, "Palette", 17 + s);
+		packed(b, "BlockStates", 17 + s, 5, s != 1, 0);
+		bytes(b, "SkyLight", 2048, 0);
+		sl_buf_put_u8(b, SL_TAG_END, &err);
+	}
+	tag(b, SL_TAG_INT_ARRAY, "Biomes");
+	sl_buf_put_u32be(b, 1024, &err);
+	for (int i = 0; i < 1024; i++)
+		sl_buf_put_u32be(b, 1, &err);
+	sl_buf_put_u8(b, SL_TAG_END, &err);
+	sl_buf_put_u8(b, SL_TAG_END, &err);
+}
+
+/* A 1.2-1.12 chunk (Sections of Blocks/Add/Data/light) or a McRegion one. */
+static void
+gen_legacy(sl_buf *b, int mcregion)
+{
+	sl_err		err;
+
+	tag(b, SL_TAG_COMPOUND, "");
+	tag(b, SL_TAG_COMPOUND, "Level");
+	if (mcregion)
+	{
+		bytes(b, "Blocks", 32768, 0);
+		bytes(b, "Data", 16384, 0);
+		bytes(b, "SkyLight", 16384, 0);
+		bytes(b, "BlockLight", 16384, 1);
+	}
+	else
+	{
+		list(b, "Sections", SL_TAG_COMPOUND, 2);
+		for (int s = 0; s < 2; s++)
+		{
+			bytes(b, "Blocks", 4096, 0);
+			bytes(b, "Data", 2048, 0);
+			bytes(b, "Add", 2048, s);
+			bytes(b, "SkyLight", 2048, 0);
+			bytes(b, "BlockLight", 2048, 0);
+			sl_buf_put_u8(b, SL_TAG_END, &err);
+		}
+	}
+	sl_buf_put_u8(b, SL_TAG_END, &err);
+	sl_buf_put_u8(b, SL_TAG_END, &err);
+}
+
+/* Encode and decode; CHECK the bytes come back. Returns the encoded size. */
+static size_t
+round_trip(const uint8_t *raw, size_t len)
+{
+	sl_buf		enc = {0};
+	sl_err		err;
+	uint8_t    *back = malloc(len + 1);
+	size_t		n;
+
+	CHECK_OK(sl_bcodec_encode(raw, len, &enc, &err), &err);
+	CHECK_OK(sl_bcodec_decode(enc.data, enc.len, back, len, NULL, &err), &err);
+	CHECK(len == 0 || memcmp(raw, back, len) == 0);
+	n = enc.len;
+	sl_buf_free(&enc);
+	free(back);
+	return n;
+}
+
+void
+test_bcodec_roundtrip_eras(void)
+{
+	sl_buf		all = {0};
+	sl_err		err;
+
+	for (int era = 0; era < 4; era++)
+	{
+		sl_buf		b = {0};
+
+		if (era == 0)
+			gen_modern(&b);
+		else if (era == 1)
+			gen_flat(&b);
+		else
+			gen_legacy(&b, era == 3);
+		CHECK(round_trip(b.data, b.len) < b.len);	/* noisy arrays on purpose: modest gains */
+		sl_buf_put(&all, b.data, b.len, &err);
+		sl_buf_free(&b);
+	}
+	/* documents back to back, then bytes that are not NBT */
+	round_trip(all.data, all.len);
+	sl_buf_put(&all, "\x0a\x00\x05trunc", 8, &err);
+	round_trip(all.data, all.len);
+	sl_buf_free(&all);
+}
+
+void
+test_bcodec_non_nbt(void)
+{
+	static const size_t sizes[] = {0, 1, 2, 3, 13, 100, 4096, 100000};
+	uint8_t    *buf = malloc(100000);
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+	{
+		for (size_t i = 0; i < sizes[k]; i++)
+			buf[i] = (uint8_t) rnd();
+		round_trip(buf, sizes[k]);
+		memset(buf, 0x0a, sizes[k]);	/* compound tags all the way down */
+		round_trip(buf, sizes[k]);
+	}
+	free(buf);
+}
+
+void
+test_bcodec_corrupt(void)
+{
+	sl_buf		b = {0},
+				enc = {0};
+	sl_err		err;
+	uint8_t    *back;
+	int			accepted = 0,
+				wrong_code = 0;
+
+	gen_flat(&b);
+	back = malloc(b.len);
+	CHECK_OK(sl_bcodec_encode(b.data, b.len, &enc, &err), &err);
+	/* every truncation */
+	for (size_t k = 0; k < enc.len; k++)
+	{
+		if (sl_bcodec_decode(enc.data, k, back, b.len, NULL, &err) == 0)
+			accepted++;
+		else if (err.code != SL_ERR_CORRUPT)
+			wrong_code++;
+	}
+	/* one flipped bit in every byte */
+	for (size_t k = 0; k < enc.len; k++)
+	{
+		enc.data[k] ^= (uint8_t) (1 << (k % 8));
+		if (sl_bcodec_decode(enc.data, enc.len, back, b.len, NULL, &err) == 0)
+			accepted++;
+		else if (err.code != SL_ERR_CORRUPT)
+			wrong_code++;
+		enc.data[k] ^= (uint8_t) (1 << (k % 8));
+	}
+	/* the wrong raw length */
+	CHECK(sl_bcodec_decode(enc.data, enc.len, back, b.len - 1, NULL, &err) != 0);
+	CHECK(accepted == 0);
+	CHECK(wrong_code == 0);
+	CHECK_OK(sl_bcodec_decode(enc.data, enc.len, back, b.len, NULL, &err), &err);
+	CHECK(memcmp(back, b.data, b.len) == 0);
+	sl_buf_free(&b);
+	sl_buf_free(&enc);
+	free(back);
+}
