@@ -233,6 +233,15 @@ read_header(const uint8_t *src, size_t len, size_t raw_len, header *h, sl_err *e
 	return 0;
 }
 
+/* Check a stream's header and body checksum without decoding it. */
+int
+sl_bcodec_check(const uint8_t *src, size_t len, size_t raw_len, sl_err *err)
+{
+	header		h;
+
+	return read_header(src, len, raw_len, &h, err);
+}
+
 /* Copy the structure into dst around the payloads; set each payload's place in dst. */
 static void
 place_payloads(const uint8_t *st, size_t st_len, const sl_bscan *s, uint8_t *dst, uint8_t **ptrs)

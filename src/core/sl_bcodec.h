@@ -20,6 +20,9 @@
 /* Encode raw_len bytes (a frame's content: NBT documents back to back, though ANY bytes must round-trip) */
 int			sl_bcodec_encode(const uint8_t *raw, size_t raw_len, sl_buf *out, sl_err *err);
 
+/* Check a stream's header and body checksum without decoding it (structural checks). */
+int			sl_bcodec_check(const uint8_t *src, size_t len, size_t raw_len, sl_err *err);
+
 /*
  * Decode into dst exactly raw_len bytes (raw_len from the frame table,
  * capped by the caller). Inconsistencies are SL_ERR_CORRUPT naming the

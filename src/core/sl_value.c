@@ -5,6 +5,7 @@
  * checks sl_vcheck.c.
  */
 #include "sl_value_int.h"
+#include "sl_bcodec.h"
 #include "sl_codec.h"
 #include "sl_store.h"
 #include "sl_zstd.h"
@@ -366,6 +367,12 @@ place_chunks_v3(sl_value *v, sl_err *err)
 					   (unsigned long long) pos, h->total_len);
 	if ((h->flags & SL_FLAG_PREFIX) && v->chunk_frames < 2)
 		return sl_fail(err, SL_ERR_CORRUPT, "prefix flag set on a value of %u chunk frames", v->chunk_frames);
+	for (uint32_t f = 0; f < h->frame_count; f++)
+		if (v->frames[f].codec != SL_CODEC_ZSTD &&
+			((h->flags & SL_FLAG_PREFIX) || (h->world_len && f == h->frame_count - 1)))
+			return sl_fail(err, SL_ERR_CORRUPT,
+						   "chunk directory: frame %u uses codec %u, which is for chunk frames without a prefix",
+						   f, v->frames[f].codec);
 	return 0;
 }
 
@@ -653,7 +660,9 @@ unframe(sl_value *v, uint32_t i, const sl_frame *f, uint8_t *dst, sl_err *err)
 	}
 	if (v->fetch(v->ctx, f->offset, f->comp_len, &comp, err))
 		return -1;
-	if (sl_zstd_unframe_prefix(comp, f->comp_len, dst, f->raw_len, prefix, prefix_len, err))
+	if (f->codec == SL_CODEC_BLOCKS ?
+		sl_bcodec_decode(comp, f->comp_len, dst, f->raw_len, &v->lim, err) :
+		sl_zstd_unframe_prefix(comp, f->comp_len, dst, f->raw_len, prefix, prefix_len, err))
 	{
 		sl_err_prefix(err, "frame %u", i);
 		return -1;

@@ -70,7 +70,8 @@ typedef struct sl_encode_opts
 
 #define SL_DEFAULT_LEVEL 3
 #define SL_MIN_LEVEL 1
-#define SL_MAX_LEVEL 19
+#define SL_MAX_LEVEL 20
+#define SL_ARCHIVE_LEVEL 20		/* v3: frames in the block codec or zstd 19, whichever is smaller */
 
 extern const sl_encode_opts sl_default_encode_opts;
 

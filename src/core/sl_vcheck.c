@@ -4,6 +4,7 @@
  * (full, slime_verify). Shared by text input, binary input and casts.
  */
 #include "sl_value_int.h"
+#include "sl_bcodec.h"
 #include "sl_nbt.h"
 #include "sl_zstd.h"
 
@@ -262,7 +263,8 @@ verify_frame_header(sl_value *v, uint32_t i, sl_err *err)
 
 	if (sl_value_frame(v, i, &f, err) || v->fetch(v->ctx, f.offset, f.comp_len, &src, err))
 		return -1;
-	if (sl_zstd_check(src, f.comp_len, f.raw_len, err))
+	if (f.codec == SL_CODEC_BLOCKS ? sl_bcodec_check(src, f.comp_len, f.raw_len, err) :
+		sl_zstd_check(src, f.comp_len, f.raw_len, err))
 	{
 		sl_err_prefix(err, "frame %u", i);
 		return -1;

@@ -4,6 +4,7 @@
  * doc/format.md is the authority on the bytes.
  */
 #include "sl_value_int.h"
+#include "sl_bcodec.h"
 #include "sl_codec.h"
 #include "sl_zstd.h"
 
@@ -331,6 +332,38 @@ typedef struct writer3
 /* Frames after the first grow with its compression ratio, up to this. */
 #define FRAME_TARGET_MAX ((size_t) 4 * 1024 * 1024)
 
+/* The archive level: one frame up to this many raw bytes, then frames of ARCHIVE_FRAME. */
+#define ARCHIVE_SINGLE ((size_t) 16 * 1024 * 1024)
+#define ARCHIVE_FRAME ((size_t) 4 * 1024 * 1024)
+
+/*
+ * Code one archive-level chunk frame: the block codec or zstd at level 19,
+ * whichever is smaller (repetitive worlds: zstd's long matches win).
+ */
+static int
+archive_frame(const sl_buf *raw, sl_buf *payload, uint8_t *codec, sl_err *err)
+{
+	sl_buf		bc = {0};
+	size_t		before = payload->len;
+	int			rc = -1;
+
+	if (sl_bcodec_encode(raw->data, raw->len, &bc, err) ||
+		sl_zstd_frame(raw->data, raw->len, SL_MAX_LEVEL - 1, payload, err))
+		goto done;
+	*codec = SL_CODEC_ZSTD;
+	if (bc.len < payload->len - before)
+	{
+		payload->len = before;
+		*codec = SL_CODEC_BLOCKS;
+		rc = sl_buf_put(payload, bc.data, bc.len, err);
+		goto done;
+	}
+	rc = 0;
+done:
+	sl_buf_free(&bc);
+	return rc;
+}
+
 /* The content hash (v2 definition) of Morton-sorted chunks and the world. */
 static void
 hash3(const keyed_src *ks, size_t n, const uint8_t *world, size_t world_len, uint8_t hash[32])
@@ -390,16 +423,22 @@ close_frame3(writer3 *w, uint32_t chunks, sl_err *err)
 	size_t		before = w->payload.len;
 	int			use_base = w->prefix && w->nframes > 0 && chunks > 0;
 	sl_frame   *f = &w->frames[w->nframes];
+	int			level = w->opts->level < SL_ARCHIVE_LEVEL ? w->opts->level : SL_MAX_LEVEL - 1;
 
-	if (sl_zstd_frame_prefix(w->raw.data, w->raw.len, w->opts->level,
-							 use_base ? w->base.data : NULL, use_base ? w->base.len : 0,
-							 &w->payload, err))
+	f->codec = SL_CODEC_ZSTD;
+	if (w->opts->level == SL_ARCHIVE_LEVEL && chunks > 0)
+	{
+		if (archive_frame(&w->raw, &w->payload, &f->codec, err))
+			return -1;
+	}
+	else if (sl_zstd_frame_prefix(w->raw.data, w->raw.len, level,
+								  use_base ? w->base.data : NULL, use_base ? w->base.len : 0,
+								  &w->payload, err))
 		return -1;
 	f->offset = 0;
 	f->comp_len = (uint32_t) (w->payload.len - before);
 	f->raw_len = (uint32_t) w->raw.len;
 	f->chunks = chunks;
-	f->codec = SL_CODEC_ZSTD;
 	if (w->nframes == 0)
 	{
 		/*
@@ -454,10 +493,17 @@ frames3(writer3 *w, const keyed_src *ks3, size_t n, sl_err *err)
 		}
 	single = total <= w->opts->single_frame_max;
 	w->prefix = !single;
+	if (w->opts->level == SL_ARCHIVE_LEVEL)
+	{
+		/* cold worlds: large frames (the models learn), no prefix */
+		single = total <= ARCHIVE_SINGLE;
+		w->prefix = 0;
+	}
 	for (size_t k = 0; k < n; k++)
 	{
 		const sl_chunk_src *c = ks3[k].src;
 		size_t		target = single ? SIZE_MAX :
+			w->opts->level == SL_ARCHIVE_LEVEL ? ARCHIVE_FRAME :
 			w->nframes == 0 ? w->opts->base_target : w->target;
 
 		if (c->ref)
@@ -589,8 +635,8 @@ encode3(const keyed_src *ks, size_t n, const uint8_t *world, size_t world_len,
 	h->frame_count = w.nframes;
 	h->world_len = (uint32_t) world_len;
 	if (sl_vdir_encode(w.d, (uint32_t) n, w.frames, w.nframes, &dir, err) ||
-		sl_zstd_frame(dir.data, dir.len, opts->level > DIR_MIN_LEVEL ? opts->level : DIR_MIN_LEVEL,
-					  &dirz, err))
+		sl_zstd_frame(dir.data, dir.len, opts->level >= SL_ARCHIVE_LEVEL ? SL_MAX_LEVEL - 1 :
+					  opts->level > DIR_MIN_LEVEL ? opts->level : DIR_MIN_LEVEL, &dirz, err))
 		goto done;
 	if (dirz.len < dir.len)
 	{
@@ -655,6 +701,11 @@ sl_value_encode(const sl_chunk_src *chunks, size_t n, const uint8_t *world,
 	if (e.version < SL_VALUE_VERSION_MIN || e.version > SL_VALUE_VERSION)
 	{
 		sl_fail(err, SL_ERR_INVALID, "cannot write format version %d", e.version);
+		goto done;
+	}
+	if (e.version < 3 && opts->level == SL_ARCHIVE_LEVEL)
+	{
+		sl_fail(err, SL_ERR_INVALID, "the archive level (%d) needs format version 3", SL_ARCHIVE_LEVEL);
 		goto done;
 	}
 	if (e.version == 3)
