@@ -434,13 +434,20 @@ decode_dir_v3(sl_value *v, sl_err *err)
 	return 0;
 }
 
+/*
+ * Bytes read first when opening a value: the header, and with it the whole
+ * metadata of most v3 values (a 1024-chunk region's is about 2 KB), so that
+ * a sliced read of a stored value fetches its metadata once.
+ */
+#define FIRST_FETCH 4096
+
 /* Read the header and metadata, check the CRC and decode the directory (sl_value_open). */
 static int
 open_value(sl_value *v, sl_fetch_fn fetch, void *ctx, size_t total_len,
 		   const sl_limits *lim, sl_err *err)
 {
 	const uint8_t *buf;
-	size_t		first = total_len < SL_HEADER_SIZE + 16 ? total_len : SL_HEADER_SIZE + 16;
+	size_t		first = total_len < FIRST_FETCH ? total_len : FIRST_FETCH;
 	size_t		crc_at;
 
 	memset(v, 0, sizeof(*v));
@@ -463,7 +470,8 @@ open_value(sl_value *v, sl_fetch_fn fetch, void *ctx, size_t total_len,
 		(uint64_t) v->hdr.chunk_count * sizeof(sl_dirslot) > v->lim.max_value_raw / 4)
 		return sl_fail(err, SL_ERR_LIMIT, "value of %u chunks is over the world size cap",
 					   v->hdr.chunk_count);
-	if (fetch(ctx, 0, v->hdr.payload_offset, &buf, err))
+	/* the metadata of most v3 values is in the first fetch already */
+	if (v->hdr.payload_offset > first && fetch(ctx, 0, v->hdr.payload_offset, &buf, err))
 		return -1;
 	crc_at = sl_crc_offset(v->hdr.version);
 	if (sl_meta_crc(buf, v->hdr.payload_offset, crc_at) != sl_get_u32le(buf + crc_at))

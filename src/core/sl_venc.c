@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 64 * 1024, 1024 * 1024, 0, 64 * 1024, 16};
+const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 96 * 1024, 1024 * 1024, 0, 64 * 1024, 16};
 
 /* The zstd level of a v3 directory: at least this (directories are small). */
 #define DIR_MIN_LEVEL 9
