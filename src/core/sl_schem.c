@@ -2060,6 +2060,7 @@ typedef struct chunk_edit
 	int			spanning;		/* for new sections */
 	int			ymin,
 				ymax;			/* sections that may hold blocks */
+	int			light_flag;		/* the chunk has isLightOn (1.14+ light engine) */
 } chunk_edit;
 
 static int
@@ -2202,9 +2203,13 @@ insert_section(chunk_edit *e, sl_nbt *sec, int sy, sl_err *err)
 	return 0;
 }
 
-/* Rewrite (or create) section sy of a chunk with the schematic's blocks overlaid. */
+/*
+ * Rewrite (or create) section sy of a chunk with the schematic's blocks
+ * overlaid; *changed = 0 (the section left as it is) when every block
+ * state stays the same.
+ */
 static int
-paste_section(paste_ctx *p, chunk_edit *e, int sy, sl_err *err)
+paste_section(paste_ctx *p, chunk_edit *e, int sy, int *changed, sl_err *err)
 {
 	const sl_schem *s = p->s;
 	int64_t		bx = (int64_t) e->cx * 16,
@@ -2216,11 +2221,12 @@ paste_section(paste_ctx *p, chunk_edit *e, int sy, sl_err *err)
 				zb = bz + 15 < p->qz ? bz + 15 : p->qz;
 	int64_t		ya = by > p->py ? by : p->py,
 				yb = by + 15 < p->qy ? by + 15 : p->qy;
-	int			full = xa == bx && xb == bx + 15 && za == bz && zb == bz + 15 && ya == by && yb == by + 15;
 	const sl_section *old = NULL;
 	uint32_t	g[SL_SECTION_VOLUME];
 	uint32_t	idx[SL_SECTION_VOLUME];
 	uint32_t	lmap[SL_MAX_PALETTE];
+	uint32_t	run[16];
+	int			differs = 0;
 	uint32_t	base = s->npalette;
 	sl_nbt	  **nodes;
 	uint32_t	n = 0;
@@ -2231,6 +2237,7 @@ paste_section(paste_ctx *p, chunk_edit *e, int sy, sl_err *err)
 	sl_nbt	   *item;
 	int			has_blocks;
 
+	*changed = 0;
 	for (int i = 0; i < e->cb.nsections; i++)
 		if (e->cb.sections[i].y == sy && e->cb.sections[i].kind == SL_SEC_PALETTE)
 			old = &e->cb.sections[i];
@@ -2242,6 +2249,7 @@ paste_section(paste_ctx *p, chunk_edit *e, int sy, sl_err *err)
 			return -1;
 		if (air)
 			return 0;			/* nothing to write where the chunk keeps no section */
+		differs = 1;			/* a new section with blocks */
 		if (e->ymin > e->ymax)
 			return sl_fail(err, SL_ERR_INVALID,
 						   "blocks at y=%lld..%lld: the chunk holds no block sections to paste into",
@@ -2259,43 +2267,50 @@ paste_section(paste_ctx *p, chunk_edit *e, int sy, sl_err *err)
 		if (old->npalette > p->lim->max_palette)
 			return sl_fail(err, SL_ERR_LIMIT, "section Y=%d: palette of %u entries exceeds the cap of %u",
 						   sy, old->npalette, p->lim->max_palette);
-		if (!full)
+		/* the old states as state ids: the schematic's where it names the same state */
+		for (uint32_t k = 0; k < old->npalette; k++)
 		{
-			for (uint32_t k = 0; k < old->npalette; k++)
-			{
-				uint32_t	m;
+			uint32_t	m;
 
-				p->scratch.len = 0;
-				if (canon_entry(old->palette[k], &p->scratch, err))
-					return -1;
-				m = strmap_find(s->map, (const char *) p->scratch.data, p->scratch.len);
-				lmap[k] = m != NO_INDEX ? s->palette[m].alias : base + k;
-			}
-			if (old->states)
-				sl_unpack_indices(old->states, SL_SECTION_VOLUME, old->bits, old->spanning, idx);
-			else
-				memset(idx, 0, sizeof(idx));
-			for (uint32_t k = 0; k < SL_SECTION_VOLUME; k++)
-			{
-				if (idx[k] >= old->npalette)
-					return sl_fail(err, SL_ERR_CORRUPT, "section Y=%d: palette index %u past palette of %u entries",
-								   sy, idx[k], old->npalette);
-				g[k] = lmap[idx[k]];
-			}
+			p->scratch.len = 0;
+			if (canon_entry(old->palette[k], &p->scratch, err))
+				return -1;
+			m = strmap_find(s->map, (const char *) p->scratch.data, p->scratch.len);
+			lmap[k] = m != NO_INDEX ? s->palette[m].alias : base + k;
+		}
+		if (old->states)
+			sl_unpack_indices(old->states, SL_SECTION_VOLUME, old->bits, old->spanning, idx);
+		else
+			memset(idx, 0, sizeof(idx));
+		for (uint32_t k = 0; k < SL_SECTION_VOLUME; k++)
+		{
+			if (idx[k] >= old->npalette)
+				return sl_fail(err, SL_ERR_CORRUPT, "section Y=%d: palette index %u past palette of %u entries",
+							   sy, idx[k], old->npalette);
+			g[k] = lmap[idx[k]];
 		}
 		spanning = e->modern ? 0 : old->spanning;
 	}
-	/* the box, row by row */
+	/* the box, row by row, noting whether any state changes */
 	for (int64_t y = ya; y <= yb; y++)
 		for (int64_t z = za; z <= zb; z++)
 		{
 			uint64_t	i = (uint64_t) (xa - p->px) + (uint64_t) (z - p->pz) * s->width +
 				(uint64_t) (y - p->py) * s->width * s->length;
 			uint32_t	at = (uint32_t) (((y - by) * 16 + (z - bz)) * 16 + (xa - bx));
+			uint32_t	n = (uint32_t) (xb - xa + 1);
 
-			if (sl_schem_run(s, i, (uint32_t) (xb - xa + 1), g + at, err))
+			if (sl_schem_run(s, i, n, run, err))
 				return -1;
+			for (uint32_t k = 0; k < n; k++)
+			{
+				differs |= g[at + k] != run[k];
+				g[at + k] = run[k];
+			}
 		}
+	if (!differs)
+		return 0;				/* same states: the section keeps its bytes */
+	*changed = 1;
 	/* palette in order of first use */
 	if (++p->gen == 0)
 	{
@@ -2335,6 +2350,12 @@ paste_section(paste_ctx *p, chunk_edit *e, int sy, sl_err *err)
 		if (item == NULL || insert_section(e, item, sy, err))
 			return -1;
 	}
+	else if (e->light_flag)
+	{
+		/* stale now; with isLightOn 0 Minecraft ignores the chunk's stored light and relights it */
+		comp_remove(item, "BlockLight");
+		comp_remove(item, "SkyLight");
+	}
 	if (e->modern)
 	{
 		sl_nbt	   *bs = (sl_nbt *) sl_nbt_child(item, "block_states");
@@ -2371,9 +2392,101 @@ paste_section(paste_ctx *p, chunk_edit *e, int sy, sl_err *err)
 	return 0;
 }
 
-/* Replace the chunk's block entities inside the box by the schematic's. */
+/* Bytes in a buffer being built: where they start, how long; p once the buffer is done. */
+typedef struct span
+{
+	size_t		off;
+	size_t		len;
+	const uint8_t *p;
+} span;
+
 static int
-paste_block_entities(paste_ctx *p, chunk_edit *e, sl_err *err)
+span_cmp(const void *a, const void *b)
+{
+	const span *x = a;
+	const span *y = b;
+	int			c = memcmp(x->p, y->p, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Point the n spans at their bytes in buf and sort them. */
+static void
+spans_sort(span *sp, uint32_t n, const sl_buf *buf)
+{
+	for (uint32_t i = 0; i < n; i++)
+		sp[i].p = buf->data + sp[i].off;
+	if (n > 1)
+		qsort(sp, n, sizeof(span), span_cmp);
+}
+
+/*
+ * Append compound c to out in canonical form: its children, each written
+ * as NBT, in byte order (so that the same fields in any order give the
+ * same bytes). tmp is scratch.
+ */
+static int
+canon_compound(const sl_nbt *c, sl_buf *out, sl_buf *tmp, sl_arena *a, sl_err *err)
+{
+	uint32_t	n = c->v.comp.count;
+	span	   *sp = sl_arena_alloc(a, ((size_t) n + 1) * sizeof(span), err);
+
+	if (sp == NULL)
+		return -1;
+	tmp->len = 0;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		sp[i].off = tmp->len;
+		if (sl_nbt_write(c->v.comp.items[i], tmp, err))
+			return -1;
+		sp[i].len = tmp->len - sp[i].off;
+	}
+	spans_sort(sp, n, tmp);
+	for (uint32_t i = 0; i < n; i++)
+		if (sl_buf_put_u32be(out, (uint32_t) sp[i].len, err) || sl_buf_put(out, sp[i].p, sp[i].len, err))
+			return -1;
+	return 0;
+}
+
+/*
+ * Are two lists of n block entity compounds the same entries, in any order
+ * and with their fields in any order?
+ */
+static int
+same_block_entities(paste_ctx *p, chunk_edit *e, sl_nbt *const *x, sl_nbt *const *y, uint32_t n,
+					int *same, sl_err *err)
+{
+	sl_buf		keys = {0};
+	span	   *sp = sl_arena_alloc(&e->arena, 2 * ((size_t) n + 1) * sizeof(span), err);
+	int			rc = -1;
+
+	*same = 0;
+	if (sp == NULL)
+		return -1;
+	for (uint32_t i = 0; i < 2 * n; i++)
+	{
+		sp[i].off = keys.len;
+		if (canon_compound(i < n ? x[i] : y[i - n], &keys, &p->scratch, &e->arena, err))
+			goto done;
+		sp[i].len = keys.len - sp[i].off;
+	}
+	spans_sort(sp, n, &keys);
+	spans_sort(sp + n, n, &keys);
+	*same = 1;
+	for (uint32_t i = 0; i < n && *same; i++)
+		*same = span_cmp(&sp[i], &sp[n + i]) == 0;
+	rc = 0;
+done:
+	sl_buf_free(&keys);
+	return rc;
+}
+
+/*
+ * Replace the chunk's block entities inside the box by the schematic's;
+ * *changed = 0 (the list left as it is) when they are the same entries.
+ */
+static int
+paste_block_entities(paste_ctx *p, chunk_edit *e, int *changed, sl_err *err)
 {
 	const sl_schem *s = p->s;
 	sl_nbt	   *body = (sl_nbt *) sl_chunk_body(e->root);
@@ -2381,9 +2494,13 @@ paste_block_entities(paste_ctx *p, chunk_edit *e, sl_err *err)
 	uint32_t	first = be_first(p, e->cx, e->cz);
 	uint32_t	add = 0;
 	uint32_t	keep = 0;
+	uint32_t	gone = 0;
 	uint32_t	n;
 	sl_nbt	  **items;
+	sl_nbt	  **old;
+	int			same;
 
+	*changed = 0;
 	while (first + add < s->nbe && p->bes[first + add].cx == e->cx && p->bes[first + add].cz == e->cz)
 		add++;
 	if (list == NULL && add == 0)
@@ -2393,7 +2510,8 @@ paste_block_entities(paste_ctx *p, chunk_edit *e, sl_err *err)
 					   sl_nbt_type_name(list->v.list.elem_type));
 	n = list ? list->v.list.count : 0;
 	items = sl_arena_alloc(&e->arena, ((size_t) n + add + 1) * sizeof(sl_nbt *), err);
-	if (items == NULL)
+	old = sl_arena_alloc(&e->arena, ((size_t) n + 1) * sizeof(sl_nbt *), err);
+	if (items == NULL || old == NULL)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
 	{
@@ -2405,8 +2523,9 @@ paste_block_entities(paste_ctx *p, chunk_edit *e, sl_err *err)
 		if (int_tag(sl_nbt_child(it, "x"), &x) && int_tag(sl_nbt_child(it, "y"), &y) &&
 			int_tag(sl_nbt_child(it, "z"), &z) &&
 			x >= p->px && x <= p->qx && y >= p->py && y <= p->qy && z >= p->pz && z <= p->qz)
-			continue;			/* inside the box: replaced */
-		items[keep++] = it;
+			old[gone++] = it;	/* inside the box: replaced */
+		else
+			items[keep++] = it;
 	}
 	for (uint32_t k = 0; k < add; k++)
 	{
@@ -2434,9 +2553,18 @@ paste_block_entities(paste_ctx *p, chunk_edit *e, sl_err *err)
 			(ch[m++] = mk_int(&e->arena, SL_TAG_INT, "y", p->py + (int64_t) b->y, err)) == NULL ||
 			(ch[m++] = mk_int(&e->arena, SL_TAG_INT, "z", p->pz + (int64_t) b->z, err)) == NULL)
 			return -1;
-		if ((items[keep++] = mk_compound(&e->arena, "", ch, m, err)) == NULL)
+		if ((items[keep + k] = mk_compound(&e->arena, "", ch, m, err)) == NULL)
 			return -1;
 	}
+	if (gone == add)
+	{
+		if (same_block_entities(p, e, old, items + keep, add, &same, err))
+			return -1;
+		if (same)
+			return 0;			/* the same entries: the list keeps its bytes */
+	}
+	*changed = 1;
+	keep += add;
 	if (list == NULL)
 	{
 		list = mk_list(&e->arena, e->modern ? "block_entities" : "TileEntities", SL_TAG_COMPOUND,
@@ -2450,10 +2578,14 @@ paste_block_entities(paste_ctx *p, chunk_edit *e, sl_err *err)
 	return 0;
 }
 
-/* Rewrite one chunk's region NBT with the schematic pasted; result in out. */
+/*
+ * Rewrite one chunk's region NBT with the schematic pasted; result in out.
+ * *changed = 0 (out left empty) when no block state and no block entity
+ * changes: the chunk is to be kept as it is.
+ */
 static int
 paste_chunk(paste_ctx *p, const sl_dirent *d, const uint8_t *nbt, size_t len, sl_buf *out,
-			sl_err *err)
+			int *changed, sl_err *err)
 {
 	chunk_edit	e;
 	size_t		used;
@@ -2461,6 +2593,8 @@ paste_chunk(paste_ctx *p, const sl_dirent *d, const uint8_t *nbt, size_t len, sl
 				sy1 = floor16(p->qy);
 	sl_nbt	   *body;
 	sl_nbt	   *light;
+	int			blocks = 0;
+	int			bes;
 	int			rc = -1;
 
 	memset(&e, 0, sizeof(e));
@@ -2482,6 +2616,8 @@ paste_chunk(paste_ctx *p, const sl_dirent *d, const uint8_t *nbt, size_t len, sl
 	}
 	e.modern = e.cb.layout == SL_LAYOUT_MODERN;
 	body = (sl_nbt *) sl_chunk_body(e.root);
+	light = (sl_nbt *) sl_nbt_child(body, "isLightOn");
+	e.light_flag = light != NULL && light->type >= SL_TAG_BYTE && light->type <= SL_TAG_LONG;
 	if (e.cb.layout == SL_LAYOUT_NONE)
 	{
 		/* no block sections: only air can be pasted (nothing to write) */
@@ -2523,21 +2659,32 @@ paste_chunk(paste_ctx *p, const sl_dirent *d, const uint8_t *nbt, size_t len, sl
 	}
 	for (int sy = sy0; sy <= sy1; sy++)
 	{
+		int			sec;
+
 		sl_interrupt();
-		if (paste_section(p, &e, sy, err))
+		if (paste_section(p, &e, sy, &sec, err))
 		{
 			if (strncmp(err->msg, "section", 7) != 0 && strncmp(err->msg, "blocks at", 9) != 0)
 				sl_err_prefix(err, "section Y=%d", sy);
 			goto done;
 		}
+		blocks |= sec;
 	}
-	if (paste_block_entities(p, &e, err))
+	if (paste_block_entities(p, &e, &bes, err))
 		goto done;
-	/* Minecraft relights a chunk whose isLightOn is 0 and recomputes missing heightmaps */
-	light = (sl_nbt *) sl_nbt_child(body, "isLightOn");
-	if (light != NULL && light->type >= SL_TAG_BYTE && light->type <= SL_TAG_LONG)
-		light->v.i = 0;
-	comp_remove(body, "Heightmaps");
+	*changed = blocks || bes;
+	if (!*changed)
+	{
+		rc = 0;
+		goto done;
+	}
+	if (blocks)
+	{
+		/* Minecraft relights a chunk whose isLightOn is 0 and recomputes missing heightmaps */
+		if (e.light_flag)
+			light->v.i = 0;
+		comp_remove(body, "Heightmaps");
+	}
 	if (sl_nbt_write(e.root, out, err))
 		goto done;
 	if (out->len > p->lim->max_chunk_raw)
@@ -2641,6 +2788,7 @@ sl_schem_paste(sl_value *v, const sl_schem *s, int32_t x, int32_t y, int32_t z,
 		sl_dirent	d;
 		const uint8_t *comp[SL_NCOMP];
 		sl_buf		nbt = {0};
+		int			changed;
 
 		if ((i & 63) == 0)
 			sl_interrupt();
@@ -2654,10 +2802,17 @@ sl_schem_paste(sl_value *v, const sl_schem *s, int32_t x, int32_t y, int32_t z,
 		}
 		if (sl_value_chunk(v, i, &d, comp, err))
 			goto done;
-		if (paste_chunk(&p, &d, comp[SL_COMP_REGION], d.len[SL_COMP_REGION], &nbt, err))
+		if (paste_chunk(&p, &d, comp[SL_COMP_REGION], d.len[SL_COMP_REGION], &nbt, &changed, err))
 		{
 			sl_buf_free(&nbt);
 			goto done;
+		}
+		if (!changed)
+		{
+			/* nothing of it changes: kept as it is (a stored reference stays one) */
+			if (sl_builder_add_chunk(b, v, i, SL_ADD_KEEP, err))
+				goto done;
+			continue;
 		}
 		if (sl_builder_add(b, SL_COMP_REGION, d.x, d.z, d.timestamp, nbt.data, nbt.len, 1, err))
 		{
