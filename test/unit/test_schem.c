@@ -269,25 +269,19 @@ sc_extract(const sl_buf *val, int x1, int y1, int z1, int x2, int y2, int z2, in
 	return rc;
 }
 
-/* Paste a schematic file into a value; the new value replaces val. */
+/* Paste a read schematic into a value; the new value replaces val. */
 static int
-sc_paste(sl_buf *val, const uint8_t *file, size_t len, int x, int y, int z, sl_err *err)
+sc_paste_read(sl_buf *val, const sl_schem *s, int x, int y, int z, sl_err *err)
 {
 	sl_value	v;
-	sl_schem	s;
 	sl_builder	b;
 	sl_buf		out = {0};
 	int			rc = -1;
 
 	memset(&b, 0, sizeof(b));
-	if (sl_schem_read(file, len, NULL, &s, err))
-	{
-		sl_schem_free(&s);
-		return -1;
-	}
 	if (sl_value_open_mem(&v, val->data, val->len, NULL, err) == 0)
 	{
-		if (sl_schem_paste(&v, &s, x, y, z, NULL, &b, err) == 0 &&
+		if (sl_schem_paste(&v, s, x, y, z, NULL, &b, err) == 0 &&
 			sl_builder_encode(&b, NULL, NULL, &out, err) == 0)
 		{
 			rc = 0;
@@ -300,6 +294,18 @@ sc_paste(sl_buf *val, const uint8_t *file, size_t len, int x, int y, int z, sl_e
 	}
 	sl_builder_free(&b);
 	sl_buf_free(&out);
+	return rc;
+}
+
+/* Paste a schematic file into a value; the new value replaces val. */
+static int
+sc_paste(sl_buf *val, const uint8_t *file, size_t len, int x, int y, int z, sl_err *err)
+{
+	sl_schem	s;
+	int			rc = -1;
+
+	if (sl_schem_read(file, len, NULL, &s, err) == 0)
+		rc = sc_paste_read(val, &s, x, y, z, err);
 	sl_schem_free(&s);
 	return rc;
 }
@@ -928,6 +934,293 @@ test_schem_paste_chunk_format(void)
 	}
 	sl_buf_free(&val);
 	sl_buf_free(&fill);
+	sc_world_free(&w);
+}
+
+/* A chunk of a value parsed into a tree (its bytes copied). */
+typedef struct sc_tree
+{
+	sl_arena	arena;
+	uint8_t    *nbt;
+	sl_nbt	   *root;
+	const sl_nbt *body;
+} sc_tree;
+
+/* Parse chunk (cx, cz) of a value; root NULL when it is missing. */
+static void
+sc_tree_open(const sl_buf *val, int cx, int cz, sc_tree *t)
+{
+	sl_value	v;
+	sl_dirent	d;
+	const uint8_t *comp[SL_NCOMP];
+	size_t		used;
+	sl_err		err;
+	int64_t		i;
+
+	memset(t, 0, sizeof(*t));
+	CHECK_OK(sl_value_open_mem(&v, val->data, val->len, NULL, &err), &err);
+	i = sl_value_find(&v, cx, cz);
+	if (i >= 0 && sl_value_chunk(&v, (uint32_t) i, &d, comp, &err) == 0 && d.len[0] > 0)
+	{
+		t->nbt = malloc(d.len[0]);
+		memcpy(t->nbt, comp[0], d.len[0]);
+		CHECK_OK(sl_nbt_parse(t->nbt, d.len[0], NULL, &t->arena, &t->root, &used, &err), &err);
+		t->body = sl_chunk_body(t->root);
+	}
+	sl_value_close(&v);
+}
+
+static void
+sc_tree_close(sc_tree *t)
+{
+	sl_arena_free(&t->arena);
+	free(t->nbt);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Are two tags (or both NULL) the same bytes? */
+static int
+sc_same_tag(const sl_nbt *a, const sl_nbt *b)
+{
+	sl_buf		x = {0},
+				y = {0};
+	int			same;
+
+	if (a == NULL || b == NULL)
+		return a == b;
+	sl_nbt_write(a, &x, NULL);
+	sl_nbt_write(b, &y, NULL);
+	same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
+	sl_buf_free(&x);
+	sl_buf_free(&y);
+	return same;
+}
+
+/* The item of a chunk's section list with Y = y, or NULL. */
+static const sl_nbt *
+sc_section(const sc_tree *t, int y)
+{
+	const sl_nbt *l = sl_nbt_child(t->root, "sections");
+	int64_t		v;
+
+	if (l == NULL)
+		l = sl_nbt_child(t->body, "Sections");
+	for (uint32_t i = 0; l && i < l->v.list.count; i++)
+		if (sl_nbt_get_int(l->v.list.items[i], "Y", &v) && v == y)
+			return l->v.list.items[i];
+	return NULL;
+}
+
+/* How many chunks of two values (same chunk set) differ in their bytes. */
+static int
+sc_changed_chunks(const sl_buf *a, const sl_buf *b, const sc_world *w)
+{
+	int			n = 0;
+
+	for (int i = 0; i < w->n; i++)
+		n += !sc_same_chunk(a, b, w->x[i], w->z[i]);
+	return n;
+}
+
+/* Paste the extract of a box back where it came from: every chunk keeps its bytes. */
+static void
+sc_idempotent_case(const char *what, const sc_world *w, int x1, int y1, int z1, int x2, int y2,
+				   int z2, int version)
+{
+	sl_buf		orig = {0},
+				val = {0},
+				snap = {0};
+	sl_err		err;
+	int			n;
+
+	sc_encode(w, &orig);
+	sc_encode(w, &val);
+	CHECK_OK(sc_extract(&orig, x1, y1, z1, x2, y2, z2, version, &snap, &err), &err);
+	CHECK_OK(sc_paste(&val, snap.data, snap.len, x1 < x2 ? x1 : x2, y1 < y2 ? y1 : y2,
+					  z1 < z2 ? z1 : z2, &err), &err);
+	n = sc_changed_chunks(&orig, &val, w);
+	if (n != 0)
+		fprintf(stderr, "  %s: the paste of its own extract changed %d chunks\n", what, n);
+	CHECK(n == 0);
+	sl_buf_free(&orig);
+	sl_buf_free(&val);
+	sl_buf_free(&snap);
+}
+
+/* A schematic of one block (Sponge v2, no block entity), as plain NBT. */
+static void
+sc_one_block(sl_buf *b, const char *state)
+{
+	uint8_t		zero = 0;
+
+	b->len = 0;
+	nb_tag(b, SL_TAG_COMPOUND, "Schematic");
+	nb_int(b, "Version", 2);
+	nb_short(b, "Width", 1);
+	nb_short(b, "Height", 1);
+	nb_short(b, "Length", 1);
+	nb_tag(b, SL_TAG_COMPOUND, "Palette");
+	nb_int(b, state, 0);
+	nb_end(b);
+	nb_bytes(b, "BlockData", &zero, 1);
+	nb_end(b);
+}
+
+/* The extract of a box pasted back changes nothing, in 1.18+ and 1.13-1.17 chunks. */
+void
+test_schem_paste_idempotent(void)
+{
+	static const int dvs[] = {1631, 2230, 2730};
+	sc_world	w = {0};
+
+	for (int i = 0; i < 9; i++)
+	{
+		w.x[i] = i % 3 - 1;
+		w.z[i] = i / 3 - 1;
+		sc_modern_chunk(&w.nbt[i], w.x[i], w.z[i], (unsigned) i);
+	}
+	w.n = 9;
+	sc_idempotent_case("modern unaligned v3", &w, -5, -30, -9, 12, 4, 6, 3);
+	sc_idempotent_case("modern unaligned v2", &w, 12, 40, 6, -5, -30, -9, 2);
+	sc_idempotent_case("modern whole chunks", &w, -16, -64, -16, 31, 63, 31, 3);
+	sc_idempotent_case("modern tall", &w, 0, 40, 0, 3, 80, 3, 3);
+	sc_idempotent_case("modern one block", &w, 7, 7, 7, 7, 7, 7, 3);
+	sc_world_free(&w);
+	for (size_t k = 0; k < sizeof(dvs) / sizeof(dvs[0]); k++)
+	{
+		char		what[32];
+
+		for (int i = 0; i < 4; i++)
+		{
+			w.x[i] = i % 2;
+			w.z[i] = i / 2;
+			sc_flat_chunk(&w.nbt[i], w.x[i], w.z[i], dvs[k], (unsigned) i);
+		}
+		w.n = 4;
+		snprintf(what, sizeof(what), "flat %d", dvs[k]);
+		sc_idempotent_case(what, &w, 3, 5, 2, 27, 40, 30, 3);
+		/* sections 4 and up are omitted: air pastes back over them without creating them */
+		sc_idempotent_case(what, &w, 0, 0, 0, 31, 90, 31, 2);
+		sc_world_free(&w);
+	}
+}
+
+/*
+ * One block changed: only its chunk changes, and in it only its section
+ * (light arrays dropped), isLightOn (0) and Heightmaps (removed).
+ */
+void
+test_schem_paste_one_block(void)
+{
+	sc_world	w = {0};
+	sl_buf		orig = {0},
+				val = {0},
+				one = {0},
+				name = {0};
+	sc_tree		a,
+				b;
+	sl_value	v;
+	sl_err		err;
+	int64_t		light = -1;
+
+	for (int i = 0; i < 9; i++)
+	{
+		w.x[i] = i % 3 - 1;
+		w.z[i] = i / 3 - 1;
+		sc_modern_chunk(&w.nbt[i], w.x[i], w.z[i], (unsigned) i);
+	}
+	w.n = 9;
+	sc_encode(&w, &orig);
+	sc_encode(&w, &val);
+	sc_one_block(&one, "minecraft:gold_block");
+	CHECK_OK(sc_paste(&val, one.data, one.len, 5, 20, 7, &err), &err);
+	for (int i = 0; i < w.n; i++)
+		CHECK(sc_same_chunk(&orig, &val, w.x[i], w.z[i]) == (w.x[i] != 0 || w.z[i] != 0));
+	CHECK_OK(sl_value_open_mem(&v, val.data, val.len, NULL, &err), &err);
+	sc_block(&v, 5, 20, 7, &name);
+	CHECK(name.len == 20 && memcmp(name.data, "minecraft:gold_block", 20) == 0);
+	sl_value_close(&v);
+	sc_tree_open(&orig, 0, 0, &a);
+	sc_tree_open(&val, 0, 0, &b);
+	CHECK(a.root != NULL && b.root != NULL);
+	/* every section but Y=1 is the same bytes; Y=1 has new blocks and no light */
+	for (int y = -5; y <= 3; y++)
+		CHECK(sc_same_tag(sc_section(&a, y), sc_section(&b, y)) == (y != 1));
+	CHECK(sl_nbt_child(sc_section(&a, 1), "BlockLight") != NULL);
+	CHECK(sl_nbt_child(sc_section(&b, 1), "BlockLight") == NULL);
+	CHECK(sc_same_tag(sl_nbt_child(sc_section(&a, 1), "biomes"), sl_nbt_child(sc_section(&b, 1), "biomes")));
+	/* the chunk's other tags are the same bytes; light and heightmaps are reset */
+	for (uint32_t i = 0; i < a.root->v.comp.count; i++)
+	{
+		const sl_nbt *t = a.root->v.comp.items[i];
+		char		nm[64];
+
+		snprintf(nm, sizeof(nm), "%.*s", (int) t->name_len, t->name);
+		if (strcmp(nm, "sections") != 0 && strcmp(nm, "isLightOn") != 0 && strcmp(nm, "Heightmaps") != 0)
+			CHECK(sc_same_tag(t, sl_nbt_child(b.root, nm)));
+	}
+	CHECK(sl_nbt_get_int(b.root, "isLightOn", &light) && light == 0);
+	CHECK(sl_nbt_child(a.root, "Heightmaps") != NULL && sl_nbt_child(b.root, "Heightmaps") == NULL);
+	sc_tree_close(&a);
+	sc_tree_close(&b);
+	/* the same block again: nothing more changes */
+	sl_buf_free(&orig);
+	orig = val;
+	memset(&val, 0, sizeof(val));
+	sl_buf_put(&val, orig.data, orig.len, NULL);
+	CHECK_OK(sc_paste(&val, one.data, one.len, 5, 20, 7, &err), &err);
+	CHECK(sc_changed_chunks(&orig, &val, &w) == 0);
+	sl_buf_free(&orig);
+	sl_buf_free(&val);
+	sl_buf_free(&one);
+	sl_buf_free(&name);
+	sc_world_free(&w);
+}
+
+/* A block entity changed over the same blocks: only the list changes, light and heightmaps stay. */
+void
+test_schem_paste_block_entity_only(void)
+{
+	sc_world	w = {0};
+	sl_buf		orig = {0},
+				val = {0},
+				snap = {0};
+	sl_schem	s;
+	sc_tree		a,
+				b;
+	sl_err		err;
+	int64_t		light = -1;
+
+	sc_modern_chunk(&w.nbt[0], 0, 0, 0);
+	w.n = 1;
+	sc_encode(&w, &orig);
+	sc_encode(&w, &val);
+	/* the whole chunk holds its chest and its sign */
+	CHECK_OK(sc_extract(&orig, 0, -64, 0, 15, 63, 15, 3, &snap, &err), &err);
+	CHECK_OK(sl_schem_read(snap.data, snap.len, NULL, &s, &err), &err);
+	CHECK(s.nbe == 2);
+	s.be[0].id = "minecraft:trapped_chest";
+	s.be[0].id_len = 23;
+	CHECK_OK(sc_paste_read(&val, &s, 0, -64, 0, &err), &err);
+	sl_schem_free(&s);
+	CHECK(!sc_same_chunk(&orig, &val, 0, 0));
+	sc_tree_open(&orig, 0, 0, &a);
+	sc_tree_open(&val, 0, 0, &b);
+	CHECK(a.root != NULL && b.root != NULL);
+	for (uint32_t i = 0; a.root && i < a.root->v.comp.count; i++)
+	{
+		const sl_nbt *t = a.root->v.comp.items[i];
+		char		nm[64];
+
+		snprintf(nm, sizeof(nm), "%.*s", (int) t->name_len, t->name);
+		CHECK(sc_same_tag(t, sl_nbt_child(b.root, nm)) == (strcmp(nm, "block_entities") != 0));
+	}
+	CHECK(sl_nbt_get_int(b.root, "isLightOn", &light) && light == 1);
+	sc_tree_close(&a);
+	sc_tree_close(&b);
+	sl_buf_free(&orig);
+	sl_buf_free(&val);
+	sl_buf_free(&snap);
 	sc_world_free(&w);
 }
 
