@@ -2400,6 +2400,7 @@ typedef struct span
 	const uint8_t *p;
 } span;
 
+/* Order two spans by their bytes (a shorter prefix first). */
 static int
 span_cmp(const void *a, const void *b)
 {

@@ -233,6 +233,32 @@ sc_world_free(sc_world *w)
 	w->n = 0;
 }
 
+/* A 1.18+ world of 3 x 3 chunks, (-1,-1) to (1,1), each of its own salt. */
+static void
+sc_modern_world(sc_world *w)
+{
+	for (int i = 0; i < 9; i++)
+	{
+		w->x[i] = i % 3 - 1;
+		w->z[i] = i / 3 - 1;
+		sc_modern_chunk(&w->nbt[i], w->x[i], w->z[i], (unsigned) i);
+	}
+	w->n = 9;
+}
+
+/* A 1.13-1.17 world of 2 x 2 chunks, (0,0) to (1,1), of DataVersion dv. */
+static void
+sc_flat_world(sc_world *w, int dv)
+{
+	for (int i = 0; i < 4; i++)
+	{
+		w->x[i] = i % 2;
+		w->z[i] = i / 2;
+		sc_flat_chunk(&w->nbt[i], w->x[i], w->z[i], dv, (unsigned) i);
+	}
+	w->n = 4;
+}
+
 /* Encode a world into a value. */
 static void
 sc_encode(const sc_world *w, sl_buf *out)
@@ -776,13 +802,7 @@ test_schem_restore_modern(void)
 {
 	sc_world	w = {0};
 
-	for (int i = 0; i < 9; i++)
-	{
-		w.x[i] = i % 3 - 1;
-		w.z[i] = i / 3 - 1;
-		sc_modern_chunk(&w.nbt[i], w.x[i], w.z[i], (unsigned) i);
-	}
-	w.n = 9;
+	sc_modern_world(&w);
 	/* unaligned box across four chunks and two sections, and whole chunks */
 	sc_restore_case("modern v3", &w, -5, -30, -9, 12, 4, 6, 3);
 	sc_restore_case("modern v2", &w, 12, 40, 6, -5, -30, -9, 2);
@@ -802,13 +822,7 @@ test_schem_restore_flat(void)
 		sc_world	w = {0};
 		char		what[32];
 
-		for (int i = 0; i < 4; i++)
-		{
-			w.x[i] = i % 2;
-			w.z[i] = i / 2;
-			sc_flat_chunk(&w.nbt[i], w.x[i], w.z[i], dvs[k], (unsigned) i);
-		}
-		w.n = 4;
+		sc_flat_world(&w, dvs[k]);
 		snprintf(what, sizeof(what), "flat %d", dvs[k]);
 		sc_restore_case(what, &w, 3, 5, 2, 27, 40, 30, 3);
 		/* sections 4 and up are omitted: the filler creates them, the restore empties them */
@@ -970,6 +984,7 @@ sc_tree_open(const sl_buf *val, int cx, int cz, sc_tree *t)
 	sl_value_close(&v);
 }
 
+/* Free a parsed chunk. */
 static void
 sc_tree_close(sc_tree *t)
 {
@@ -1073,13 +1088,7 @@ test_schem_paste_idempotent(void)
 	static const int dvs[] = {1631, 2230, 2730};
 	sc_world	w = {0};
 
-	for (int i = 0; i < 9; i++)
-	{
-		w.x[i] = i % 3 - 1;
-		w.z[i] = i / 3 - 1;
-		sc_modern_chunk(&w.nbt[i], w.x[i], w.z[i], (unsigned) i);
-	}
-	w.n = 9;
+	sc_modern_world(&w);
 	sc_idempotent_case("modern unaligned v3", &w, -5, -30, -9, 12, 4, 6, 3);
 	sc_idempotent_case("modern unaligned v2", &w, 12, 40, 6, -5, -30, -9, 2);
 	sc_idempotent_case("modern whole chunks", &w, -16, -64, -16, 31, 63, 31, 3);
@@ -1090,13 +1099,7 @@ test_schem_paste_idempotent(void)
 	{
 		char		what[32];
 
-		for (int i = 0; i < 4; i++)
-		{
-			w.x[i] = i % 2;
-			w.z[i] = i / 2;
-			sc_flat_chunk(&w.nbt[i], w.x[i], w.z[i], dvs[k], (unsigned) i);
-		}
-		w.n = 4;
+		sc_flat_world(&w, dvs[k]);
 		snprintf(what, sizeof(what), "flat %d", dvs[k]);
 		sc_idempotent_case(what, &w, 3, 5, 2, 27, 40, 30, 3);
 		/* sections 4 and up are omitted: air pastes back over them without creating them */
@@ -1123,13 +1126,7 @@ test_schem_paste_one_block(void)
 	sl_err		err;
 	int64_t		light = -1;
 
-	for (int i = 0; i < 9; i++)
-	{
-		w.x[i] = i % 3 - 1;
-		w.z[i] = i / 3 - 1;
-		sc_modern_chunk(&w.nbt[i], w.x[i], w.z[i], (unsigned) i);
-	}
-	w.n = 9;
+	sc_modern_world(&w);
 	sc_encode(&w, &orig);
 	sc_encode(&w, &val);
 	sc_one_block(&one, "minecraft:gold_block");
