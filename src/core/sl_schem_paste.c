@@ -19,22 +19,11 @@
 #include "sl_codec.h"
 #include "sl_schem_int.h"
 
-/* Smallest b with 2^b >= n (0 for n <= 1). */
-static int
-ceil_log2(uint32_t n)
-{
-	int			b = 0;
-
-	while (b < 32 && ((uint64_t) 1 << b) < n)
-		b++;
-	return b;
-}
-
 /* Bits per block index of a palette of n entries (at least 4, as Minecraft writes). */
 static int
 block_bits(uint32_t n)
 {
-	int			b = ceil_log2(n);
+	int			b = sl_ceil_log2(n);
 
 	return b < 4 ? 4 : b;
 }
