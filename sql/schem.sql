@@ -95,6 +95,23 @@ SELECT slime_chunk_json(world, 1, 1) #> '{sections,0,block_states,palette}' AS b
          #> '{sections,0,block_states}' AS after
 FROM arena;
 
+-- a snapshot pasted over the blocks it holds changes nothing: every chunk keeps
+-- its bytes; one changed block changes its chunk only (relit, heightmaps dropped)
+CREATE TABLE arena_reset AS
+SELECT slime_paste(world, slime_extract(world, 0, -16, 0, 47, 31, 47), 0, -16, 0) AS same,
+       slime_paste(world, nbt_compound('Schematic', nbt_int('Version', 2),
+         nbt_head(2, 'Width') || int2send(1::int2), nbt_head(2, 'Height') || int2send(1::int2),
+         nbt_head(2, 'Length') || int2send(1::int2), nbt_compound('Palette', nbt_int('minecraft:gold_block', 0)),
+         nbt_byte_array('BlockData', '\x00'::bytea)), 5, 5, 5) AS one
+FROM arena;
+SELECT o.x, o.z, o.hash = s.hash AS same_unchanged, o.hash = b.hash AS same_one_block
+FROM slime_chunks((SELECT world FROM arena)) o
+JOIN slime_chunks((SELECT same FROM arena_reset)) s USING (x, z)
+JOIN slime_chunks((SELECT one FROM arena_reset)) b USING (x, z)
+ORDER BY o.x, o.z;
+SELECT x, z, slime_chunk_json(one, x, z) ->> 'isLightOn' AS light, slime_chunk_json(one, x, z) ? 'Heightmaps' AS heightmaps
+FROM arena_reset, (VALUES (0, 0), (1, 0)) v(x, z) ORDER BY x;
+
 -- v2 restores alike, and the function reads values held by the chunk store
 SELECT slime_paste(c.world, slime_extract(a.world, 5, -10, 7, 31, 20, 31, 2), 5, -10, 7) = r.world AS v2_same
 FROM arena a, changed c, restored r;
@@ -153,5 +170,5 @@ SELECT slime_extract(NULL, 0, 0, 0, 1, 1, 1) IS NULL AS null_world, slime_paste(
 SELECT proname, provolatile, proparallel, proisstrict FROM pg_proc
 WHERE proname IN ('slime_extract', 'slime_paste') ORDER BY proname;
 
-DROP TABLE arena, snap, changed, restored;
+DROP TABLE arena, snap, changed, restored, arena_reset;
 DROP FUNCTION schem_chunk(int, int, int), schem_section(int, int, int), schem_error(text), schem_box_entities(slime);

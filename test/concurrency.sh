@@ -50,9 +50,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-slime_tally_init
-
-if ! CORPUS=$(slime_corpus); then failed=1; finish; fi
+slime_suite_begin concurrency
 SECS=${SLIME_CONCURRENCY_SECONDS:-20}
 CLIENTS=${SLIME_CONCURRENCY_CLIENTS:-8}
 PGBENCH=$SLIME_PG_BIN/pgbench
@@ -71,17 +69,10 @@ REGIONS=(
     "anvil-1.18plus/prismarine-provider-anvil/1.18.2/r.0.0.mca 0 0"
     "anvil-1.18plus/prismarine-provider-anvil/1.21.1/r.0.0.mca 0 0"
 )
-for r in "${REGIONS[@]}"; do
-    [ -f "$CORPUS/${r%% *}" ] || { echo "concurrency: corpus file missing: $CORPUS/${r%% *}" >&2; failed=1; finish; }
-done
+slime_suite_regions
 NSEEDS=${#REGIONS[@]}
 
-slime_log "concurrency: starting a throwaway cluster"
-slime_cluster_start
-WORK=$(mktemp -d /tmp/slime-conc.XXXXXX)
-slime_on_exit 'rm -rf "$WORK"'
-SERVER_LOG=$SLIME_PGTMP/server.log
-sq() { local s=${1//\'/\'\'}; printf "'%s'" "$s"; }
+slime_suite_cluster conc
 
 {
     cat <<'SQL'
@@ -120,7 +111,7 @@ SQL
     for r in "${REGIONS[@]}"; do
         read -r p rx rz <<<"$r"
         echo "INSERT INTO seeds SELECT $i, w, slime_content_hash(w)
-              FROM (SELECT slime_import_region(pg_read_binary_file($(sq "$CORPUS/$p")), $rx, $rz) w) s;"
+              FROM (SELECT slime_import_region(pg_read_binary_file($(slime_sq "$CORPUS/$p")), $rx, $rz) w) s;"
         i=$((i + 1))
     done
     echo "INSERT INTO seed_chunks SELECT row_number() OVER () - 1, nbt FROM (
@@ -130,9 +121,7 @@ SQL
             JOIN seeds s ON s.id = 1 + (g - 1) % $NSEEDS;"
     echo "ANALYZE;"
 } >"$WORK/setup.sql"
-slime_psql -f "$WORK/setup.sql" >/dev/null
-NCHUNKS=$(slime_psql -At -c "SELECT count(*) FROM seed_chunks")
-[ "$NCHUNKS" -gt 0 ] || { echo "concurrency: no seed chunks" >&2; exit 1; }
+slime_suite_setup NCHUNKS
 
 # ---- pgbench scripts -------------------------------------------------------
 PICK="\\set id CASE WHEN random(1, 100) <= 70 THEN random(1, $HOT) ELSE random($((HOT + 1)), $NWORLDS) END"
@@ -304,7 +293,7 @@ SQL
     i=1
     for k in "${STORE_SEEDS[@]}"; do
         read -r p rx rz <<<"${REGIONS[k - 1]}"
-        echo "INSERT INTO seeds VALUES ($i, slime_import_region(pg_read_binary_file($(sq "$CORPUS/$p")), $rx, $rz));"
+        echo "INSERT INTO seeds VALUES ($i, slime_import_region(pg_read_binary_file($(slime_sq "$CORPUS/$p")), $rx, $rz));"
         i=$((i + 1))
     done
     echo "INSERT INTO saves(island, world, expect) SELECT g, s.world, slime_content_hash(s.world)

@@ -35,9 +35,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-slime_tally_init
-
-if ! CORPUS=$(slime_corpus); then failed=1; finish; fi
+slime_suite_begin crash
 RUN_SECONDS=${SLIME_CRASH_SECONDS:-5}
 CLIENTS_A=${CRASH_IMPORT_CLIENTS:-3}
 CLIENTS_B=${CRASH_SAVE_CLIENTS:-4}
@@ -55,18 +53,13 @@ REGIONS=(
     "anvil-1.18plus/prismarine-provider-anvil/1.18.2/r.0.0.mca 0 0"
     "anvil-1.18plus/prismarine-provider-anvil/1.21.1/r.0.0.mca 0 0"
 )
-for r in "${REGIONS[@]}"; do
-    [ -f "$CORPUS/${r%% *}" ] || { echo "crash: corpus file missing: $CORPUS/${r%% *}" >&2; failed=1; finish; }
-done
+slime_suite_regions
 NREG=${#REGIONS[@]}
 
-slime_log "crash: starting a throwaway cluster"
-slime_cluster_start
-WORK=$(mktemp -d /tmp/slime-crash.XXXXXX)
+slime_suite_cluster crash
 CLIENT_PIDS=()
-slime_on_exit 'for p in "${CLIENT_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"'
-SERVER_LOG=$SLIME_PGTMP/server.log
-sq() { local s=${1//\'/\'\'}; printf "'%s'" "$s"; }
+# on exit, before WORK and the cluster go: the clients still running, by pid
+slime_on_exit 'for p in "${CLIENT_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done'
 
 {
     echo "ALTER SYSTEM SET synchronous_commit = on;"
@@ -99,7 +92,7 @@ SQL
     i=0
     for r in "${REGIONS[@]}"; do
         read -r p rx rz <<<"$r"
-        echo "INSERT INTO regions VALUES ($i, $(sq "$CORPUS/$p"), $rx, $rz);"
+        echo "INSERT INTO regions VALUES ($i, $(slime_sq "$CORPUS/$p"), $rx, $rz);"
         i=$((i + 1))
     done
     # a few real chunks of different eras to put
@@ -108,10 +101,8 @@ SQL
             FROM (SELECT slime_import_region(pg_read_binary_file(path), rx, rz) w FROM regions
                   WHERE i IN (1, 4, 7)) s, LATERAL (SELECT * FROM slime_chunks(w) LIMIT 3) c) t;"
 } >"$WORK/setup.sql"
-slime_psql -f "$WORK/setup.sql" >/dev/null
+slime_suite_setup NSEED
 [ "$(slime_psql -At -c "SHOW synchronous_commit")" = on ] || { echo "crash: synchronous_commit not on" >&2; exit 1; }
-NSEED=$(slime_psql -At -c "SELECT count(*) FROM seed_chunks")
-[ "$NSEED" -gt 0 ] || { echo "crash: no seed chunks" >&2; exit 1; }
 
 # ---- the clients --------------------------------------------------------------
 # shellcheck disable=SC2317  # the generators run in pipelines started below

@@ -99,6 +99,7 @@ slime_corpus() {
 # starts it on a unix socket in that dir only, and exports PGHOST PGPORT
 # PGUSER PGDATABASE PGDATA SLIME_PGTMP.  Without --keep, the cluster is
 # stopped and removed on EXIT.
+# shellcheck disable=SC2120  # --keep is for the callers in other scripts
 slime_cluster_start() {
     local keep=0 tmp port
     [ "${1:-}" = --keep ] && keep=1
@@ -186,4 +187,51 @@ finish() {
     echo "$passed passed, $failed failed"
     [ "$failed" = 0 ]
     exit $?
+}
+
+# ---- suites on a throwaway cluster (crash.sh, concurrency.sh) ---------------
+# The set-up they share, in this order: slime_suite_begin NAME,
+# slime_suite_regions, slime_suite_cluster TAG, then the suite writes its
+# schema into "$WORK/setup.sql" and runs slime_suite_setup VAR. For scripts
+# under `set -e`, called as plain commands: a failing step ends the script
+# (steps are not guarded with ||, which would switch set -e off inside them).
+
+# Quote a string as an SQL literal ('it''s').
+slime_sq() { local s=${1//\'/\'\'}; printf "'%s'" "$s"; }
+
+# Start suite NAME (used in its messages): pass/fail counting, CORPUS set (or finish as failed).
+slime_suite_begin() {
+    SLIME_SUITE=$1
+    slime_tally_init
+    if ! CORPUS=$(slime_corpus); then failed=1; finish; fi
+}
+
+# Check that every region of REGIONS ("path rx rz") is in the corpus (or finish as failed).
+slime_suite_regions() {
+    local r
+    for r in "${REGIONS[@]}"; do
+        [ -f "$CORPUS/${r%% *}" ] ||
+            { echo "$SLIME_SUITE: corpus file missing: $CORPUS/${r%% *}" >&2; failed=1; finish; }
+    done
+}
+
+# Start a throwaway cluster (slime_cluster_start) and a work dir WORK
+# (/tmp/slime-TAG.XXXXXX), both removed on exit; SERVER_LOG names the server log.
+slime_suite_cluster() {
+    slime_log "$SLIME_SUITE: starting a throwaway cluster"
+    # shellcheck disable=SC2119  # no --keep: the cluster goes on exit
+    slime_cluster_start
+    WORK=$(mktemp -d "/tmp/slime-$1.XXXXXX")
+    slime_on_exit 'rm -rf "$WORK"'
+    SERVER_LOG=$SLIME_PGTMP/server.log
+}
+
+# Run "$WORK/setup.sql" and put the row count of its table seed_chunks in
+# variable VAR (exit 1 when it has none).
+slime_suite_setup() {
+    local n
+    slime_psql -f "$WORK/setup.sql" >/dev/null
+    n=$(slime_psql -At -c "SELECT count(*) FROM seed_chunks")
+    [ "$n" -gt 0 ] || { echo "$SLIME_SUITE: no seed chunks" >&2; exit 1; }
+    printf -v "$1" '%s' "$n"
 }

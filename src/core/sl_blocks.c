@@ -26,8 +26,8 @@ typedef struct prop_ref
 } prop_ref;
 
 /* Smallest b with 2^b >= n (0 for n <= 1). */
-static int
-ceil_log2(uint32_t n)
+int
+sl_ceil_log2(uint32_t n)
 {
 	int			b = 0;
 
@@ -246,7 +246,7 @@ open_flat(const sl_nbt *s, int32_t dv, sl_section *sec, sl_err *err)
 	if (check_block_palette(pal, "Palette", err))
 		return -1;
 	n = pal->v.list.count;
-	bits = ceil_log2(n) < 4 ? 4 : ceil_log2(n);
+	bits = sl_ceil_log2(n) < 4 ? 4 : sl_ceil_log2(n);
 	if (dv != SL_NO_DV)
 		spanning = dv < SL_DV_ALIGNED;
 	else
@@ -287,7 +287,7 @@ open_modern(const sl_nbt *bs, sl_section *sec, sl_err *err)
 	sec->palette = pal->v.list.items;
 	if (n == 1)
 		return 0;				/* data, if any, is ignored as Minecraft does */
-	bits = ceil_log2(n) < 4 ? 4 : ceil_log2(n);
+	bits = sl_ceil_log2(n) < 4 ? 4 : sl_ceil_log2(n);
 	if (check_packed(data, "block_states.data", n, bits, 0, SL_SECTION_VOLUME, err))
 		return -1;
 	sec->states = data->v.arr.data;
@@ -318,7 +318,7 @@ open_biomes(const sl_nbt *b, sl_section *sec, sl_err *err)
 	sec->biomes = pal->v.list.items;
 	if (n == 1)
 		return 0;
-	bits = ceil_log2(n);
+	bits = sl_ceil_log2(n);
 	if (check_packed(data, "biomes.data", n, bits, 0, BIOME_CELLS, err))
 		return -1;
 	sec->biome_states = data->v.arr.data;

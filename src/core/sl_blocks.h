@@ -181,6 +181,9 @@ int			sl_chunk_count_biomes(const sl_chunk_blocks *c, sl_count_fn fn, void *ctx,
 uint32_t	sl_packed_longs(uint32_t entries, int bits, int spanning);
 uint32_t	sl_packed_get(const uint8_t *longs, int bits, int spanning, uint32_t i);
 
+/* Smallest b with 2^b >= n (0 for n <= 1): the bits of a palette of n entries, before a minimum. */
+int			sl_ceil_log2(uint32_t n);
+
 /* Flattened name of pre-1.13 block (id, data), or NULL when unknown. */
 const char *sl_legacy_block_name(int id, int data);
 

@@ -15,13 +15,17 @@
  * indices repacked as the chunk's DataVersion packs them: spanning longs
  * for 1451..2526, not from 2527 on; a one-entry 1.18+ palette drops its
  * data), its block entities (those of the chunk inside the box removed
- * first). A touched chunk gets isLightOn = 0 and loses its Heightmaps, so
- * Minecraft relights it and recomputes its heightmaps when it loads it;
- * every other tag of the chunk, and every chunk it does not touch, is kept
- * byte for byte. Pre-1.13 chunks are not written to (an error naming the
- * chunk). A chunk the value lacks is an error naming it, unless the
- * schematic holds only air and no block entity there (the box a missing
- * chunk gave to an extract pastes back).
+ * first). Only what changes is written: a section whose block states all
+ * stay keeps its bytes, a block entity list with the same entries (fields
+ * in any order) is kept, and a chunk with neither changed is kept as the
+ * value holds it (not re-encoded). A chunk where blocks change gets
+ * isLightOn = 0 and loses its Heightmaps (and, with isLightOn, the light
+ * arrays of its changed sections), so Minecraft relights it and recomputes
+ * its heightmaps when it loads it; every other tag of the chunk, and every
+ * chunk it does not touch, is kept byte for byte. Pre-1.13 chunks are not
+ * written to (an error naming the chunk). A chunk the value lacks is an
+ * error naming it, unless the schematic holds only air and no block entity
+ * there (the box a missing chunk gave to an extract pastes back).
  *
  * A schematic whose block data is empty (0 bytes, as FastAsyncWorldEdit
  * writes an empty clipboard) is read as air everywhere, as WorldEdit does.
@@ -136,8 +140,9 @@ int			sl_schem_run(const sl_schem *s, uint64_t i, uint32_t n, uint32_t *out,
 
 /*
  * Paste a read schematic into a value with its minimum corner at (x, y, z):
- * every chunk of v goes into builder b, those the schematic touches
- * rewritten, the others as they are (SL_ADD_KEEP), with the world data.
+ * every chunk of v goes into builder b, those whose blocks or block
+ * entities change rewritten, the others as they are (SL_ADD_KEEP), with
+ * the world data.
  */
 int			sl_schem_paste(sl_value *v, const sl_schem *s, int32_t x, int32_t y,
 						   int32_t z, const sl_limits *lim, sl_builder *b, sl_err *err);

@@ -15,7 +15,12 @@
  *   4. restored = paste(pasted, snapshot): every block and block entity of
  *      the box equals the original world's, and every chunk outside the box
  *      is byte-identical;
- *   5. each value passes sl_value_verify.
+ *   5. each value passes sl_value_verify;
+ *   and before step 2: paste(world, snapshot) changes no chunk at all (a
+ *   section whose blocks stay the same keeps its bytes, a chunk with none
+ *   changed is kept as it is). Each base holding chunks (0..2, 0..2) also
+ *   gets the arena reset of issue #15: the extract of 0,40,0 - 47,90,47
+ *   pasted back changes none of its chunks.
  * A pre-1.13 region checks that paste refuses its chunks and that extract
  * names their blocks as the decoder does. Files that are not schematics
  * (a structure file) must be refused with a clear error.
@@ -430,6 +435,62 @@ paste(sl_value *v, const sl_schem *s, const int64_t at[3], sl_buf *out, sl_err *
 	return rc;
 }
 
+/* Chunks of a whose bytes (every component) differ in b, or that b lacks; -1 on an error. */
+static long
+changed_chunks(sl_value *a, sl_value *b, sl_err *err)
+{
+	long		n = 0;
+
+	for (uint32_t i = 0; i < a->hdr.chunk_count; i++)
+	{
+		sl_dirent	d;
+		uint8_t		ha[32],
+					hb[32];
+		int64_t		j;
+
+		if (sl_value_dirent(a, i, &d, err) || sl_value_chunk_hash(a, i, ha, err))
+			return -1;
+		j = sl_value_find(b, d.x, d.z);
+		if (j < 0)
+		{
+			n++;
+			continue;
+		}
+		if (sl_value_chunk_hash(b, (uint32_t) j, hb, err))
+			return -1;
+		n += memcmp(ha, hb, 32) != 0;
+	}
+	return n;
+}
+
+/*
+ * Paste the extract (Sponge version) of box lo..hi back where it came
+ * from: the changed chunks (every one keeps its bytes when all is well).
+ */
+static long
+paste_own_extract(base *b, const int64_t lo[3], const int64_t hi[3], int version, sl_err *err)
+{
+	sl_buf		snap = {0},
+				out = {0};
+	sl_schem	s;
+	sl_value	v;
+	long		n = -1;
+
+	memset(&s, 0, sizeof(s));
+	memset(&v, 0, sizeof(v));
+	if (sl_schem_extract(&b->v, (int32_t) lo[0], (int32_t) lo[1], (int32_t) lo[2], (int32_t) hi[0],
+						 (int32_t) hi[1], (int32_t) hi[2], version, NULL, &snap, err) == 0 &&
+		sl_schem_read(snap.data, snap.len, NULL, &s, err) == 0 &&
+		paste(&b->v, &s, lo, &out, err) == 0 &&
+		sl_value_open_mem(&v, out.data, out.len, NULL, err) == 0)
+		n = changed_chunks(&b->v, &v, err);
+	sl_value_close(&v);
+	sl_schem_free(&s);
+	sl_buf_free(&snap);
+	sl_buf_free(&out);
+	return n;
+}
+
 /* Does the world hold chunk (cx, cz) with block sections (not a bare proto chunk)? */
 static int
 has_blocks(base *b, int32_t cx, int32_t cz)
@@ -512,6 +573,13 @@ check_in_base(const char *rel, const sl_schem *s, base *b, const uint8_t *file, 
 						 (int32_t) hi[1], (int32_t) hi[2], 3, NULL, &snap, &err))
 	{
 		printf("FAIL %s in %s: extract: %s\n", rel, b->what, err.msg);
+		goto done;
+	}
+	/* 1b. the snapshot pasted back where it came from changes no chunk */
+	if (!b->legacy && (d = paste_own_extract(b, lo, hi, 3, &err)) != 0)
+	{
+		printf("FAIL %s in %s: the paste of the box's own extract changed %ld chunks%s%s\n", rel,
+			   b->what, d, d < 0 ? ": " : "", d < 0 ? err.msg : "");
 		goto done;
 	}
 	t0 = corpus_now();
@@ -664,6 +732,76 @@ done:
 	return ok;
 }
 
+/* Does the world hold the 3 x 3 chunks from (cx, cz) on, each with block sections? */
+static int
+has_blocks_3x3(base *b, int32_t cx, int32_t cz)
+{
+	for (int32_t z = cz; z <= cz + 2; z++)
+		for (int32_t x = cx; x <= cx + 2; x++)
+			if (!has_blocks(b, x, z))
+				return 0;
+	return 1;
+}
+
+/* The first 3 x 3 chunks with blocks: (0, 0) if the world has them, else in z, x order. */
+static int
+first_3x3(base *b, int32_t *cx, int32_t *cz)
+{
+	const sl_header *h = &b->v.hdr;
+
+	*cx = *cz = 0;
+	if (has_blocks_3x3(b, 0, 0))
+		return 1;
+	for (*cz = h->min_z; *cz <= h->max_z; (*cz)++)
+		for (*cx = h->min_x; *cx <= h->max_x; (*cx)++)
+			if (has_blocks_3x3(b, *cx, *cz))
+				return 1;
+	return 0;
+}
+
+/*
+ * The arena reset of issue #15: the extract of box 0,40,0 - 47,90,47 (v3
+ * and v2) pasted back changes none of the world's chunks. A world without
+ * chunks (0..2, 0..2) gets the same box moved to its first 3 x 3 chunks.
+ */
+static int
+check_arena_reset(base *b)
+{
+	const sl_header *h = &b->v.hdr;
+	int64_t		lo[3],
+				hi[3];
+	int32_t		cx,
+				cz;
+	sl_err		err;
+
+	if (!first_3x3(b, &cx, &cz))
+	{
+		printf("skip arena reset of %s: no 3 x 3 chunks with blocks\n", b->path);
+		return 2;
+	}
+	lo[0] = (int64_t) cx * 16;
+	lo[1] = 40;
+	lo[2] = (int64_t) cz * 16;
+	hi[0] = lo[0] + 47;
+	hi[1] = 90;
+	hi[2] = lo[2] + 47;
+	for (int version = 3; version >= 2; version--)
+	{
+		long		n = paste_own_extract(b, lo, hi, version, &err);
+
+		if (n != 0)
+		{
+			printf("FAIL arena reset of %s (v%d): %ld of %u chunks changed%s%s\n", b->path, version, n,
+				   h->chunk_count, n < 0 ? ": " : "", n < 0 ? err.msg : "");
+			return 0;
+		}
+	}
+	printf("ok   arena reset of %s (%s): the extract of %lld,40,%lld - %lld,90,%lld pasted back "
+		   "(v3, v2) changes 0 of %u chunks\n", b->path, b->what, (long long) lo[0], (long long) lo[2],
+		   (long long) hi[0], (long long) hi[2], h->chunk_count);
+	return 1;
+}
+
 /* Extract a box of the legacy base: the names are the block decoder's. */
 static int
 check_legacy_extract(base *b)
@@ -715,6 +853,12 @@ main(int argc, char **argv)
 	for (int k = 0; k < NBASES; k++)
 		if (bases[k].legacy)
 			check_legacy_extract(&bases[k]) ? passed++ : failed++;
+		else
+		{
+			int			r = check_arena_reset(&bases[k]);
+
+			r == 2 ? skipped++ : r ? passed++ : failed++;
+		}
 	for (int f = 0; f < nfiles; f++)
 	{
 		const char *rel = files[f] + strlen(corpus_root) + 1;

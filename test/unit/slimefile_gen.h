@@ -16,6 +16,7 @@
 
 #include "sl_common.h"
 #include "sl_nbt.h"
+#include "nbt_build.h"
 
 typedef struct sfg_file
 {
@@ -36,73 +37,25 @@ typedef struct sfg_file
 				maps;
 } sfg_file;
 
-/* ---- NBT ---- */
+/* ---- NBT (tags from nbt_build.h) ---- */
 
-static inline void
-sfg_tag(sl_buf *b, int type, const char *name)
-{
-	sl_buf_put_u8(b, (uint8_t) type, NULL);
-	sl_buf_put_u16be(b, (uint16_t) strlen(name), NULL);
-	sl_buf_put(b, name, strlen(name), NULL);
-}
-
-static inline void
-sfg_byte(sl_buf *b, const char *name, int v)
-{
-	sfg_tag(b, SL_TAG_BYTE, name);
-	sl_buf_put_u8(b, (uint8_t) v, NULL);
-}
-
-static inline void
-sfg_int(sl_buf *b, const char *name, int32_t v)
-{
-	sfg_tag(b, SL_TAG_INT, name);
-	sl_buf_put_u32be(b, (uint32_t) v, NULL);
-}
-
-static inline void
-sfg_str_payload(sl_buf *b, const char *s)
-{
-	sl_buf_put_u16be(b, (uint16_t) strlen(s), NULL);
-	sl_buf_put(b, s, strlen(s), NULL);
-}
-
-static inline void
-sfg_string(sl_buf *b, const char *name, const char *s)
-{
-	sfg_tag(b, SL_TAG_STRING, name);
-	sfg_str_payload(b, s);
-}
-
-static inline void
-sfg_end(sl_buf *b)
-{
-	sl_buf_put_u8(b, 0, NULL);
-}
-
-static inline void
-sfg_list(sl_buf *b, const char *name, int elem, uint32_t count)
-{
-	sfg_tag(b, SL_TAG_LIST, name);
-	sl_buf_put_u8(b, (uint8_t) elem, NULL);
-	sl_buf_put_u32be(b, count, NULL);
-}
-
+/* Append a named long array of n longs seed, 2 seed, 3 seed, ... */
 static inline void
 sfg_longs(sl_buf *b, const char *name, uint32_t n, uint64_t seed)
 {
-	sfg_tag(b, SL_TAG_LONG_ARRAY, name);
+	nb_tag(b, SL_TAG_LONG_ARRAY, name);
 	sl_buf_put_u32be(b, n, NULL);
 	for (uint32_t i = 0; i < n; i++)
 		sl_buf_put_u64be(b, seed * (i + 1), NULL);
 }
 
+/* Append a named list of three doubles (a position or motion). */
 static inline void
 sfg_doubles(sl_buf *b, const char *name, double x, double y, double z)
 {
 	double		v[3] = {x, y, z};
 
-	sfg_list(b, name, SL_TAG_DOUBLE, 3);
+	nb_list(b, name, SL_TAG_DOUBLE, 3);
 	for (int i = 0; i < 3; i++)
 	{
 		uint64_t	bits;
@@ -112,12 +65,12 @@ sfg_doubles(sl_buf *b, const char *name, double x, double y, double z)
 	}
 }
 
-/* A document: root compound with an empty name; call sfg_end to close. */
+/* A document: root compound with an empty name; call nb_end to close. */
 static inline void
 sfg_root(sl_buf *b)
 {
 	b->len = 0;
-	sfg_tag(b, SL_TAG_COMPOUND, "");
+	nb_tag(b, SL_TAG_COMPOUND, "");
 }
 
 /* "i32 length, bytes" (doc NULL: length 0). */
@@ -149,19 +102,19 @@ static inline void
 sfg_block_states(sl_buf *b, const char *name)
 {
 	sfg_root(b);
-	sfg_list(b, "palette", SL_TAG_COMPOUND, 1);
-	sfg_string(b, "Name", name);
-	sfg_end(b);
-	sfg_end(b);
+	nb_list(b, "palette", SL_TAG_COMPOUND, 1);
+	nb_string(b, "Name", name);
+	nb_end(b);
+	nb_end(b);
 }
 
 static inline void
 sfg_biomes(sl_buf *b, const char *name)
 {
 	sfg_root(b);
-	sfg_list(b, "palette", SL_TAG_STRING, 1);
-	sfg_str_payload(b, name);
-	sfg_end(b);
+	nb_list(b, "palette", SL_TAG_STRING, 1);
+	nb_str(b, name);
+	nb_end(b);
 }
 
 static inline void
@@ -275,25 +228,25 @@ sfg_v3(sfg_file *f)
 		}
 	}
 	sfg_root(&f->tiles);
-	sfg_list(&f->tiles, "tiles", SL_TAG_COMPOUND, 1);
-	sfg_string(&f->tiles, "id", "Chest");
-	sfg_int(&f->tiles, "x", -15);
-	sfg_int(&f->tiles, "y", 10);
-	sfg_int(&f->tiles, "z", 35);
-	sfg_end(&f->tiles);
-	sfg_end(&f->tiles);
+	nb_list(&f->tiles, "tiles", SL_TAG_COMPOUND, 1);
+	nb_string(&f->tiles, "id", "Chest");
+	nb_int(&f->tiles, "x", -15);
+	nb_int(&f->tiles, "y", 10);
+	nb_int(&f->tiles, "z", 35);
+	nb_end(&f->tiles);
+	nb_end(&f->tiles);
 	sfg_root(&f->entities);
-	sfg_list(&f->entities, "entities", SL_TAG_COMPOUND, 2);
-	sfg_string(&f->entities, "id", "Pig");
+	nb_list(&f->entities, "entities", SL_TAG_COMPOUND, 2);
+	nb_string(&f->entities, "id", "Pig");
 	sfg_doubles(&f->entities, "Pos", -0.5, 64.0, 40.25);
-	sfg_end(&f->entities);
-	sfg_string(&f->entities, "id", "Bat");
+	nb_end(&f->entities);
+	nb_string(&f->entities, "id", "Bat");
 	sfg_doubles(&f->entities, "Pos", 1000.0, 64.0, 40.0);
-	sfg_end(&f->entities);
-	sfg_end(&f->entities);
+	nb_end(&f->entities);
+	nb_end(&f->entities);
 	sfg_root(&f->extra);
-	sfg_int(&f->extra, "foo", 1);
-	sfg_end(&f->extra);
+	nb_int(&f->extra, "foo", 1);
+	nb_end(&f->extra);
 	sl_buf_free(&d);
 }
 
@@ -317,7 +270,7 @@ sfg_v9_113(sfg_file *f)
 	f->mask[0] = 1;
 	sfg_root(&d);
 	sfg_longs(&d, "MOTION_BLOCKING", 36, 3);
-	sfg_end(&d);
+	nb_end(&d);
 	sfg_put_doc(&f->chunks, &d);
 	sl_buf_put_u32be(&f->chunks, 256, NULL);
 	for (int i = 0; i < 256; i++)
@@ -330,8 +283,8 @@ sfg_v9_113(sfg_file *f)
 	for (int p = 0; p < 2; p++)
 	{
 		sfg_root(&d);
-		sfg_string(&d, "Name", p ? "minecraft:stone" : "minecraft:air");
-		sfg_end(&d);
+		nb_string(&d, "Name", p ? "minecraft:stone" : "minecraft:air");
+		nb_end(&d);
 		sfg_put_doc(&f->chunks, &d);
 	}
 	sl_buf_put_u32be(&f->chunks, 256, NULL);
@@ -339,16 +292,16 @@ sfg_v9_113(sfg_file *f)
 		sl_buf_put_u64be(&f->chunks, 0x1010101010101010ull, NULL);
 	sl_buf_put_u8(&f->chunks, 0, NULL);
 	sfg_root(&f->tiles);
-	sfg_list(&f->tiles, "tiles", SL_TAG_END, 0);
-	sfg_end(&f->tiles);
+	nb_list(&f->tiles, "tiles", SL_TAG_END, 0);
+	nb_end(&f->tiles);
 	sfg_root(&f->extra);
-	sfg_string(&f->extra, "note", "v9");
-	sfg_end(&f->extra);
+	nb_string(&f->extra, "note", "v9");
+	nb_end(&f->extra);
 	sfg_root(&f->maps);
-	sfg_list(&f->maps, "maps", SL_TAG_COMPOUND, 1);
-	sfg_int(&f->maps, "id", 7);
-	sfg_end(&f->maps);
-	sfg_end(&f->maps);
+	nb_list(&f->maps, "maps", SL_TAG_COMPOUND, 1);
+	nb_int(&f->maps, "id", 7);
+	nb_end(&f->maps);
+	nb_end(&f->maps);
 	sl_buf_free(&d);
 }
 
@@ -369,7 +322,7 @@ sfg_v9_118(sfg_file *f)
 	f->mask[0] = 1;
 	sfg_root(&d);
 	sfg_longs(&d, "WORLD_SURFACE", 37, 5);
-	sfg_end(&d);
+	nb_end(&d);
 	sfg_put_doc(&f->chunks, &d);
 	sl_buf_put_u32be(&f->chunks, (uint32_t) -4, NULL);
 	sl_buf_put_u32be(&f->chunks, 20, NULL);
@@ -383,17 +336,17 @@ sfg_v9_118(sfg_file *f)
 	sl_buf_put_u8(&f->chunks, 1, NULL);
 	sfg_fill(&f->chunks, 0x0E, 2048);
 	sfg_root(&f->tiles);
-	sfg_list(&f->tiles, "tiles", SL_TAG_COMPOUND, 1);
-	sfg_string(&f->tiles, "id", "minecraft:chest");
-	sfg_int(&f->tiles, "x", 3);
-	sfg_int(&f->tiles, "y", 5);
-	sfg_int(&f->tiles, "z", 7);
-	sfg_end(&f->tiles);
-	sfg_end(&f->tiles);
+	nb_list(&f->tiles, "tiles", SL_TAG_COMPOUND, 1);
+	nb_string(&f->tiles, "id", "minecraft:chest");
+	nb_int(&f->tiles, "x", 3);
+	nb_int(&f->tiles, "y", 5);
+	nb_int(&f->tiles, "z", 7);
+	nb_end(&f->tiles);
+	nb_end(&f->tiles);
 	sfg_root(&f->extra);
-	sfg_end(&f->extra);
+	nb_end(&f->extra);
 	sfg_root(&f->maps);
-	sfg_end(&f->maps);
+	nb_end(&f->maps);
 	sl_buf_free(&d);
 }
 
@@ -435,31 +388,31 @@ sfg_v10(sfg_file *f)
 		sl_buf_put_u32be(&f->chunks, 0, NULL);
 		sfg_root(&d);
 		sfg_longs(&d, "MOTION_BLOCKING", 37, 9);
-		sfg_end(&d);
+		nb_end(&d);
 		sfg_put_doc(&f->chunks, &d);
 		sl_buf_put_u32be(&f->chunks, 2, NULL);
 		sfg_section_bools(&f->chunks, 0x11, 0, "minecraft:bedrock");
 		sfg_section_bools(&f->chunks, 0, 0x22, c ? "minecraft:dirt" : "minecraft:stone");
 	}
 	sfg_root(&f->tiles);
-	sfg_list(&f->tiles, "tiles", SL_TAG_COMPOUND, 1);
-	sfg_string(&f->tiles, "id", "minecraft:chest");
-	sfg_int(&f->tiles, "x", -3);
-	sfg_int(&f->tiles, "y", -60);
-	sfg_int(&f->tiles, "z", 4);
-	sfg_end(&f->tiles);
-	sfg_end(&f->tiles);
+	nb_list(&f->tiles, "tiles", SL_TAG_COMPOUND, 1);
+	nb_string(&f->tiles, "id", "minecraft:chest");
+	nb_int(&f->tiles, "x", -3);
+	nb_int(&f->tiles, "y", -60);
+	nb_int(&f->tiles, "z", 4);
+	nb_end(&f->tiles);
+	nb_end(&f->tiles);
 	sfg_root(&f->entities);
-	sfg_list(&f->entities, "entities", SL_TAG_COMPOUND, 1);
-	sfg_string(&f->entities, "id", "minecraft:pig");
+	nb_list(&f->entities, "entities", SL_TAG_COMPOUND, 1);
+	nb_string(&f->entities, "id", "minecraft:pig");
 	sfg_doubles(&f->entities, "Pos", -0.5, -50.0, 3.5);
-	sfg_end(&f->entities);
-	sfg_end(&f->entities);
+	nb_end(&f->entities);
+	nb_end(&f->entities);
 	sfg_root(&f->extra);
-	sfg_tag(&f->extra, SL_TAG_COMPOUND, "properties");
-	sfg_int(&f->extra, "spawnX", 8);
-	sfg_end(&f->extra);
-	sfg_end(&f->extra);
+	nb_tag(&f->extra, SL_TAG_COMPOUND, "properties");
+	nb_int(&f->extra, "spawnX", 8);
+	nb_end(&f->extra);
+	nb_end(&f->extra);
 	sl_buf_free(&d);
 }
 
@@ -468,17 +421,17 @@ static inline void
 sfg_wrapped(sl_buf *d, const char *name, const char *id, int n)
 {
 	sfg_root(d);
-	sfg_list(d, name, n ? SL_TAG_COMPOUND : SL_TAG_END, (uint32_t) n);
+	nb_list(d, name, n ? SL_TAG_COMPOUND : SL_TAG_END, (uint32_t) n);
 	for (int i = 0; i < n; i++)
 	{
-		sfg_string(d, "id", id);
+		nb_string(d, "id", id);
 		sfg_doubles(d, "Pos", 1.5, 70.0, 2.5);
-		sfg_int(d, "x", 1);
-		sfg_int(d, "y", 70);
-		sfg_int(d, "z", 2);
-		sfg_end(d);
+		nb_int(d, "x", 1);
+		nb_int(d, "y", 70);
+		nb_int(d, "z", 2);
+		nb_end(d);
 	}
-	sfg_end(d);
+	nb_end(d);
 }
 
 /* v11: chunk (0,0), one section; zstd'd tile entities and entities inside the chunk. */
@@ -497,14 +450,14 @@ sfg_v11(sfg_file *f)
 	sfg_section_bools(&f->chunks, 0x33, 0x44, "minecraft:stone");
 	sfg_root(&d);
 	sfg_longs(&d, "OCEAN_FLOOR", 37, 1);
-	sfg_end(&d);
+	nb_end(&d);
 	sfg_put_doc(&f->chunks, &d);
 	sfg_wrapped(&d, "tileEntities", "minecraft:furnace", 1);
 	sfg_put_zblock(&f->chunks, d.data, d.len);
 	sfg_wrapped(&d, "entities", "minecraft:cow", 2);
 	sfg_put_zblock(&f->chunks, d.data, d.len);
 	sfg_root(&f->extra);
-	sfg_end(&f->extra);
+	nb_end(&f->extra);
 	sl_buf_free(&d);
 }
 
@@ -535,20 +488,20 @@ sfg_v12(sfg_file *f)
 		sfg_root(&d);
 		if (c == 0)
 		{
-			sfg_tag(&d, SL_TAG_COMPOUND, "ChunkBukkitValues");
-			sfg_string(&d, "plugin:key", "value");
-			sfg_end(&d);
+			nb_tag(&d, SL_TAG_COMPOUND, "ChunkBukkitValues");
+			nb_string(&d, "plugin:key", "value");
+			nb_end(&d);
 		}
 		else
-			sfg_int(&d, "other", 1);
-		sfg_end(&d);
+			nb_int(&d, "other", 1);
+		nb_end(&d);
 		sfg_put_doc(&f->chunks, &d);
 	}
 	sfg_root(&f->extra);
-	sfg_tag(&f->extra, SL_TAG_COMPOUND, "properties");
-	sfg_string(&f->extra, "environment", "normal");
-	sfg_end(&f->extra);
-	sfg_end(&f->extra);
+	nb_tag(&f->extra, SL_TAG_COMPOUND, "properties");
+	nb_string(&f->extra, "environment", "normal");
+	nb_end(&f->extra);
+	nb_end(&f->extra);
 	sl_buf_free(&d);
 }
 
@@ -592,24 +545,24 @@ sfg_v13(sfg_file *f)
 	sfg_put_doc(c, &d);
 	sfg_root(&d);
 	sfg_longs(&d, "MOTION_BLOCKING", 37, 11);
-	sfg_end(&d);
+	nb_end(&d);
 	sfg_put_doc(c, &d);
 	sfg_root(&d);				/* POI "Sections" */
-	sfg_tag(&d, SL_TAG_COMPOUND, "0");
-	sfg_byte(&d, "Valid", 1);
-	sfg_list(&d, "Records", SL_TAG_COMPOUND, 1);
-	sfg_string(&d, "type", "minecraft:home");
-	sfg_int(&d, "free_tickets", 1);
-	sfg_end(&d);
-	sfg_end(&d);
-	sfg_end(&d);
+	nb_tag(&d, SL_TAG_COMPOUND, "0");
+	nb_byte(&d, "Valid", 1);
+	nb_list(&d, "Records", SL_TAG_COMPOUND, 1);
+	nb_string(&d, "type", "minecraft:home");
+	nb_int(&d, "free_tickets", 1);
+	nb_end(&d);
+	nb_end(&d);
+	nb_end(&d);
 	sfg_put_doc(c, &d);
 	sfg_root(&d);
-	sfg_list(&d, "block_ticks", SL_TAG_COMPOUND, 1);
-	sfg_string(&d, "i", "minecraft:stone");
-	sfg_int(&d, "t", 4);
-	sfg_end(&d);
-	sfg_end(&d);
+	nb_list(&d, "block_ticks", SL_TAG_COMPOUND, 1);
+	nb_string(&d, "i", "minecraft:stone");
+	nb_int(&d, "t", 4);
+	nb_end(&d);
+	nb_end(&d);
 	sfg_put_doc(c, &d);
 	sfg_put_doc(c, NULL);		/* fluid ticks */
 	sl_buf_put_u32be(c, 3, NULL);	/* unknown flag bit 3 */
@@ -619,10 +572,10 @@ sfg_v13(sfg_file *f)
 	sfg_wrapped(&d, "entities", "minecraft:pig", 1);
 	sfg_put_doc(c, &d);
 	sfg_root(&d);
-	sfg_tag(&d, SL_TAG_COMPOUND, "ChunkBukkitValues");
-	sfg_string(&d, "k", "v");
-	sfg_end(&d);
-	sfg_end(&d);
+	nb_tag(&d, SL_TAG_COMPOUND, "ChunkBukkitValues");
+	nb_string(&d, "k", "v");
+	nb_end(&d);
+	nb_end(&d);
 	sfg_put_doc(c, &d);
 	/* chunk (1,0) */
 	sl_buf_put_u32be(c, 1, NULL);
@@ -638,10 +591,10 @@ sfg_v13(sfg_file *f)
 	sfg_put_doc(c, NULL);		/* POI */
 	sfg_put_doc(c, NULL);		/* block ticks */
 	sfg_root(&d);
-	sfg_list(&d, "fluid_ticks", SL_TAG_COMPOUND, 1);
-	sfg_string(&d, "i", "minecraft:water");
-	sfg_end(&d);
-	sfg_end(&d);
+	nb_list(&d, "fluid_ticks", SL_TAG_COMPOUND, 1);
+	nb_string(&d, "i", "minecraft:water");
+	nb_end(&d);
+	nb_end(&d);
 	sfg_put_doc(c, &d);
 	sl_buf_put_u32be(c, 0, NULL);	/* unknown flag bit 3: nothing */
 	sfg_wrapped(&d, "tileEntities", "", 0);
@@ -649,14 +602,14 @@ sfg_v13(sfg_file *f)
 	sfg_put_doc(c, NULL);		/* entities: none */
 	sfg_put_doc(c, NULL);		/* chunk extra */
 	sfg_root(&f->extra);
-	sfg_tag(&f->extra, SL_TAG_COMPOUND, "properties");
-	sfg_int(&f->extra, "chunkSectionMin", -4);
-	sfg_int(&f->extra, "chunkSectionMax", 19);
-	sfg_end(&f->extra);
-	sfg_tag(&f->extra, SL_TAG_COMPOUND, "BukkitValues");
-	sfg_string(&f->extra, "world:key", "w");
-	sfg_end(&f->extra);
-	sfg_end(&f->extra);
+	nb_tag(&f->extra, SL_TAG_COMPOUND, "properties");
+	nb_int(&f->extra, "chunkSectionMin", -4);
+	nb_int(&f->extra, "chunkSectionMax", 19);
+	nb_end(&f->extra);
+	nb_tag(&f->extra, SL_TAG_COMPOUND, "BukkitValues");
+	nb_string(&f->extra, "world:key", "w");
+	nb_end(&f->extra);
+	nb_end(&f->extra);
 	sl_buf_free(&d);
 }
 
@@ -693,12 +646,12 @@ sfg_old(sfg_file *f, int version)
 	else
 		sfg_fill(&f->chunks, 0x0B, 2048);
 	sfg_root(&f->tiles);
-	sfg_list(&f->tiles, "tiles", SL_TAG_END, 0);
-	sfg_end(&f->tiles);
+	nb_list(&f->tiles, "tiles", SL_TAG_END, 0);
+	nb_end(&f->tiles);
 	sfg_root(&f->extra);
-	sfg_end(&f->extra);
+	nb_end(&f->extra);
 	sfg_root(&f->maps);
-	sfg_end(&f->maps);
+	nb_end(&f->maps);
 }
 
 /* Every family, for loops: fills f with family i (0..8); returns its name. */

@@ -3,6 +3,7 @@
  * both packings at every bit width, legacy names, biomes and bad input.
  */
 #include "harness.h"
+#include "nbt_build.h"
 #include "sl_blocks.h"
 #include "sl_value.h"
 
@@ -20,100 +21,14 @@ bk_rand(void)
 	return bk_seed >> 8;
 }
 
-/* Append a tag type and name. */
-static void
-bk_tag(sl_buf *b, unsigned type, const char *name)
-{
-	sl_buf_put_u8(b, (uint8_t) type, NULL);
-	sl_buf_put_u16be(b, (uint16_t) strlen(name), NULL);
-	sl_buf_put(b, name, strlen(name), NULL);
-}
-
-/* Append a string payload. */
-static void
-bk_str(sl_buf *b, const char *s)
-{
-	sl_buf_put_u16be(b, (uint16_t) strlen(s), NULL);
-	sl_buf_put(b, s, strlen(s), NULL);
-}
-
-/* Append a named string tag. */
-static void
-bk_string(sl_buf *b, const char *name, const char *s)
-{
-	bk_tag(b, SL_TAG_STRING, name);
-	bk_str(b, s);
-}
-
-/* Append a named byte tag. */
-static void
-bk_byte(sl_buf *b, const char *name, int v)
-{
-	bk_tag(b, SL_TAG_BYTE, name);
-	sl_buf_put_u8(b, (uint8_t) v, NULL);
-}
-
-/* Append a named int tag. */
-static void
-bk_int(sl_buf *b, const char *name, int32_t v)
-{
-	bk_tag(b, SL_TAG_INT, name);
-	sl_buf_put_u32be(b, (uint32_t) v, NULL);
-}
-
-/* Append a named byte array. */
-static void
-bk_bytes(sl_buf *b, const char *name, const uint8_t *p, uint32_t n)
-{
-	bk_tag(b, SL_TAG_BYTE_ARRAY, name);
-	sl_buf_put_u32be(b, n, NULL);
-	sl_buf_put(b, p, n, NULL);
-}
-
-/* Append a named int array. */
-static void
-bk_ints(sl_buf *b, const char *name, const int32_t *p, uint32_t n)
-{
-	bk_tag(b, SL_TAG_INT_ARRAY, name);
-	sl_buf_put_u32be(b, n, NULL);
-	for (uint32_t i = 0; i < n; i++)
-		sl_buf_put_u32be(b, (uint32_t) p[i], NULL);
-}
-
-/* Append a named long array. */
-static void
-bk_longs(sl_buf *b, const char *name, const uint64_t *p, uint32_t n)
-{
-	bk_tag(b, SL_TAG_LONG_ARRAY, name);
-	sl_buf_put_u32be(b, n, NULL);
-	for (uint32_t i = 0; i < n; i++)
-		sl_buf_put_u64be(b, p[i], NULL);
-}
-
-/* Append a named list header. */
-static void
-bk_list(sl_buf *b, const char *name, unsigned elem, uint32_t count)
-{
-	bk_tag(b, SL_TAG_LIST, name);
-	sl_buf_put_u8(b, (uint8_t) elem, NULL);
-	sl_buf_put_u32be(b, count, NULL);
-}
-
-/* Close a compound. */
-static void
-bk_end(sl_buf *b)
-{
-	sl_buf_put_u8(b, 0, NULL);
-}
-
 /* Start a chunk document; dv < 0 writes no DataVersion. */
 static void
 bk_begin(sl_buf *b, int dv)
 {
 	b->len = 0;
-	bk_tag(b, SL_TAG_COMPOUND, "");
+	nb_tag(b, SL_TAG_COMPOUND, "");
 	if (dv >= 0)
-		bk_int(b, "DataVersion", dv);
+		nb_int(b, "DataVersion", dv);
 }
 
 /* A block palette of n generated names minecraft:b<i> (as list items). */
@@ -122,12 +37,12 @@ bk_palette(sl_buf *b, const char *name, uint32_t n)
 {
 	char		s[32];
 
-	bk_list(b, name, SL_TAG_COMPOUND, n);
+	nb_list(b, name, SL_TAG_COMPOUND, n);
 	for (uint32_t i = 0; i < n; i++)
 	{
 		snprintf(s, sizeof(s), "minecraft:b%u", i);
-		bk_string(b, "Name", s);
-		bk_end(b);
+		nb_string(b, "Name", s);
+		nb_end(b);
 	}
 }
 
@@ -404,11 +319,11 @@ test_blocks_mcregion(void)
 				data[i / 2] |= (uint8_t) ((id == 1 ? x % 7 : 0) << (i % 2 ? 4 : 0));
 			}
 	bk_begin(&b, -1);
-	bk_tag(&b, SL_TAG_COMPOUND, "Level");
-	bk_bytes(&b, "Blocks", blocks, sizeof(blocks));
-	bk_bytes(&b, "Data", data, sizeof(data));
-	bk_end(&b);
-	bk_end(&b);
+	nb_tag(&b, SL_TAG_COMPOUND, "Level");
+	nb_bytes(&b, "Blocks", blocks, sizeof(blocks));
+	nb_bytes(&b, "Data", data, sizeof(data));
+	nb_end(&b);
+	nb_end(&b);
 	CHECK_OK(bk_open(&b, SL_WANT_BLOCKS | SL_WANT_BIOMES, &a, &c, &err), &err);
 	CHECK(c.layout == SL_LAYOUT_MCREGION && c.nsections == 8);
 	CHECK(c.biome_layout == SL_BIOMES_NONE);
@@ -458,26 +373,26 @@ test_blocks_anvil(void)
 	for (int i = 0; i < 256; i++)
 		biomes[i] = (uint8_t) (i < 200 ? 4 : i < 255 ? 51 : 255);
 	bk_begin(&b, 1343);
-	bk_tag(&b, SL_TAG_COMPOUND, "Level");
-	bk_list(&b, "Sections", SL_TAG_COMPOUND, 3);
-	bk_byte(&b, "Y", 2);
-	bk_bytes(&b, "Blocks", blocks, 4096);
-	bk_bytes(&b, "Data", data, 2048);
-	bk_end(&b);
-	bk_byte(&b, "Y", 5);		/* light only */
-	bk_bytes(&b, "SkyLight", data, 2048);
-	bk_end(&b);
+	nb_tag(&b, SL_TAG_COMPOUND, "Level");
+	nb_list(&b, "Sections", SL_TAG_COMPOUND, 3);
+	nb_byte(&b, "Y", 2);
+	nb_bytes(&b, "Blocks", blocks, 4096);
+	nb_bytes(&b, "Data", data, 2048);
+	nb_end(&b);
+	nb_byte(&b, "Y", 5);		/* light only */
+	nb_bytes(&b, "SkyLight", data, 2048);
+	nb_end(&b);
 	memset(blocks, 1, sizeof(blocks));
 	memset(data, 0, sizeof(data));
 	add[0] = 0x21;				/* index 0: id 1 + 256, index 1: id 1 + 512 */
-	bk_byte(&b, "Y", 0);
-	bk_bytes(&b, "Blocks", blocks, 4096);
-	bk_bytes(&b, "Data", data, 2048);
-	bk_bytes(&b, "Add", add, 2048);
-	bk_end(&b);
-	bk_bytes(&b, "Biomes", biomes, 256);
-	bk_end(&b);
-	bk_end(&b);
+	nb_byte(&b, "Y", 0);
+	nb_bytes(&b, "Blocks", blocks, 4096);
+	nb_bytes(&b, "Data", data, 2048);
+	nb_bytes(&b, "Add", add, 2048);
+	nb_end(&b);
+	nb_bytes(&b, "Biomes", biomes, 256);
+	nb_end(&b);
+	nb_end(&b);
 
 	CHECK_OK(bk_open(&b, SL_WANT_BLOCKS | SL_WANT_BIOMES, &a, &c, &err), &err);
 	CHECK(c.layout == SL_LAYOUT_ANVIL && c.nsections == 2);
@@ -592,14 +507,14 @@ test_blocks_flat_packing(void)
 				bk_indices(idx, n);
 				nl = bk_pack(idx, 4096, bits, spanning, longs);
 				bk_begin(&b, with_dv ? (spanning ? 1976 : 2586) : -1);
-				bk_tag(&b, SL_TAG_COMPOUND, "Level");
-				bk_list(&b, "Sections", SL_TAG_COMPOUND, 1);
-				bk_byte(&b, "Y", 3);
+				nb_tag(&b, SL_TAG_COMPOUND, "Level");
+				nb_list(&b, "Sections", SL_TAG_COMPOUND, 1);
+				nb_byte(&b, "Y", 3);
 				bk_palette(&b, "Palette", n);
-				bk_longs(&b, "BlockStates", longs, nl);
-				bk_end(&b);
-				bk_end(&b);
-				bk_end(&b);
+				nb_longs(&b, "BlockStates", longs, nl);
+				nb_end(&b);
+				nb_end(&b);
+				nb_end(&b);
 				/* without a DataVersion, lengths that fit both packings read either way */
 				bk_check_paletted(&b, idx, n, bits,
 								  with_dv || 64 % bits != 0 ? spanning : 1);
@@ -622,14 +537,14 @@ test_blocks_modern_packing(void)
 		bk_indices(idx, n);
 		nl = bk_pack(idx, 4096, bits, 0, longs);
 		bk_begin(&b, 3955);
-		bk_list(&b, "sections", SL_TAG_COMPOUND, 1);
-		bk_byte(&b, "Y", -4);
-		bk_tag(&b, SL_TAG_COMPOUND, "block_states");
+		nb_list(&b, "sections", SL_TAG_COMPOUND, 1);
+		nb_byte(&b, "Y", -4);
+		nb_tag(&b, SL_TAG_COMPOUND, "block_states");
 		bk_palette(&b, "palette", n);
-		bk_longs(&b, "data", longs, nl);
-		bk_end(&b);
-		bk_end(&b);
-		bk_end(&b);
+		nb_longs(&b, "data", longs, nl);
+		nb_end(&b);
+		nb_end(&b);
+		nb_end(&b);
 		bk_check_paletted(&b, idx, n, bits, 0);
 	}
 	sl_buf_free(&b);
@@ -650,39 +565,39 @@ test_blocks_modern_chunk(void)
 
 	/* Y=-1: palette of 1, no data; Y=0: stairs with unsorted, repeated properties */
 	bk_begin(&b, 2975);
-	bk_list(&b, "sections", SL_TAG_COMPOUND, 3);
-	bk_byte(&b, "Y", -1);
-	bk_tag(&b, SL_TAG_COMPOUND, "block_states");
-	bk_list(&b, "palette", SL_TAG_COMPOUND, 1);
-	bk_string(&b, "Name", "minecraft:deepslate");
-	bk_tag(&b, SL_TAG_COMPOUND, "Properties");
-	bk_string(&b, "axis", "y");
-	bk_end(&b);
-	bk_end(&b);
-	bk_end(&b);
-	bk_tag(&b, SL_TAG_COMPOUND, "biomes");
-	bk_list(&b, "palette", SL_TAG_STRING, 1);
-	bk_str(&b, "minecraft:deep_dark");
-	bk_end(&b);
-	bk_end(&b);
-	bk_byte(&b, "Y", 0);
-	bk_tag(&b, SL_TAG_COMPOUND, "block_states");
-	bk_list(&b, "palette", SL_TAG_COMPOUND, 1);
-	bk_string(&b, "Name", "minecraft:oak_stairs");
-	bk_tag(&b, SL_TAG_COMPOUND, "Properties");
-	bk_string(&b, "waterlogged", "false");
-	bk_string(&b, "half", "top");
-	bk_string(&b, "facing", "north");
-	bk_string(&b, "half", "bottom");
-	bk_string(&b, "shape", "straight");
-	bk_end(&b);
-	bk_end(&b);
-	bk_longs(&b, "data", longs, 3);	/* ignored: one palette entry */
-	bk_end(&b);
-	bk_end(&b);
-	bk_byte(&b, "Y", 20);		/* light only */
-	bk_end(&b);
-	bk_end(&b);
+	nb_list(&b, "sections", SL_TAG_COMPOUND, 3);
+	nb_byte(&b, "Y", -1);
+	nb_tag(&b, SL_TAG_COMPOUND, "block_states");
+	nb_list(&b, "palette", SL_TAG_COMPOUND, 1);
+	nb_string(&b, "Name", "minecraft:deepslate");
+	nb_tag(&b, SL_TAG_COMPOUND, "Properties");
+	nb_string(&b, "axis", "y");
+	nb_end(&b);
+	nb_end(&b);
+	nb_end(&b);
+	nb_tag(&b, SL_TAG_COMPOUND, "biomes");
+	nb_list(&b, "palette", SL_TAG_STRING, 1);
+	nb_str(&b, "minecraft:deep_dark");
+	nb_end(&b);
+	nb_end(&b);
+	nb_byte(&b, "Y", 0);
+	nb_tag(&b, SL_TAG_COMPOUND, "block_states");
+	nb_list(&b, "palette", SL_TAG_COMPOUND, 1);
+	nb_string(&b, "Name", "minecraft:oak_stairs");
+	nb_tag(&b, SL_TAG_COMPOUND, "Properties");
+	nb_string(&b, "waterlogged", "false");
+	nb_string(&b, "half", "top");
+	nb_string(&b, "facing", "north");
+	nb_string(&b, "half", "bottom");
+	nb_string(&b, "shape", "straight");
+	nb_end(&b);
+	nb_end(&b);
+	nb_longs(&b, "data", longs, 3);	/* ignored: one palette entry */
+	nb_end(&b);
+	nb_end(&b);
+	nb_byte(&b, "Y", 20);		/* light only */
+	nb_end(&b);
+	nb_end(&b);
 
 	CHECK_OK(bk_open(&b, SL_WANT_BLOCKS | SL_WANT_BIOMES, &a, &c, &err), &err);
 	CHECK(c.layout == SL_LAYOUT_MODERN && c.nsections == 2);
@@ -718,19 +633,19 @@ test_blocks_modern_chunk(void)
 			want[idx[i] = (uint32_t) (i == 0 ? n - 1 : bk_rand() % n)]++;
 		nl = bk_pack(idx, 64, bits, 0, longs);
 		bk_begin(&b, 3955);
-		bk_list(&b, "sections", SL_TAG_COMPOUND, 1);
-		bk_byte(&b, "Y", 5);
-		bk_tag(&b, SL_TAG_COMPOUND, "biomes");
-		bk_list(&b, "palette", SL_TAG_STRING, n);
+		nb_list(&b, "sections", SL_TAG_COMPOUND, 1);
+		nb_byte(&b, "Y", 5);
+		nb_tag(&b, SL_TAG_COMPOUND, "biomes");
+		nb_list(&b, "palette", SL_TAG_STRING, n);
 		for (uint32_t v = 0; v < n; v++)
 		{
 			snprintf(s, sizeof(s), "minecraft:x%u", v);
-			bk_str(&b, s);
+			nb_str(&b, s);
 		}
-		bk_longs(&b, "data", longs, nl);
-		bk_end(&b);
-		bk_end(&b);
-		bk_end(&b);
+		nb_longs(&b, "data", longs, nl);
+		nb_end(&b);
+		nb_end(&b);
+		nb_end(&b);
 		memset(k, 0, sizeof(*k));
 		CHECK_OK(bk_open(&b, SL_WANT_BIOMES, &a, &c, &err), &err);
 		CHECK(c.nsections == 1 && c.sections[0].biome_bits == bits && c.sections[0].kind == 0);
@@ -777,11 +692,11 @@ test_blocks_old_biomes(void)
 		for (uint32_t i = 0; i < cases[t].n; i++)
 			ids[i] = i == 0 ? -1 : i == 1 ? 1000 : i == 2 ? 1000 : (int32_t) (i % 3);
 		bk_begin(&b, cases[t].dv);
-		bk_tag(&b, SL_TAG_COMPOUND, "Level");
-		bk_list(&b, "Sections", SL_TAG_END, 0);
-		bk_ints(&b, "Biomes", ids, cases[t].n);
-		bk_end(&b);
-		bk_end(&b);
+		nb_tag(&b, SL_TAG_COMPOUND, "Level");
+		nb_list(&b, "Sections", SL_TAG_END, 0);
+		nb_ints(&b, "Biomes", ids, cases[t].n);
+		nb_end(&b);
+		nb_end(&b);
 		memset(k, 0, sizeof(*k));
 		CHECK_OK(bk_open(&b, SL_WANT_BLOCKS | SL_WANT_BIOMES, &a, &c, &err), &err);
 		CHECK(c.biome_layout == cases[t].layout && c.layout == SL_LAYOUT_NONE && c.nsections == 0);
@@ -810,14 +725,14 @@ static void
 bk_flat_doc(sl_buf *b, int dv, uint32_t n, const uint64_t *longs, uint32_t nl)
 {
 	bk_begin(b, dv);
-	bk_tag(b, SL_TAG_COMPOUND, "Level");
-	bk_list(b, "Sections", SL_TAG_COMPOUND, 1);
-	bk_byte(b, "Y", 3);
+	nb_tag(b, SL_TAG_COMPOUND, "Level");
+	nb_list(b, "Sections", SL_TAG_COMPOUND, 1);
+	nb_byte(b, "Y", 3);
 	bk_palette(b, "Palette", n);
-	bk_longs(b, "BlockStates", longs, nl);
-	bk_end(b);
-	bk_end(b);
-	bk_end(b);
+	nb_longs(b, "BlockStates", longs, nl);
+	nb_end(b);
+	nb_end(b);
+	nb_end(b);
 }
 
 void
@@ -870,45 +785,45 @@ test_blocks_errors(void)
 
 	/* palette entries */
 	bk_begin(&b, 1631);
-	bk_tag(&b, SL_TAG_COMPOUND, "Level");
-	bk_list(&b, "Sections", SL_TAG_COMPOUND, 1);
-	bk_byte(&b, "Y", 3);
-	bk_list(&b, "Palette", SL_TAG_COMPOUND, 2);
-	bk_string(&b, "Name", "minecraft:stone");
-	bk_end(&b);
-	bk_tag(&b, SL_TAG_COMPOUND, "Properties");
-	bk_end(&b);
-	bk_end(&b);
-	bk_longs(&b, "BlockStates", longs, 256);
-	bk_end(&b);
-	bk_end(&b);
-	bk_end(&b);
+	nb_tag(&b, SL_TAG_COMPOUND, "Level");
+	nb_list(&b, "Sections", SL_TAG_COMPOUND, 1);
+	nb_byte(&b, "Y", 3);
+	nb_list(&b, "Palette", SL_TAG_COMPOUND, 2);
+	nb_string(&b, "Name", "minecraft:stone");
+	nb_end(&b);
+	nb_tag(&b, SL_TAG_COMPOUND, "Properties");
+	nb_end(&b);
+	nb_end(&b);
+	nb_longs(&b, "BlockStates", longs, 256);
+	nb_end(&b);
+	nb_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BLOCKS, "section Y=3: Palette entry 1 has no Name string"));
 
 	bk_begin(&b, 2975);
-	bk_list(&b, "sections", SL_TAG_COMPOUND, 1);
-	bk_byte(&b, "Y", 3);
-	bk_tag(&b, SL_TAG_COMPOUND, "block_states");
-	bk_list(&b, "palette", SL_TAG_COMPOUND, 1);
-	bk_string(&b, "Name", "minecraft:stone");
-	bk_tag(&b, SL_TAG_COMPOUND, "Properties");
-	bk_int(&b, "level", 3);
-	bk_end(&b);
-	bk_end(&b);
-	bk_end(&b);
-	bk_end(&b);
-	bk_end(&b);
+	nb_list(&b, "sections", SL_TAG_COMPOUND, 1);
+	nb_byte(&b, "Y", 3);
+	nb_tag(&b, SL_TAG_COMPOUND, "block_states");
+	nb_list(&b, "palette", SL_TAG_COMPOUND, 1);
+	nb_string(&b, "Name", "minecraft:stone");
+	nb_tag(&b, SL_TAG_COMPOUND, "Properties");
+	nb_int(&b, "level", 3);
+	nb_end(&b);
+	nb_end(&b);
+	nb_end(&b);
+	nb_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BLOCKS, "property 0 is a int, not a string"));
 
 	/* 1.18+: two entries but no data; biome data too short; biome index past */
 	bk_begin(&b, 2975);
-	bk_list(&b, "sections", SL_TAG_COMPOUND, 1);
-	bk_byte(&b, "Y", -2);
-	bk_tag(&b, SL_TAG_COMPOUND, "block_states");
+	nb_list(&b, "sections", SL_TAG_COMPOUND, 1);
+	nb_byte(&b, "Y", -2);
+	nb_tag(&b, SL_TAG_COMPOUND, "block_states");
 	bk_palette(&b, "palette", 2);
-	bk_end(&b);
-	bk_end(&b);
-	bk_end(&b);
+	nb_end(&b);
+	nb_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BLOCKS, "section Y=-2: block_states.data is missing for a palette of 2 entries"));
 	CHECK_OK(bk_open(&b, SL_WANT_BIOMES, &a, &c, &err), &err);
 	sl_arena_free(&a);
@@ -919,17 +834,17 @@ test_blocks_errors(void)
 		idx[63] = 3;
 		nl = bk_pack(idx, 64, 2, 0, longs);
 		bk_begin(&b, 2975);
-		bk_list(&b, "sections", SL_TAG_COMPOUND, 1);
-		bk_byte(&b, "Y", 7);
-		bk_tag(&b, SL_TAG_COMPOUND, "biomes");
-		bk_list(&b, "palette", SL_TAG_STRING, 3);
-		bk_str(&b, "minecraft:a");
-		bk_str(&b, "minecraft:b");
-		bk_str(&b, "minecraft:c");
-		bk_longs(&b, "data", longs, t == 0 ? nl : nl + 1);
-		bk_end(&b);
-		bk_end(&b);
-		bk_end(&b);
+		nb_list(&b, "sections", SL_TAG_COMPOUND, 1);
+		nb_byte(&b, "Y", 7);
+		nb_tag(&b, SL_TAG_COMPOUND, "biomes");
+		nb_list(&b, "palette", SL_TAG_STRING, 3);
+		nb_str(&b, "minecraft:a");
+		nb_str(&b, "minecraft:b");
+		nb_str(&b, "minecraft:c");
+		nb_longs(&b, "data", longs, t == 0 ? nl : nl + 1);
+		nb_end(&b);
+		nb_end(&b);
+		nb_end(&b);
 		if (t == 0)
 			CHECK(bk_count_fails(&b, "section Y=7: biomes: palette index 3 past palette of 3 entries"));
 		else
@@ -938,68 +853,68 @@ test_blocks_errors(void)
 
 	/* section Y: out of range, missing, twice */
 	bk_begin(&b, 1343);
-	bk_tag(&b, SL_TAG_COMPOUND, "Level");
-	bk_list(&b, "Sections", SL_TAG_COMPOUND, 1);
-	bk_byte(&b, "Y", 16);
-	bk_bytes(&b, "Blocks", bytes, 4096);
-	bk_bytes(&b, "Data", bytes, 2048);
-	bk_end(&b);
-	bk_end(&b);
-	bk_end(&b);
+	nb_tag(&b, SL_TAG_COMPOUND, "Level");
+	nb_list(&b, "Sections", SL_TAG_COMPOUND, 1);
+	nb_byte(&b, "Y", 16);
+	nb_bytes(&b, "Blocks", bytes, 4096);
+	nb_bytes(&b, "Data", bytes, 2048);
+	nb_end(&b);
+	nb_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BLOCKS, "section Y=16: Y out of range 0..15"));
 
 	bk_begin(&b, 2975);
-	bk_list(&b, "sections", SL_TAG_COMPOUND, 1);
-	bk_int(&b, "Y", 300);
-	bk_tag(&b, SL_TAG_COMPOUND, "block_states");
+	nb_list(&b, "sections", SL_TAG_COMPOUND, 1);
+	nb_int(&b, "Y", 300);
+	nb_tag(&b, SL_TAG_COMPOUND, "block_states");
 	bk_palette(&b, "palette", 1);
-	bk_end(&b);
-	bk_end(&b);
-	bk_end(&b);
+	nb_end(&b);
+	nb_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BLOCKS, "section Y=300 out of range"));
 
 	bk_begin(&b, 2975);
-	bk_list(&b, "sections", SL_TAG_COMPOUND, 3);
+	nb_list(&b, "sections", SL_TAG_COMPOUND, 3);
 	for (int i = 0; i < 3; i++)
 	{
 		if (i != 1)
-			bk_byte(&b, "Y", 4);
-		bk_tag(&b, SL_TAG_COMPOUND, "block_states");
+			nb_byte(&b, "Y", 4);
+		nb_tag(&b, SL_TAG_COMPOUND, "block_states");
 		bk_palette(&b, "palette", 1);
-		bk_end(&b);
-		bk_end(&b);
+		nb_end(&b);
+		nb_end(&b);
 	}
-	bk_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BLOCKS, "section 1 has no Y"));
 	b.len = 0;
 
 	bk_begin(&b, 2975);
-	bk_list(&b, "sections", SL_TAG_COMPOUND, 2);
+	nb_list(&b, "sections", SL_TAG_COMPOUND, 2);
 	for (int i = 0; i < 2; i++)
 	{
-		bk_byte(&b, "Y", 4);
-		bk_tag(&b, SL_TAG_COMPOUND, "block_states");
+		nb_byte(&b, "Y", 4);
+		nb_tag(&b, SL_TAG_COMPOUND, "block_states");
 		bk_palette(&b, "palette", 1);
-		bk_end(&b);
-		bk_end(&b);
+		nb_end(&b);
+		nb_end(&b);
 	}
-	bk_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BLOCKS, "section Y=4 appears twice"));
 
 	/* every Y from -128 to 127 is fine; one more is a repeat */
 	for (int extra = 0; extra <= 1; extra++)
 	{
 		bk_begin(&b, 2975);
-		bk_list(&b, "sections", SL_TAG_COMPOUND, 256 + extra);
+		nb_list(&b, "sections", SL_TAG_COMPOUND, 256 + extra);
 		for (int i = 0; i < 256 + extra; i++)
 		{
-			bk_byte(&b, "Y", i < 256 ? i - 128 : 127);
-			bk_tag(&b, SL_TAG_COMPOUND, "block_states");
+			nb_byte(&b, "Y", i < 256 ? i - 128 : 127);
+			nb_tag(&b, SL_TAG_COMPOUND, "block_states");
 			bk_palette(&b, "palette", 1);
-			bk_end(&b);
-			bk_end(&b);
+			nb_end(&b);
+			nb_end(&b);
 		}
-		bk_end(&b);
+		nb_end(&b);
 		if (extra)
 			CHECK(bk_open_fails(&b, SL_WANT_BLOCKS, "section Y=127 appears twice"));
 		else
@@ -1017,19 +932,19 @@ test_blocks_errors(void)
 	for (int t = 0; t < 4; t++)
 	{
 		bk_begin(&b, 1343);
-		bk_tag(&b, SL_TAG_COMPOUND, "Level");
-		bk_list(&b, "Sections", SL_TAG_COMPOUND, 1);
-		bk_byte(&b, "Y", 1);
-		bk_bytes(&b, "Blocks", bytes, t == 0 ? 4095 : 4096);
+		nb_tag(&b, SL_TAG_COMPOUND, "Level");
+		nb_list(&b, "Sections", SL_TAG_COMPOUND, 1);
+		nb_byte(&b, "Y", 1);
+		nb_bytes(&b, "Blocks", bytes, t == 0 ? 4095 : 4096);
 		if (t != 1)
-			bk_bytes(&b, "Data", bytes, 2048);
+			nb_bytes(&b, "Data", bytes, 2048);
 		if (t == 2)
-			bk_bytes(&b, "Add", bytes, 2049);
+			nb_bytes(&b, "Add", bytes, 2049);
 		if (t == 3)
-			bk_ints(&b, "Add", (const int32_t *) idx, 512);
-		bk_end(&b);
-		bk_end(&b);
-		bk_end(&b);
+			nb_ints(&b, "Add", (const int32_t *) idx, 512);
+		nb_end(&b);
+		nb_end(&b);
+		nb_end(&b);
 		CHECK(bk_open_fails(&b, SL_WANT_BLOCKS,
 							t == 0 ? "section Y=1: Blocks has 4095 bytes, expected 4096" :
 							t == 1 ? "section Y=1: Data is missing" :
@@ -1039,50 +954,50 @@ test_blocks_errors(void)
 
 	/* McRegion arrays; Level.Biomes of odd lengths; mixed layouts */
 	bk_begin(&b, -1);
-	bk_tag(&b, SL_TAG_COMPOUND, "Level");
-	bk_bytes(&b, "Blocks", bytes, 32768);
-	bk_bytes(&b, "Data", bytes, 16383);
-	bk_end(&b);
-	bk_end(&b);
+	nb_tag(&b, SL_TAG_COMPOUND, "Level");
+	nb_bytes(&b, "Blocks", bytes, 32768);
+	nb_bytes(&b, "Data", bytes, 16383);
+	nb_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BLOCKS, "Level.Data has 16383 bytes, expected 16384"));
 
 	bk_begin(&b, 2586);
-	bk_tag(&b, SL_TAG_COMPOUND, "Level");
-	bk_ints(&b, "Biomes", (const int32_t *) idx, 100);
-	bk_end(&b);
-	bk_end(&b);
+	nb_tag(&b, SL_TAG_COMPOUND, "Level");
+	nb_ints(&b, "Biomes", (const int32_t *) idx, 100);
+	nb_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BIOMES, "Level.Biomes has 100 ints"));
 	CHECK_OK(bk_open(&b, SL_WANT_BLOCKS, &a, &c, &err), &err);
 	sl_arena_free(&a);
 
 	bk_begin(&b, 1343);
-	bk_tag(&b, SL_TAG_COMPOUND, "Level");
-	bk_bytes(&b, "Biomes", bytes, 255);
-	bk_end(&b);
-	bk_end(&b);
+	nb_tag(&b, SL_TAG_COMPOUND, "Level");
+	nb_bytes(&b, "Biomes", bytes, 255);
+	nb_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BIOMES, "Level.Biomes has 255 bytes, expected 256"));
 
 	bk_begin(&b, 1343);
-	bk_tag(&b, SL_TAG_COMPOUND, "Level");
-	bk_list(&b, "Sections", SL_TAG_COMPOUND, 2);
-	bk_byte(&b, "Y", 1);
-	bk_bytes(&b, "Blocks", bytes, 4096);
-	bk_bytes(&b, "Data", bytes, 2048);
-	bk_end(&b);
-	bk_byte(&b, "Y", 2);
+	nb_tag(&b, SL_TAG_COMPOUND, "Level");
+	nb_list(&b, "Sections", SL_TAG_COMPOUND, 2);
+	nb_byte(&b, "Y", 1);
+	nb_bytes(&b, "Blocks", bytes, 4096);
+	nb_bytes(&b, "Data", bytes, 2048);
+	nb_end(&b);
+	nb_byte(&b, "Y", 2);
 	bk_palette(&b, "Palette", 1);
-	bk_longs(&b, "BlockStates", longs, 256);
-	bk_end(&b);
-	bk_end(&b);
-	bk_end(&b);
+	nb_longs(&b, "BlockStates", longs, 256);
+	nb_end(&b);
+	nb_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BLOCKS, "section 1 is flattened while others are anvil"));
 
 	bk_begin(&b, 1343);
-	bk_tag(&b, SL_TAG_COMPOUND, "Level");
-	bk_list(&b, "Sections", SL_TAG_INT, 1);
+	nb_tag(&b, SL_TAG_COMPOUND, "Level");
+	nb_list(&b, "Sections", SL_TAG_INT, 1);
 	sl_buf_put_u32be(&b, 5, NULL);
-	bk_end(&b);
-	bk_end(&b);
+	nb_end(&b);
+	nb_end(&b);
 	CHECK(bk_open_fails(&b, SL_WANT_BLOCKS, "Sections is a list of int, not of compounds"));
 
 	sl_buf_free(&b);
@@ -1124,33 +1039,33 @@ test_blocks_mutations(void)
 	bk_indices(idx, 40);
 	bk_flat_doc(&docs[0], 1631, 40, longs, bk_pack(idx, 4096, 6, 1, longs));
 	bk_begin(&docs[1], 2975);
-	bk_list(&docs[1], "sections", SL_TAG_COMPOUND, 1);
-	bk_byte(&docs[1], "Y", 0);
-	bk_tag(&docs[1], SL_TAG_COMPOUND, "block_states");
+	nb_list(&docs[1], "sections", SL_TAG_COMPOUND, 1);
+	nb_byte(&docs[1], "Y", 0);
+	nb_tag(&docs[1], SL_TAG_COMPOUND, "block_states");
 	bk_palette(&docs[1], "palette", 40);
-	bk_longs(&docs[1], "data", longs, bk_pack(idx, 4096, 6, 0, longs));
-	bk_end(&docs[1]);
-	bk_tag(&docs[1], SL_TAG_COMPOUND, "biomes");
-	bk_list(&docs[1], "palette", SL_TAG_STRING, 2);
-	bk_str(&docs[1], "minecraft:a");
-	bk_str(&docs[1], "minecraft:b");
-	bk_longs(&docs[1], "data", longs, 1);
-	bk_end(&docs[1]);
-	bk_end(&docs[1]);
-	bk_end(&docs[1]);
+	nb_longs(&docs[1], "data", longs, bk_pack(idx, 4096, 6, 0, longs));
+	nb_end(&docs[1]);
+	nb_tag(&docs[1], SL_TAG_COMPOUND, "biomes");
+	nb_list(&docs[1], "palette", SL_TAG_STRING, 2);
+	nb_str(&docs[1], "minecraft:a");
+	nb_str(&docs[1], "minecraft:b");
+	nb_longs(&docs[1], "data", longs, 1);
+	nb_end(&docs[1]);
+	nb_end(&docs[1]);
+	nb_end(&docs[1]);
 	for (int i = 0; i < 4096; i++)
 		bytes[i] = (uint8_t) bk_rand();
 	bk_begin(&docs[2], 1343);
-	bk_tag(&docs[2], SL_TAG_COMPOUND, "Level");
-	bk_list(&docs[2], "Sections", SL_TAG_COMPOUND, 1);
-	bk_byte(&docs[2], "Y", 0);
-	bk_bytes(&docs[2], "Blocks", bytes, 4096);
-	bk_bytes(&docs[2], "Add", bytes, 2048);
-	bk_bytes(&docs[2], "Data", bytes + 2048, 2048);
-	bk_end(&docs[2]);
-	bk_bytes(&docs[2], "Biomes", bytes, 256);
-	bk_end(&docs[2]);
-	bk_end(&docs[2]);
+	nb_tag(&docs[2], SL_TAG_COMPOUND, "Level");
+	nb_list(&docs[2], "Sections", SL_TAG_COMPOUND, 1);
+	nb_byte(&docs[2], "Y", 0);
+	nb_bytes(&docs[2], "Blocks", bytes, 4096);
+	nb_bytes(&docs[2], "Add", bytes, 2048);
+	nb_bytes(&docs[2], "Data", bytes + 2048, 2048);
+	nb_end(&docs[2]);
+	nb_bytes(&docs[2], "Biomes", bytes, 256);
+	nb_end(&docs[2]);
+	nb_end(&docs[2]);
 
 	for (int d = 0; d < 3; d++)
 	{

@@ -5,6 +5,7 @@
  * v1/v2/v3, MCEdit) and their errors, each naming the field.
  */
 #include "harness.h"
+#include "nbt_build.h"
 #include "sl_blocks.h"
 #include "sl_build.h"
 #include "sl_chunk.h"
@@ -25,89 +26,6 @@ sc_rand(void)
 	return sc_seed >> 8;
 }
 
-static void
-sc_tag(sl_buf *b, unsigned type, const char *name)
-{
-	sl_buf_put_u8(b, (uint8_t) type, NULL);
-	sl_buf_put_u16be(b, (uint16_t) strlen(name), NULL);
-	sl_buf_put(b, name, strlen(name), NULL);
-}
-
-static void
-sc_str(sl_buf *b, const char *s)
-{
-	sl_buf_put_u16be(b, (uint16_t) strlen(s), NULL);
-	sl_buf_put(b, s, strlen(s), NULL);
-}
-
-static void
-sc_string(sl_buf *b, const char *name, const char *s)
-{
-	sc_tag(b, SL_TAG_STRING, name);
-	sc_str(b, s);
-}
-
-static void
-sc_byte(sl_buf *b, const char *name, int v)
-{
-	sc_tag(b, SL_TAG_BYTE, name);
-	sl_buf_put_u8(b, (uint8_t) v, NULL);
-}
-
-static void
-sc_short(sl_buf *b, const char *name, int v)
-{
-	sc_tag(b, SL_TAG_SHORT, name);
-	sl_buf_put_u16be(b, (uint16_t) v, NULL);
-}
-
-static void
-sc_int(sl_buf *b, const char *name, int32_t v)
-{
-	sc_tag(b, SL_TAG_INT, name);
-	sl_buf_put_u32be(b, (uint32_t) v, NULL);
-}
-
-static void
-sc_ints(sl_buf *b, const char *name, int32_t x, int32_t y, int32_t z)
-{
-	sc_tag(b, SL_TAG_INT_ARRAY, name);
-	sl_buf_put_u32be(b, 3, NULL);
-	sl_buf_put_u32be(b, (uint32_t) x, NULL);
-	sl_buf_put_u32be(b, (uint32_t) y, NULL);
-	sl_buf_put_u32be(b, (uint32_t) z, NULL);
-}
-
-static void
-sc_bytes(sl_buf *b, const char *name, const uint8_t *p, uint32_t n)
-{
-	sc_tag(b, SL_TAG_BYTE_ARRAY, name);
-	sl_buf_put_u32be(b, n, NULL);
-	sl_buf_put(b, p, n, NULL);
-}
-
-static void
-sc_longs(sl_buf *b, const char *name, const uint8_t *be, uint32_t n)
-{
-	sc_tag(b, SL_TAG_LONG_ARRAY, name);
-	sl_buf_put_u32be(b, n, NULL);
-	sl_buf_put(b, be, (size_t) n * 8, NULL);
-}
-
-static void
-sc_list(sl_buf *b, const char *name, unsigned elem, uint32_t n)
-{
-	sc_tag(b, SL_TAG_LIST, name);
-	sl_buf_put_u8(b, (uint8_t) elem, NULL);
-	sl_buf_put_u32be(b, n, NULL);
-}
-
-static void
-sc_end(sl_buf *b)
-{
-	sl_buf_put_u8(b, 0, NULL);
-}
-
 /* Palette entry k of a generated section: air first, some with unsorted properties. */
 static void
 sc_palette_entry(sl_buf *b, uint32_t k, unsigned salt)
@@ -116,20 +34,20 @@ sc_palette_entry(sl_buf *b, uint32_t k, unsigned salt)
 
 	if (k == 0)
 	{
-		sc_string(b, "Name", "minecraft:air");
-		sc_end(b);
+		nb_string(b, "Name", "minecraft:air");
+		nb_end(b);
 		return;
 	}
 	snprintf(s, sizeof(s), "minecraft:b%u", (k * 7 + salt) % 997);
-	sc_string(b, "Name", s);
+	nb_string(b, "Name", s);
 	if (k % 3 == 0)
 	{
-		sc_tag(b, SL_TAG_COMPOUND, "Properties");
-		sc_string(b, "waterlogged", k % 2 ? "true" : "false");
-		sc_string(b, "facing", "north");
-		sc_end(b);
+		nb_tag(b, SL_TAG_COMPOUND, "Properties");
+		nb_string(b, "waterlogged", k % 2 ? "true" : "false");
+		nb_string(b, "facing", "north");
+		nb_end(b);
 	}
-	sc_end(b);
+	nb_end(b);
 }
 
 /* A section's packed indices for a palette of n (random contents). */
@@ -153,21 +71,21 @@ static const uint32_t sc_sizes[] = {1, 2, 5, 17, 40, 300, 3, 16};
 static void
 sc_block_entities(sl_buf *b, const char *list, int cx, int cz, int ybase)
 {
-	sc_list(b, list, SL_TAG_COMPOUND, 2);
-	sc_string(b, "id", "minecraft:chest");
-	sc_int(b, "x", cx * 16 + (int) (sc_rand() % 16));
-	sc_int(b, "y", ybase + (int) (sc_rand() % 64));
-	sc_int(b, "z", cz * 16 + (int) (sc_rand() % 16));
-	sc_string(b, "CustomName", "box");
-	sc_byte(b, "keepPacked", 0);
-	sc_end(b);
-	sc_string(b, "id", "minecraft:sign");
-	sc_int(b, "x", cx * 16 + (int) (sc_rand() % 16));
-	sc_int(b, "y", ybase + (int) (sc_rand() % 64));
-	sc_int(b, "z", cz * 16 + (int) (sc_rand() % 16));
-	sc_list(b, "Text", SL_TAG_STRING, 1);
-	sc_str(b, "hello");
-	sc_end(b);
+	nb_list(b, list, SL_TAG_COMPOUND, 2);
+	nb_string(b, "id", "minecraft:chest");
+	nb_int(b, "x", cx * 16 + (int) (sc_rand() % 16));
+	nb_int(b, "y", ybase + (int) (sc_rand() % 64));
+	nb_int(b, "z", cz * 16 + (int) (sc_rand() % 16));
+	nb_string(b, "CustomName", "box");
+	nb_byte(b, "keepPacked", 0);
+	nb_end(b);
+	nb_string(b, "id", "minecraft:sign");
+	nb_int(b, "x", cx * 16 + (int) (sc_rand() % 16));
+	nb_int(b, "y", ybase + (int) (sc_rand() % 64));
+	nb_int(b, "z", cz * 16 + (int) (sc_rand() % 16));
+	nb_list(b, "Text", SL_TAG_STRING, 1);
+	nb_str(b, "hello");
+	nb_end(b);
 }
 
 /* A 1.18+ chunk: sections Y=-4..3, light, heightmaps, block entities, an unknown tag. */
@@ -178,53 +96,53 @@ sc_modern_chunk(sl_buf *b, int cx, int cz, unsigned salt)
 	uint8_t		light[2048];
 
 	b->len = 0;
-	sc_tag(b, SL_TAG_COMPOUND, "");
-	sc_int(b, "DataVersion", 3700);
-	sc_int(b, "xPos", cx);
-	sc_int(b, "zPos", cz);
-	sc_int(b, "yPos", -4);
-	sc_string(b, "Status", "minecraft:full");
-	sc_byte(b, "isLightOn", 1);
-	sc_tag(b, SL_TAG_COMPOUND, "Heightmaps");
+	nb_tag(b, SL_TAG_COMPOUND, "");
+	nb_int(b, "DataVersion", 3700);
+	nb_int(b, "xPos", cx);
+	nb_int(b, "zPos", cz);
+	nb_int(b, "yPos", -4);
+	nb_string(b, "Status", "minecraft:full");
+	nb_byte(b, "isLightOn", 1);
+	nb_tag(b, SL_TAG_COMPOUND, "Heightmaps");
 	memset(longs, 0x11, 37 * 8);
-	sc_longs(b, "WORLD_SURFACE", longs, 37);
-	sc_end(b);
-	sc_list(b, "sections", SL_TAG_COMPOUND, 9);
+	nb_longs_be(b, "WORLD_SURFACE", longs, 37);
+	nb_end(b);
+	nb_list(b, "sections", SL_TAG_COMPOUND, 9);
 	memset(light, 0xf0, sizeof(light));
 	for (int y = -5; y <= 3; y++)
 	{
-		sc_byte(b, "Y", y);
+		nb_byte(b, "Y", y);
 		if (y == -5)
 		{
-			sc_bytes(b, "SkyLight", light, 2048);	/* a light-only section below */
-			sc_end(b);
+			nb_bytes(b, "SkyLight", light, 2048);	/* a light-only section below */
+			nb_end(b);
 			continue;
 		}
 		{
 			uint32_t	n = sc_sizes[(unsigned) (y + 4 + salt) % 8];
 
-			sc_tag(b, SL_TAG_COMPOUND, "block_states");
-			sc_list(b, "palette", SL_TAG_COMPOUND, n);
+			nb_tag(b, SL_TAG_COMPOUND, "block_states");
+			nb_list(b, "palette", SL_TAG_COMPOUND, n);
 			for (uint32_t k = 0; k < n; k++)
 				sc_palette_entry(b, k, salt);
 			if (n > 1)
 			{
 				uint32_t	nl = sc_section_data(n, 0, longs);
 
-				sc_longs(b, "data", longs, nl);
+				nb_longs_be(b, "data", longs, nl);
 			}
-			sc_end(b);
+			nb_end(b);
 		}
-		sc_tag(b, SL_TAG_COMPOUND, "biomes");
-		sc_list(b, "palette", SL_TAG_STRING, 1);
-		sc_str(b, "minecraft:plains");
-		sc_end(b);
-		sc_bytes(b, "BlockLight", light, 2048);
-		sc_end(b);
+		nb_tag(b, SL_TAG_COMPOUND, "biomes");
+		nb_list(b, "palette", SL_TAG_STRING, 1);
+		nb_str(b, "minecraft:plains");
+		nb_end(b);
+		nb_bytes(b, "BlockLight", light, 2048);
+		nb_end(b);
 	}
 	sc_block_entities(b, "block_entities", cx, cz, -64);
-	sc_string(b, "CustomTag", "kept as it is");
-	sc_end(b);
+	nb_string(b, "CustomTag", "kept as it is");
+	nb_end(b);
 }
 
 /* A 1.13-1.17 chunk: Level.Sections Y=0..3 (4 and up omitted), DataVersion dv. */
@@ -235,32 +153,32 @@ sc_flat_chunk(sl_buf *b, int cx, int cz, int dv, unsigned salt)
 	int			spanning = dv < 2527;
 
 	b->len = 0;
-	sc_tag(b, SL_TAG_COMPOUND, "");
-	sc_int(b, "DataVersion", dv);
-	sc_tag(b, SL_TAG_COMPOUND, "Level");
-	sc_int(b, "xPos", cx);
-	sc_int(b, "zPos", cz);
-	sc_string(b, "Status", "full");
-	sc_byte(b, "isLightOn", 1);
-	sc_list(b, "Sections", SL_TAG_COMPOUND, 4);
+	nb_tag(b, SL_TAG_COMPOUND, "");
+	nb_int(b, "DataVersion", dv);
+	nb_tag(b, SL_TAG_COMPOUND, "Level");
+	nb_int(b, "xPos", cx);
+	nb_int(b, "zPos", cz);
+	nb_string(b, "Status", "full");
+	nb_byte(b, "isLightOn", 1);
+	nb_list(b, "Sections", SL_TAG_COMPOUND, 4);
 	for (int y = 0; y <= 3; y++)
 	{
 		uint32_t	n = sc_sizes[(unsigned) (y + salt) % 8];
 		uint32_t	nl;
 
-		sc_byte(b, "Y", y);
-		sc_list(b, "Palette", SL_TAG_COMPOUND, n);
+		nb_byte(b, "Y", y);
+		nb_list(b, "Palette", SL_TAG_COMPOUND, n);
 		for (uint32_t k = 0; k < n; k++)
 			sc_palette_entry(b, k, salt);
 		nl = sc_section_data(n < 2 ? 2 : n, spanning, longs);
 		if (n == 1)
 			memset(longs, 0, (size_t) nl * 8);
-		sc_longs(b, "BlockStates", longs, nl);
-		sc_end(b);
+		nb_longs_be(b, "BlockStates", longs, nl);
+		nb_end(b);
 	}
 	sc_block_entities(b, "TileEntities", cx, cz, 0);
-	sc_end(b);
-	sc_end(b);
+	nb_end(b);
+	nb_end(b);
 }
 
 /* A pre-1.13 chunk: one section of stone with granite. */
@@ -273,18 +191,18 @@ sc_legacy_chunk(sl_buf *b, int cx, int cz)
 	memset(blocks, 1, sizeof(blocks));
 	memset(data, 0x10, sizeof(data));
 	b->len = 0;
-	sc_tag(b, SL_TAG_COMPOUND, "");
-	sc_int(b, "DataVersion", 1343);
-	sc_tag(b, SL_TAG_COMPOUND, "Level");
-	sc_int(b, "xPos", cx);
-	sc_int(b, "zPos", cz);
-	sc_list(b, "Sections", SL_TAG_COMPOUND, 1);
-	sc_byte(b, "Y", 0);
-	sc_bytes(b, "Blocks", blocks, 4096);
-	sc_bytes(b, "Data", data, 2048);
-	sc_end(b);
-	sc_end(b);
-	sc_end(b);
+	nb_tag(b, SL_TAG_COMPOUND, "");
+	nb_int(b, "DataVersion", 1343);
+	nb_tag(b, SL_TAG_COMPOUND, "Level");
+	nb_int(b, "xPos", cx);
+	nb_int(b, "zPos", cz);
+	nb_list(b, "Sections", SL_TAG_COMPOUND, 1);
+	nb_byte(b, "Y", 0);
+	nb_bytes(b, "Blocks", blocks, 4096);
+	nb_bytes(b, "Data", data, 2048);
+	nb_end(b);
+	nb_end(b);
+	nb_end(b);
 }
 
 /* Does hay hold needle? */
@@ -313,6 +231,32 @@ sc_world_free(sc_world *w)
 	for (int i = 0; i < w->n; i++)
 		sl_buf_free(&w->nbt[i]);
 	w->n = 0;
+}
+
+/* A 1.18+ world of 3 x 3 chunks, (-1,-1) to (1,1), each of its own salt. */
+static void
+sc_modern_world(sc_world *w)
+{
+	for (int i = 0; i < 9; i++)
+	{
+		w->x[i] = i % 3 - 1;
+		w->z[i] = i / 3 - 1;
+		sc_modern_chunk(&w->nbt[i], w->x[i], w->z[i], (unsigned) i);
+	}
+	w->n = 9;
+}
+
+/* A 1.13-1.17 world of 2 x 2 chunks, (0,0) to (1,1), of DataVersion dv. */
+static void
+sc_flat_world(sc_world *w, int dv)
+{
+	for (int i = 0; i < 4; i++)
+	{
+		w->x[i] = i % 2;
+		w->z[i] = i / 2;
+		sc_flat_chunk(&w->nbt[i], w->x[i], w->z[i], dv, (unsigned) i);
+	}
+	w->n = 4;
 }
 
 /* Encode a world into a value. */
@@ -351,25 +295,19 @@ sc_extract(const sl_buf *val, int x1, int y1, int z1, int x2, int y2, int z2, in
 	return rc;
 }
 
-/* Paste a schematic file into a value; the new value replaces val. */
+/* Paste a read schematic into a value; the new value replaces val. */
 static int
-sc_paste(sl_buf *val, const uint8_t *file, size_t len, int x, int y, int z, sl_err *err)
+sc_paste_read(sl_buf *val, const sl_schem *s, int x, int y, int z, sl_err *err)
 {
 	sl_value	v;
-	sl_schem	s;
 	sl_builder	b;
 	sl_buf		out = {0};
 	int			rc = -1;
 
 	memset(&b, 0, sizeof(b));
-	if (sl_schem_read(file, len, NULL, &s, err))
-	{
-		sl_schem_free(&s);
-		return -1;
-	}
 	if (sl_value_open_mem(&v, val->data, val->len, NULL, err) == 0)
 	{
-		if (sl_schem_paste(&v, &s, x, y, z, NULL, &b, err) == 0 &&
+		if (sl_schem_paste(&v, s, x, y, z, NULL, &b, err) == 0 &&
 			sl_builder_encode(&b, NULL, NULL, &out, err) == 0)
 		{
 			rc = 0;
@@ -382,6 +320,18 @@ sc_paste(sl_buf *val, const uint8_t *file, size_t len, int x, int y, int z, sl_e
 	}
 	sl_builder_free(&b);
 	sl_buf_free(&out);
+	return rc;
+}
+
+/* Paste a schematic file into a value; the new value replaces val. */
+static int
+sc_paste(sl_buf *val, const uint8_t *file, size_t len, int x, int y, int z, sl_err *err)
+{
+	sl_schem	s;
+	int			rc = -1;
+
+	if (sl_schem_read(file, len, NULL, &s, err) == 0)
+		rc = sc_paste_read(val, &s, x, y, z, err);
 	sl_schem_free(&s);
 	return rc;
 }
@@ -748,41 +698,41 @@ sc_fill_schematic(sl_buf *b, int version, int w, int h, int l, const char *state
 
 	memset(data, 0, (size_t) w * h * l);
 	b->len = 0;
-	sc_tag(b, SL_TAG_COMPOUND, version == 3 ? "" : "Schematic");
+	nb_tag(b, SL_TAG_COMPOUND, version == 3 ? "" : "Schematic");
 	if (version == 3)
-		sc_tag(b, SL_TAG_COMPOUND, "Schematic");
-	sc_int(b, "Version", version);
-	sc_int(b, "DataVersion", 3700);
-	sc_short(b, "Width", w);
-	sc_short(b, "Height", h);
-	sc_short(b, "Length", l);
+		nb_tag(b, SL_TAG_COMPOUND, "Schematic");
+	nb_int(b, "Version", version);
+	nb_int(b, "DataVersion", 3700);
+	nb_short(b, "Width", w);
+	nb_short(b, "Height", h);
+	nb_short(b, "Length", l);
 	if (version == 3)
-		sc_tag(b, SL_TAG_COMPOUND, "Blocks");
-	sc_tag(b, SL_TAG_COMPOUND, "Palette");
-	sc_int(b, state, 0);
-	sc_end(b);
-	sc_bytes(b, version == 3 ? "Data" : "BlockData", data, (uint32_t) w * h * l);
-	sc_list(b, version == 1 ? "TileEntities" : "BlockEntities", SL_TAG_COMPOUND, 1);
-	sc_ints(b, "Pos", 0, 0, 0);
-	sc_string(b, "Id", "minecraft:barrel");
+		nb_tag(b, SL_TAG_COMPOUND, "Blocks");
+	nb_tag(b, SL_TAG_COMPOUND, "Palette");
+	nb_int(b, state, 0);
+	nb_end(b);
+	nb_bytes(b, version == 3 ? "Data" : "BlockData", data, (uint32_t) w * h * l);
+	nb_list(b, version == 1 ? "TileEntities" : "BlockEntities", SL_TAG_COMPOUND, 1);
+	nb_ints3(b, "Pos", 0, 0, 0);
+	nb_string(b, "Id", "minecraft:barrel");
 	if (version == 3)
 	{
-		sc_tag(b, SL_TAG_COMPOUND, "Data");
-		sc_string(b, "CustomName", "filled");
-		sc_end(b);
+		nb_tag(b, SL_TAG_COMPOUND, "Data");
+		nb_string(b, "CustomName", "filled");
+		nb_end(b);
 	}
 	else
 	{
-		sc_string(b, "CustomName", "filled");
+		nb_string(b, "CustomName", "filled");
 		if (version == 1)
-			sc_int(b, "ContentVersion", 1);
+			nb_int(b, "ContentVersion", 1);
 	}
-	sc_end(b);
+	nb_end(b);
 	if (version == 3)
-		sc_end(b);
-	sc_end(b);
+		nb_end(b);
+	nb_end(b);
 	if (version == 3)
-		sc_end(b);
+		nb_end(b);
 	free(data);
 }
 
@@ -852,13 +802,7 @@ test_schem_restore_modern(void)
 {
 	sc_world	w = {0};
 
-	for (int i = 0; i < 9; i++)
-	{
-		w.x[i] = i % 3 - 1;
-		w.z[i] = i / 3 - 1;
-		sc_modern_chunk(&w.nbt[i], w.x[i], w.z[i], (unsigned) i);
-	}
-	w.n = 9;
+	sc_modern_world(&w);
 	/* unaligned box across four chunks and two sections, and whole chunks */
 	sc_restore_case("modern v3", &w, -5, -30, -9, 12, 4, 6, 3);
 	sc_restore_case("modern v2", &w, 12, 40, 6, -5, -30, -9, 2);
@@ -878,13 +822,7 @@ test_schem_restore_flat(void)
 		sc_world	w = {0};
 		char		what[32];
 
-		for (int i = 0; i < 4; i++)
-		{
-			w.x[i] = i % 2;
-			w.z[i] = i / 2;
-			sc_flat_chunk(&w.nbt[i], w.x[i], w.z[i], dvs[k], (unsigned) i);
-		}
-		w.n = 4;
+		sc_flat_world(&w, dvs[k]);
 		snprintf(what, sizeof(what), "flat %d", dvs[k]);
 		sc_restore_case(what, &w, 3, 5, 2, 27, 40, 30, 3);
 		/* sections 4 and up are omitted: the filler creates them, the restore empties them */
@@ -963,24 +901,24 @@ test_schem_paste_chunk_format(void)
 		sl_buf		sch = {0};
 		uint8_t		data[48 * 16];
 
-		sc_tag(&sch, SL_TAG_COMPOUND, "Schematic");
-		sc_int(&sch, "Version", 2);
-		sc_short(&sch, "Width", 48);
-		sc_short(&sch, "Height", 1);
-		sc_short(&sch, "Length", 16);
-		sc_tag(&sch, SL_TAG_COMPOUND, "Palette");
+		nb_tag(&sch, SL_TAG_COMPOUND, "Schematic");
+		nb_int(&sch, "Version", 2);
+		nb_short(&sch, "Width", 48);
+		nb_short(&sch, "Height", 1);
+		nb_short(&sch, "Length", 16);
+		nb_tag(&sch, SL_TAG_COMPOUND, "Palette");
 		for (int k = 0; k < 20; k++)
 		{
 			char		name[32];
 
 			snprintf(name, sizeof(name), "minecraft:p%d", k);
-			sc_int(&sch, name, k);
+			nb_int(&sch, name, k);
 		}
-		sc_end(&sch);
+		nb_end(&sch);
 		for (int i = 0; i < 48 * 16; i++)
 			data[i] = (uint8_t) (i % 20);
-		sc_bytes(&sch, "BlockData", data, sizeof(data));
-		sc_end(&sch);
+		nb_bytes(&sch, "BlockData", data, sizeof(data));
+		nb_end(&sch);
 		CHECK_OK(sc_paste(&val, sch.data, sch.len, 0, 5, 0, &err), &err);
 		CHECK_OK(sl_value_open_mem(&v, val.data, val.len, NULL, &err), &err);
 		for (int cx = 0; cx < 3; cx++)
@@ -1010,6 +948,276 @@ test_schem_paste_chunk_format(void)
 	}
 	sl_buf_free(&val);
 	sl_buf_free(&fill);
+	sc_world_free(&w);
+}
+
+/* A chunk of a value parsed into a tree (its bytes copied). */
+typedef struct sc_tree
+{
+	sl_arena	arena;
+	uint8_t    *nbt;
+	sl_nbt	   *root;
+	const sl_nbt *body;
+} sc_tree;
+
+/* Parse chunk (cx, cz) of a value; root NULL when it is missing. */
+static void
+sc_tree_open(const sl_buf *val, int cx, int cz, sc_tree *t)
+{
+	sl_value	v;
+	sl_dirent	d;
+	const uint8_t *comp[SL_NCOMP];
+	size_t		used;
+	sl_err		err;
+	int64_t		i;
+
+	memset(t, 0, sizeof(*t));
+	CHECK_OK(sl_value_open_mem(&v, val->data, val->len, NULL, &err), &err);
+	i = sl_value_find(&v, cx, cz);
+	if (i >= 0 && sl_value_chunk(&v, (uint32_t) i, &d, comp, &err) == 0 && d.len[0] > 0)
+	{
+		t->nbt = malloc(d.len[0]);
+		memcpy(t->nbt, comp[0], d.len[0]);
+		CHECK_OK(sl_nbt_parse(t->nbt, d.len[0], NULL, &t->arena, &t->root, &used, &err), &err);
+		t->body = sl_chunk_body(t->root);
+	}
+	sl_value_close(&v);
+}
+
+/* Free a parsed chunk. */
+static void
+sc_tree_close(sc_tree *t)
+{
+	sl_arena_free(&t->arena);
+	free(t->nbt);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Are two tags (or both NULL) the same bytes? */
+static int
+sc_same_tag(const sl_nbt *a, const sl_nbt *b)
+{
+	sl_buf		x = {0},
+				y = {0};
+	int			same;
+
+	if (a == NULL || b == NULL)
+		return a == b;
+	sl_nbt_write(a, &x, NULL);
+	sl_nbt_write(b, &y, NULL);
+	same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
+	sl_buf_free(&x);
+	sl_buf_free(&y);
+	return same;
+}
+
+/* The item of a chunk's section list with Y = y, or NULL. */
+static const sl_nbt *
+sc_section(const sc_tree *t, int y)
+{
+	const sl_nbt *l = sl_nbt_child(t->root, "sections");
+	int64_t		v;
+
+	if (l == NULL)
+		l = sl_nbt_child(t->body, "Sections");
+	for (uint32_t i = 0; l && i < l->v.list.count; i++)
+		if (sl_nbt_get_int(l->v.list.items[i], "Y", &v) && v == y)
+			return l->v.list.items[i];
+	return NULL;
+}
+
+/* How many chunks of two values (same chunk set) differ in their bytes. */
+static int
+sc_changed_chunks(const sl_buf *a, const sl_buf *b, const sc_world *w)
+{
+	int			n = 0;
+
+	for (int i = 0; i < w->n; i++)
+		n += !sc_same_chunk(a, b, w->x[i], w->z[i]);
+	return n;
+}
+
+/* Paste the extract of a box back where it came from: every chunk keeps its bytes. */
+static void
+sc_idempotent_case(const char *what, const sc_world *w, int x1, int y1, int z1, int x2, int y2,
+				   int z2, int version)
+{
+	sl_buf		orig = {0},
+				val = {0},
+				snap = {0};
+	sl_err		err;
+	int			n;
+
+	sc_encode(w, &orig);
+	sc_encode(w, &val);
+	CHECK_OK(sc_extract(&orig, x1, y1, z1, x2, y2, z2, version, &snap, &err), &err);
+	CHECK_OK(sc_paste(&val, snap.data, snap.len, x1 < x2 ? x1 : x2, y1 < y2 ? y1 : y2,
+					  z1 < z2 ? z1 : z2, &err), &err);
+	n = sc_changed_chunks(&orig, &val, w);
+	if (n != 0)
+		fprintf(stderr, "  %s: the paste of its own extract changed %d chunks\n", what, n);
+	CHECK(n == 0);
+	sl_buf_free(&orig);
+	sl_buf_free(&val);
+	sl_buf_free(&snap);
+}
+
+/* A schematic of one block (Sponge v2, no block entity), as plain NBT. */
+static void
+sc_one_block(sl_buf *b, const char *state)
+{
+	uint8_t		zero = 0;
+
+	b->len = 0;
+	nb_tag(b, SL_TAG_COMPOUND, "Schematic");
+	nb_int(b, "Version", 2);
+	nb_short(b, "Width", 1);
+	nb_short(b, "Height", 1);
+	nb_short(b, "Length", 1);
+	nb_tag(b, SL_TAG_COMPOUND, "Palette");
+	nb_int(b, state, 0);
+	nb_end(b);
+	nb_bytes(b, "BlockData", &zero, 1);
+	nb_end(b);
+}
+
+/* The extract of a box pasted back changes nothing, in 1.18+ and 1.13-1.17 chunks. */
+void
+test_schem_paste_idempotent(void)
+{
+	static const int dvs[] = {1631, 2230, 2730};
+	sc_world	w = {0};
+
+	sc_modern_world(&w);
+	sc_idempotent_case("modern unaligned v3", &w, -5, -30, -9, 12, 4, 6, 3);
+	sc_idempotent_case("modern unaligned v2", &w, 12, 40, 6, -5, -30, -9, 2);
+	sc_idempotent_case("modern whole chunks", &w, -16, -64, -16, 31, 63, 31, 3);
+	sc_idempotent_case("modern tall", &w, 0, 40, 0, 3, 80, 3, 3);
+	sc_idempotent_case("modern one block", &w, 7, 7, 7, 7, 7, 7, 3);
+	sc_world_free(&w);
+	for (size_t k = 0; k < sizeof(dvs) / sizeof(dvs[0]); k++)
+	{
+		char		what[32];
+
+		sc_flat_world(&w, dvs[k]);
+		snprintf(what, sizeof(what), "flat %d", dvs[k]);
+		sc_idempotent_case(what, &w, 3, 5, 2, 27, 40, 30, 3);
+		/* sections 4 and up are omitted: air pastes back over them without creating them */
+		sc_idempotent_case(what, &w, 0, 0, 0, 31, 90, 31, 2);
+		sc_world_free(&w);
+	}
+}
+
+/*
+ * One block changed: only its chunk changes, and in it only its section
+ * (light arrays dropped), isLightOn (0) and Heightmaps (removed).
+ */
+void
+test_schem_paste_one_block(void)
+{
+	sc_world	w = {0};
+	sl_buf		orig = {0},
+				val = {0},
+				one = {0},
+				name = {0};
+	sc_tree		a,
+				b;
+	sl_value	v;
+	sl_err		err;
+	int64_t		light = -1;
+
+	sc_modern_world(&w);
+	sc_encode(&w, &orig);
+	sc_encode(&w, &val);
+	sc_one_block(&one, "minecraft:gold_block");
+	CHECK_OK(sc_paste(&val, one.data, one.len, 5, 20, 7, &err), &err);
+	for (int i = 0; i < w.n; i++)
+		CHECK(sc_same_chunk(&orig, &val, w.x[i], w.z[i]) == (w.x[i] != 0 || w.z[i] != 0));
+	CHECK_OK(sl_value_open_mem(&v, val.data, val.len, NULL, &err), &err);
+	sc_block(&v, 5, 20, 7, &name);
+	CHECK(name.len == 20 && memcmp(name.data, "minecraft:gold_block", 20) == 0);
+	sl_value_close(&v);
+	sc_tree_open(&orig, 0, 0, &a);
+	sc_tree_open(&val, 0, 0, &b);
+	CHECK(a.root != NULL && b.root != NULL);
+	/* every section but Y=1 is the same bytes; Y=1 has new blocks and no light */
+	for (int y = -5; y <= 3; y++)
+		CHECK(sc_same_tag(sc_section(&a, y), sc_section(&b, y)) == (y != 1));
+	CHECK(sl_nbt_child(sc_section(&a, 1), "BlockLight") != NULL);
+	CHECK(sl_nbt_child(sc_section(&b, 1), "BlockLight") == NULL);
+	CHECK(sc_same_tag(sl_nbt_child(sc_section(&a, 1), "biomes"), sl_nbt_child(sc_section(&b, 1), "biomes")));
+	/* the chunk's other tags are the same bytes; light and heightmaps are reset */
+	for (uint32_t i = 0; i < a.root->v.comp.count; i++)
+	{
+		const sl_nbt *t = a.root->v.comp.items[i];
+		char		nm[64];
+
+		snprintf(nm, sizeof(nm), "%.*s", (int) t->name_len, t->name);
+		if (strcmp(nm, "sections") != 0 && strcmp(nm, "isLightOn") != 0 && strcmp(nm, "Heightmaps") != 0)
+			CHECK(sc_same_tag(t, sl_nbt_child(b.root, nm)));
+	}
+	CHECK(sl_nbt_get_int(b.root, "isLightOn", &light) && light == 0);
+	CHECK(sl_nbt_child(a.root, "Heightmaps") != NULL && sl_nbt_child(b.root, "Heightmaps") == NULL);
+	sc_tree_close(&a);
+	sc_tree_close(&b);
+	/* the same block again: nothing more changes */
+	sl_buf_free(&orig);
+	orig = val;
+	memset(&val, 0, sizeof(val));
+	sl_buf_put(&val, orig.data, orig.len, NULL);
+	CHECK_OK(sc_paste(&val, one.data, one.len, 5, 20, 7, &err), &err);
+	CHECK(sc_changed_chunks(&orig, &val, &w) == 0);
+	sl_buf_free(&orig);
+	sl_buf_free(&val);
+	sl_buf_free(&one);
+	sl_buf_free(&name);
+	sc_world_free(&w);
+}
+
+/* A block entity changed over the same blocks: only the list changes, light and heightmaps stay. */
+void
+test_schem_paste_block_entity_only(void)
+{
+	sc_world	w = {0};
+	sl_buf		orig = {0},
+				val = {0},
+				snap = {0};
+	sl_schem	s;
+	sc_tree		a,
+				b;
+	sl_err		err;
+	int64_t		light = -1;
+
+	sc_modern_chunk(&w.nbt[0], 0, 0, 0);
+	w.n = 1;
+	sc_encode(&w, &orig);
+	sc_encode(&w, &val);
+	/* the whole chunk holds its chest and its sign */
+	CHECK_OK(sc_extract(&orig, 0, -64, 0, 15, 63, 15, 3, &snap, &err), &err);
+	CHECK_OK(sl_schem_read(snap.data, snap.len, NULL, &s, &err), &err);
+	CHECK(s.nbe == 2);
+	s.be[0].id = "minecraft:trapped_chest";
+	s.be[0].id_len = 23;
+	CHECK_OK(sc_paste_read(&val, &s, 0, -64, 0, &err), &err);
+	sl_schem_free(&s);
+	CHECK(!sc_same_chunk(&orig, &val, 0, 0));
+	sc_tree_open(&orig, 0, 0, &a);
+	sc_tree_open(&val, 0, 0, &b);
+	CHECK(a.root != NULL && b.root != NULL);
+	for (uint32_t i = 0; a.root && i < a.root->v.comp.count; i++)
+	{
+		const sl_nbt *t = a.root->v.comp.items[i];
+		char		nm[64];
+
+		snprintf(nm, sizeof(nm), "%.*s", (int) t->name_len, t->name);
+		CHECK(sc_same_tag(t, sl_nbt_child(b.root, nm)) == (strcmp(nm, "block_entities") != 0));
+	}
+	CHECK(sl_nbt_get_int(b.root, "isLightOn", &light) && light == 1);
+	sc_tree_close(&a);
+	sc_tree_close(&b);
+	sl_buf_free(&orig);
+	sl_buf_free(&val);
+	sl_buf_free(&snap);
 	sc_world_free(&w);
 }
 
@@ -1099,22 +1307,22 @@ test_schem_mcedit(void)
 	sc_modern_chunk(&w.nbt[0], 0, 0, 3);
 	w.n = 1;
 	sc_encode(&w, &val);
-	sc_tag(&sch, SL_TAG_COMPOUND, "Schematic");
-	sc_short(&sch, "Width", 2);
-	sc_short(&sch, "Height", 2);
-	sc_short(&sch, "Length", 2);
-	sc_string(&sch, "Materials", "Alpha");
-	sc_bytes(&sch, "Blocks", blocks, 8);
-	sc_bytes(&sch, "Data", data, 8);
-	sc_bytes(&sch, "AddBlocks", add, 4);
-	sc_list(&sch, "TileEntities", SL_TAG_COMPOUND, 1);
-	sc_string(&sch, "id", "Chest");
-	sc_int(&sch, "x", 1);
-	sc_int(&sch, "y", 0);
-	sc_int(&sch, "z", 1);
-	sc_list(&sch, "Items", SL_TAG_END, 0);
-	sc_end(&sch);
-	sc_end(&sch);
+	nb_tag(&sch, SL_TAG_COMPOUND, "Schematic");
+	nb_short(&sch, "Width", 2);
+	nb_short(&sch, "Height", 2);
+	nb_short(&sch, "Length", 2);
+	nb_string(&sch, "Materials", "Alpha");
+	nb_bytes(&sch, "Blocks", blocks, 8);
+	nb_bytes(&sch, "Data", data, 8);
+	nb_bytes(&sch, "AddBlocks", add, 4);
+	nb_list(&sch, "TileEntities", SL_TAG_COMPOUND, 1);
+	nb_string(&sch, "id", "Chest");
+	nb_int(&sch, "x", 1);
+	nb_int(&sch, "y", 0);
+	nb_int(&sch, "z", 1);
+	nb_list(&sch, "Items", SL_TAG_END, 0);
+	nb_end(&sch);
+	nb_end(&sch);
 	CHECK_OK(sc_paste(&val, sch.data, sch.len, 4, 10, 4, &err), &err);
 	CHECK_OK(sl_value_open_mem(&v, val.data, val.len, NULL, &err), &err);
 	for (int i = 0; i < 8; i++)
@@ -1159,64 +1367,64 @@ sc_bad_v2(sl_buf *b, int fault)
 				l = 2;
 
 	b->len = 0;
-	sc_tag(b, SL_TAG_COMPOUND, "Schematic");
-	sc_int(b, "Version", fault == 11 ? 4 : 2);
+	nb_tag(b, SL_TAG_COMPOUND, "Schematic");
+	nb_int(b, "Version", fault == 11 ? 4 : 2);
 	if (fault != 1)
-		sc_short(b, "Width", fault == 2 ? 0 : w);
-	sc_short(b, "Height", h);
-	sc_short(b, "Length", l);
+		nb_short(b, "Width", fault == 2 ? 0 : w);
+	nb_short(b, "Height", h);
+	nb_short(b, "Length", l);
 	if (fault != 3)
 	{
-		sc_tag(b, SL_TAG_COMPOUND, "Palette");
-		sc_int(b, "minecraft:air", 0);
+		nb_tag(b, SL_TAG_COMPOUND, "Palette");
+		nb_int(b, "minecraft:air", 0);
 		if (fault == 4)
-			sc_string(b, "minecraft:stone", "1");
+			nb_string(b, "minecraft:stone", "1");
 		else if (fault == 5)
-			sc_int(b, "minecraft:stone", 1 << 21);
+			nb_int(b, "minecraft:stone", 1 << 21);
 		else if (fault == 6)
-			sc_int(b, "minecraft:stone", 0);
+			nb_int(b, "minecraft:stone", 0);
 		else if (fault == 12)
-			sc_int(b, "minecraft:stone[facing", 1);
+			nb_int(b, "minecraft:stone[facing", 1);
 		else
-			sc_int(b, "minecraft:stone", 1);
-		sc_end(b);
+			nb_int(b, "minecraft:stone", 1);
+		nb_end(b);
 	}
 	memset(data, 1, sizeof(data));
 	if (fault == 7)
-		sc_bytes(b, "BlockData", data, 7);	/* one entry short */
+		nb_bytes(b, "BlockData", data, 7);	/* one entry short */
 	else if (fault == 8)
-		sc_bytes(b, "BlockData", data, 9);	/* one extra */
+		nb_bytes(b, "BlockData", data, 9);	/* one extra */
 	else if (fault == 9)
 	{
 		data[7] = 0x80;						/* last varint cut */
-		sc_bytes(b, "BlockData", data, 8);
+		nb_bytes(b, "BlockData", data, 8);
 	}
 	else if (fault == 10)
 	{
 		data[3] = 5;						/* not in the palette */
-		sc_bytes(b, "BlockData", data, 8);
+		nb_bytes(b, "BlockData", data, 8);
 	}
 	else if (fault == 13)
 	{
 		memcpy(data + 2, "\x80\x80\x80\x80\x80\x01", 6);
-		sc_bytes(b, "BlockData", data, 14);
+		nb_bytes(b, "BlockData", data, 14);
 	}
 	else
-		sc_bytes(b, "BlockData", data, 8);
+		nb_bytes(b, "BlockData", data, 8);
 	if (fault == 14 || fault == 15 || fault == 16)
 	{
-		sc_list(b, "BlockEntities", SL_TAG_COMPOUND, 1);
+		nb_list(b, "BlockEntities", SL_TAG_COMPOUND, 1);
 		if (fault == 14)
-			sc_ints(b, "Pos", 0, 2, 0);
+			nb_ints3(b, "Pos", 0, 2, 0);
 		else if (fault == 15)
-			sc_int(b, "Pos", 0);
+			nb_int(b, "Pos", 0);
 		else
-			sc_ints(b, "Pos", 0, 0, 0);
+			nb_ints3(b, "Pos", 0, 0, 0);
 		if (fault != 16)
-			sc_string(b, "Id", "minecraft:chest");
-		sc_end(b);
+			nb_string(b, "Id", "minecraft:chest");
+		nb_end(b);
 	}
-	sc_end(b);
+	nb_end(b);
 }
 
 void
@@ -1273,14 +1481,14 @@ test_schem_errors(void)
 		for (int f = 0; f < 4; f++)
 		{
 			b.len = 0;
-			sc_tag(&b, SL_TAG_COMPOUND, "Schematic");
-			sc_short(&b, "Width", f == 0 ? -2 : 2);
-			sc_short(&b, "Height", f == 1 ? 1 : 2);
-			sc_short(&b, "Length", 2);
-			sc_string(&b, "Materials", f == 3 ? "Classic" : "Alpha");
-			sc_bytes(&b, "Blocks", blocks, 8);
-			sc_bytes(&b, "Data", blocks, f == 2 ? 4 : 8);
-			sc_end(&b);
+			nb_tag(&b, SL_TAG_COMPOUND, "Schematic");
+			nb_short(&b, "Width", f == 0 ? -2 : 2);
+			nb_short(&b, "Height", f == 1 ? 1 : 2);
+			nb_short(&b, "Length", 2);
+			nb_string(&b, "Materials", f == 3 ? "Classic" : "Alpha");
+			nb_bytes(&b, "Blocks", blocks, 8);
+			nb_bytes(&b, "Data", blocks, f == 2 ? 4 : 8);
+			nb_end(&b);
 			CHECK(sl_schem_read(b.data, b.len, NULL, &s, &err) != 0 && strstr(err.msg, needles[f]) != NULL);
 			if (strstr(err.msg, needles[f]) == NULL)
 				fprintf(stderr, "  mcedit %d: %s\n", f, err.msg);
@@ -1292,15 +1500,15 @@ test_schem_errors(void)
 		uint32_t	run[4];
 
 		b.len = 0;
-		sc_tag(&b, SL_TAG_COMPOUND, "Schematic");
-		sc_int(&b, "Version", 1);
-		sc_short(&b, "Width", 2);
-		sc_short(&b, "Height", 1);
-		sc_short(&b, "Length", 2);
-		sc_tag(&b, SL_TAG_COMPOUND, "Palette");
-		sc_end(&b);
-		sc_bytes(&b, "BlockData", (const uint8_t *) "", 0);
-		sc_end(&b);
+		nb_tag(&b, SL_TAG_COMPOUND, "Schematic");
+		nb_int(&b, "Version", 1);
+		nb_short(&b, "Width", 2);
+		nb_short(&b, "Height", 1);
+		nb_short(&b, "Length", 2);
+		nb_tag(&b, SL_TAG_COMPOUND, "Palette");
+		nb_end(&b);
+		nb_bytes(&b, "BlockData", (const uint8_t *) "", 0);
+		nb_end(&b);
 		CHECK_OK(sl_schem_read(b.data, b.len, NULL, &s, &err), &err);
 		CHECK(s.empty && sl_schem_run(&s, 0, 4, run, &err) == 0 && s.palette[run[3]].air);
 		sl_schem_free(&s);
@@ -1310,17 +1518,17 @@ test_schem_errors(void)
 		uint32_t	run[4];
 
 		b.len = 0;
-		sc_tag(&b, SL_TAG_COMPOUND, "Schematic");
-		sc_short(&b, "Width", 2);
-		sc_short(&b, "Height", 1);
-		sc_short(&b, "Length", 2);
-		sc_int(&b, "PaletteMax", 2);
-		sc_tag(&b, SL_TAG_COMPOUND, "Palette");
-		sc_int(&b, "minecraft:stone", 0);
-		sc_int(&b, "minecraft:oak_log[axis=y]", 1);
-		sc_end(&b);
-		sc_bytes(&b, "BlockData", (const uint8_t *) "\x00\x01\x01\x00", 4);
-		sc_end(&b);
+		nb_tag(&b, SL_TAG_COMPOUND, "Schematic");
+		nb_short(&b, "Width", 2);
+		nb_short(&b, "Height", 1);
+		nb_short(&b, "Length", 2);
+		nb_int(&b, "PaletteMax", 2);
+		nb_tag(&b, SL_TAG_COMPOUND, "Palette");
+		nb_int(&b, "minecraft:stone", 0);
+		nb_int(&b, "minecraft:oak_log[axis=y]", 1);
+		nb_end(&b);
+		nb_bytes(&b, "BlockData", (const uint8_t *) "\x00\x01\x01\x00", 4);
+		nb_end(&b);
 		CHECK_OK(sl_schem_read(b.data, b.len, NULL, &s, &err), &err);
 		CHECK(s.kind == SL_SCHEM_SPONGE && s.version == 2 && sl_schem_run(&s, 0, 4, run, &err) == 0 &&
 			  s.palette[run[1]].canon_len == 25 && s.palette[run[3]].canon_len == 15);
@@ -1331,33 +1539,33 @@ test_schem_errors(void)
 		sl_limits	lim = sl_default_limits;
 
 		b.len = 0;
-		sc_tag(&b, SL_TAG_COMPOUND, "Schematic");
-		sc_int(&b, "Version", 2);
-		sc_short(&b, "Width", 200);
-		sc_short(&b, "Height", 200);
-		sc_short(&b, "Length", 100);
-		sc_bytes(&b, "BlockData", (const uint8_t *) "", 0);
-		sc_end(&b);
+		nb_tag(&b, SL_TAG_COMPOUND, "Schematic");
+		nb_int(&b, "Version", 2);
+		nb_short(&b, "Width", 200);
+		nb_short(&b, "Height", 200);
+		nb_short(&b, "Length", 100);
+		nb_bytes(&b, "BlockData", (const uint8_t *) "", 0);
+		nb_end(&b);
 		lim.max_value_raw = 2 * 1024 * 1024;
 		CHECK(sl_schem_read(b.data, b.len, &lim, &s, &err) != 0 && err.code == SL_ERR_LIMIT &&
 			  strstr(err.msg, "Width x Height x Length") != NULL);
 		sl_schem_free(&s);
 		b.len = 0;
-		sc_tag(&b, SL_TAG_COMPOUND, "");
-		sc_tag(&b, SL_TAG_COMPOUND, "Schematic");
-		sc_int(&b, "Version", 3);
-		sc_short(&b, "Width", 1);
-		sc_short(&b, "Height", 1);
-		sc_short(&b, "Length", 1);
-		sc_end(&b);
-		sc_end(&b);
+		nb_tag(&b, SL_TAG_COMPOUND, "");
+		nb_tag(&b, SL_TAG_COMPOUND, "Schematic");
+		nb_int(&b, "Version", 3);
+		nb_short(&b, "Width", 1);
+		nb_short(&b, "Height", 1);
+		nb_short(&b, "Length", 1);
+		nb_end(&b);
+		nb_end(&b);
 		CHECK(sl_schem_read(b.data, b.len, NULL, &s, &err) != 0 && strstr(err.msg, "Blocks is missing") != NULL);
 		sl_schem_free(&s);
 		b.len = 0;
-		sc_tag(&b, SL_TAG_COMPOUND, "");
-		sc_list(&b, "size", SL_TAG_INT, 0);
-		sc_list(&b, "palette", SL_TAG_COMPOUND, 0);
-		sc_end(&b);
+		nb_tag(&b, SL_TAG_COMPOUND, "");
+		nb_list(&b, "size", SL_TAG_INT, 0);
+		nb_list(&b, "palette", SL_TAG_COMPOUND, 0);
+		nb_end(&b);
 		CHECK(sl_schem_read(b.data, b.len, NULL, &s, &err) != 0 && err.code == SL_ERR_UNSUPPORTED &&
 			  strstr(err.msg, "structure") != NULL);
 		sl_schem_free(&s);

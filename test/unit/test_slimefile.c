@@ -722,11 +722,11 @@ test_slimefile_malformed(void)
 		sl_buf		t = {0};
 
 		sfg_root(&t);
-		sfg_list(&t, "tiles", SL_TAG_COMPOUND, 1);
-		sfg_int(&t, "x", 500);
-		sfg_int(&t, "z", 35);
-		sfg_end(&t);
-		sfg_end(&t);
+		nb_list(&t, "tiles", SL_TAG_COMPOUND, 1);
+		nb_int(&t, "x", 500);
+		nb_int(&t, "z", 35);
+		nb_end(&t);
+		nb_end(&t);
 		sl_buf_free(&f.tiles);
 		f.tiles = t;
 		sfg_assemble(&f, SIZE_MAX, &bad);
@@ -765,26 +765,26 @@ modern_chunk(sl_buf *b, int dv, int y, uint32_t light_len, int level)
 	sl_buf		d = {0};
 
 	sfg_root(b);
-	sfg_int(b, "DataVersion", dv);
-	sfg_int(b, "yPos", -4);
+	nb_int(b, "DataVersion", dv);
+	nb_int(b, "yPos", -4);
 	if (level)
 	{
-		sfg_tag(b, SL_TAG_COMPOUND, "Level");
-		sfg_end(b);
+		nb_tag(b, SL_TAG_COMPOUND, "Level");
+		nb_end(b);
 	}
-	sfg_list(b, "sections", SL_TAG_COMPOUND, 1);
-	sfg_byte(b, "Y", y);
+	nb_list(b, "sections", SL_TAG_COMPOUND, 1);
+	nb_byte(b, "Y", y);
 	sfg_block_states(&d, "minecraft:stone");
-	sfg_tag(b, SL_TAG_COMPOUND, "block_states");
+	nb_tag(b, SL_TAG_COMPOUND, "block_states");
 	sl_buf_put(b, d.data + 3, d.len - 3, NULL);
 	if (light_len)
 	{
-		sfg_tag(b, SL_TAG_BYTE_ARRAY, "SkyLight");
+		nb_tag(b, SL_TAG_BYTE_ARRAY, "SkyLight");
 		sl_buf_put_u32be(b, light_len, NULL);
 		sfg_fill(b, 0x0F, light_len);
 	}
-	sfg_end(b);
-	sfg_end(b);
+	nb_end(b);
+	nb_end(b);
 	sl_buf_free(&d);
 }
 

@@ -5,6 +5,7 @@
  * resolver, damaged entries and damaged v2 headers.
  */
 #include "harness.h"
+#include "nbt_build.h"
 
 #include "sl_build.h"
 #include "sl_codec.h"
@@ -20,32 +21,6 @@
 
 #define TV_N 6					/* chunks of the test world */
 
-/* Append a tag type and name. */
-static void
-tv_tag(sl_buf *b, unsigned type, const char *name)
-{
-	sl_buf_put_u8(b, (uint8_t) type, NULL);
-	sl_buf_put_u16be(b, (uint16_t) strlen(name), NULL);
-	sl_buf_put(b, name, strlen(name), NULL);
-}
-
-/* Append a named int tag. */
-static void
-tv_int(sl_buf *b, const char *name, int32_t v)
-{
-	tv_tag(b, SL_TAG_INT, name);
-	sl_buf_put_u32be(b, (uint32_t) v, NULL);
-}
-
-/* Append a named string tag. */
-static void
-tv_string(sl_buf *b, const char *name, const char *s)
-{
-	tv_tag(b, SL_TAG_STRING, name);
-	sl_buf_put_u16be(b, (uint16_t) strlen(s), NULL);
-	sl_buf_put(b, s, strlen(s), NULL);
-}
-
 /*
  * A chunk-like document: root compound with DataVersion (dv < 0: none), a
  * status string, a position and a byte array of n deterministic bytes.
@@ -56,12 +31,12 @@ tv_doc(sl_buf *b, int32_t dv, uint32_t seed, uint32_t n)
 	uint32_t	s = seed * 2654435761u + 1;
 
 	b->len = 0;
-	tv_tag(b, SL_TAG_COMPOUND, "");
+	nb_tag(b, SL_TAG_COMPOUND, "");
 	if (dv >= 0)
-		tv_int(b, "DataVersion", dv);
-	tv_string(b, "Status", seed & 1 ? "minecraft:full" : "minecraft:features");
-	tv_int(b, "xPos", (int32_t) seed);
-	tv_tag(b, SL_TAG_BYTE_ARRAY, "Data");
+		nb_int(b, "DataVersion", dv);
+	nb_string(b, "Status", seed & 1 ? "minecraft:full" : "minecraft:features");
+	nb_int(b, "xPos", (int32_t) seed);
+	nb_tag(b, SL_TAG_BYTE_ARRAY, "Data");
 	sl_buf_put_u32be(b, n, NULL);
 	for (uint32_t i = 0; i < n; i++)
 	{
