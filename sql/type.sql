@@ -74,6 +74,12 @@ SELECT slime_recompress(world, 19) = world AS same_content,
        slime_recompress(world, 19)::bytea <> world::bytea AS new_bytes,
        slime_recompress(slime_recompress(world, 19), 3)::bytea = world::bytea AS back_to_default
 FROM islands WHERE id = 1;
+-- level 20 is the archive level: the same content, every chunk byte for byte
+SELECT slime_recompress(world, 20) = world AS same_content,
+       slime_verify(slime_recompress(world, 20)) AS verified,
+       bool_and(slime_chunk_nbt(slime_recompress(world, 20), c.x, c.z) = slime_chunk_nbt(world, c.x, c.z)) AS same_chunks,
+       slime_recompress(slime_recompress(world, 20), 3)::bytea = world::bytea AS back_to_default
+FROM islands, LATERAL slime_chunks(world) c WHERE id = 1 GROUP BY world;
 SET slime.compression_level = 12;
 SELECT test_world(3)::bytea = slime_recompress(test_world(3), 12)::bytea AS setting_used;
 RESET slime.compression_level;

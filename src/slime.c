@@ -68,8 +68,10 @@ void
 _PG_init(void)
 {
 	DefineCustomIntVariable("slime.compression_level",
-							"zstd level used when slime values are written.",
-							"Higher levels store less and import more slowly; "
+							"zstd level (1-19) used when slime values are written; 20 is the archive level.",
+							"Higher levels store less and import more slowly; the archive level "
+							"codes block and light arrays with the block codec (cold worlds: "
+							"much smaller, far slower to write and read); "
 							"slime_recompress() rewrites existing values.",
 							&compression_level, SL_DEFAULT_LEVEL, SL_MIN_LEVEL, SL_MAX_LEVEL,
 							PGC_USERSET, 0, NULL, NULL, NULL);
