@@ -1589,6 +1589,45 @@ read_v1_9(sf *s, rd *f)
 	return set_world(s, bounds, extra, maps);
 }
 
+/*
+ * Step c over what follows the counted chunks of a v10-v12 chunk block;
+ * nonzero when something else is there. ASP's SlimeSerializer of those
+ * versions, until its PR #98 (January 2024), wrote the count of all the
+ * world's chunks and then iterated a list that was a copy of all of them
+ * with every chunk it would not prune appended a second time: the counted
+ * chunks are followed by byte-identical repeats of some of them, in their
+ * order. ASP's readers read the counted chunks and ignore the rest, so the
+ * repeats carry nothing; anything that is not such a repeat still fails.
+ * start[i] is where counted chunk i begins, start[count] where they end.
+ */
+static int
+skip_repeats(sf *s, rd *c, const size_t *start, uint32_t count)
+{
+	uint32_t	k = 0;
+
+	while (c->pos < c->len)
+	{
+		size_t		left = c->len - c->pos;
+		uint32_t	j;
+
+		/* the next counted chunk (in order) these bytes repeat; x,z first */
+		for (j = k; j < count; j++)
+		{
+			size_t		n = start[j + 1] - start[j];
+
+			if (n <= left && memcmp(c->p + c->pos, c->p + start[j], 8) == 0 &&
+				memcmp(c->p + c->pos, c->p + start[j], n) == 0)
+				break;
+		}
+		if (j == count)
+			return -1;
+		c->pos += start[j + 1] - start[j];
+		k = j + 1;
+		s->info->repeated_chunks++;
+	}
+	return 0;
+}
+
 /* Versions 10-13. */
 static int
 read_v10_13(sf *s, rd *f)
@@ -1609,6 +1648,7 @@ read_v10_13(sf *s, rd *f)
 			   *edoc = NULL,
 			   *extra = NULL;
 	uint32_t	count;
+	size_t	   *start;
 	rd			c;
 
 	if (rd_i32(s, f, "DataVersion", &dv))
@@ -1659,16 +1699,25 @@ read_v10_13(sf *s, rd *f)
 	c.pos = 0;
 	if (rd_count(s, &c, "chunk count", 16, &count))
 		return -1;
+	/* where each counted chunk starts, and where the last one ends */
+	if ((start = sl_arena_alloc(&s->wa, ((size_t) count + 1) * sizeof(size_t), s->err)) == NULL)
+		return -1;
 	for (uint32_t i = 0; i < count; i++)
 	{
+		start[i] = c.pos;
 		if (rd_chunk_new(s, &c))
 			return -1;
 		s->info->chunks++;
 		chunk_done(s);
 	}
-	if (c.pos != c.len)
+	start[count] = c.pos;
+	if (s->version >= 13 && c.pos != c.len)
 		return rd_fail(s, &c, c.pos, SL_ERR_FORMAT, "end of chunk data",
 					   "%zu bytes after the last of %u chunks", c.len - c.pos, (unsigned) count);
+	if (s->version <= 12 && skip_repeats(s, &c, start, count))
+		return rd_fail(s, &c, c.pos, SL_ERR_FORMAT, "end of chunk data",
+					   "%zu bytes after the last of %u chunks and %u repeats of them are no repeat of one of those chunks",
+					   c.len - c.pos, (unsigned) count, (unsigned) s->info->repeated_chunks);
 	if (collect_orphans(s, s->tiles, s->ntiles, 1, f, t_at) ||
 		collect_orphans(s, s->ents, s->nents, 0, f, e_at))
 		return -1;
