@@ -51,6 +51,7 @@ typedef struct sl_slimefile_info
 	uint64_t	entities;		/* in chunks */
 	uint64_t	orphan_entities;	/* entities of chunks the file lacks (kept in the world compound) */
 	uint32_t	poi_chunks;
+	uint32_t	repeated_chunks;	/* v10-v12: byte-identical repeats after the counted chunks, skipped */
 } sl_slimefile_info;
 
 /*

@@ -61,6 +61,9 @@ cmd_import_slime(int argc, char **argv)
 		if (info.orphan_entities)
 			fprintf(stderr, " (+%llu outside the file's chunks, kept in the world compound)",
 					(unsigned long long) info.orphan_entities);
+		if (info.repeated_chunks)
+			fprintf(stderr, ", %u repeated chunks skipped (a v10-v12 writer's copies)",
+					(unsigned) info.repeated_chunks);
 		fprintf(stderr, ", value %zu bytes\n", value.len);
 		rc = 0;
 	}

@@ -1,10 +1,15 @@
 /*
  * slimefile_corpus.c - slime files against the shared corpus, read in place.
  *
- * 1. Every slime/ *.slime file: read (sl_slimefile_read), encoded, verified;
- *    every chunk's blocks and biomes decoded; reported per file (version,
- *    chunks, block entities, entities, blocks). Writing it back as version
- *    13 must succeed for 1.18+ worlds and fail with "cannot hold" otherwise.
+ * 1. Every file under slime/ (its notes aside): read (sl_slimefile_read),
+ *    encoded, fully checked (sl_value_verify); every chunk's blocks and
+ *    biomes decoded. A 1.18+ world is written back as version 13, read
+ *    again and must give every chunk's region, entities and POI documents
+ *    byte-identical and the same world extra, DataVersion and maps; the
+ *    v13 file written from that must be byte-identical. A pre-1.18 world
+ *    must fail to become version 13 as unsupported. A table gives per
+ *    file: version, DataVersion, chunks, repeated chunks skipped (ASP's
+ *    v10-v12 writer bug), file bytes, value bytes, value/file.
  * 2. Every 1.18+ region file (anvil-1.18plus/, with the entities/ and poi/
  *    files of the same source and name when the corpus has them), and every
  *    1.18+ entities/ and poi/ file on its own (each chunk given a stub
@@ -79,6 +84,107 @@ count_cb(void *ctx, const char *name, size_t len, size_t base_len, uint64_t coun
 	return 0;
 }
 
+/* A world compound's slime.<name> serialized (empty when absent). */
+static void
+world_field(sl_value *v, const char *name, sl_buf *out)
+{
+	const uint8_t *w;
+	size_t		len,
+				used;
+	uint8_t    *copy;
+	sl_arena	a = {0};
+	sl_nbt	   *root;
+	sl_err		err;
+
+	out->len = 0;
+	if (sl_value_world(v, &w, &len, &err) || len == 0)
+		return;
+	copy = malloc(len);
+	memcpy(copy, w, len);
+	if (sl_nbt_parse(copy, len, NULL, &a, &root, &used, &err) == 0)
+	{
+		const sl_nbt *n = sl_nbt_child(sl_nbt_child(root, "slime"), name);
+
+		if (n)
+			sl_nbt_write_as_root(n, out, &err);
+	}
+	sl_arena_free(&a);
+	free(copy);
+}
+
+/*
+ * Whether value b (a slime file's value written as v13 and read again)
+ * holds every chunk of a with all three documents byte-identical, and the
+ * world's extra compound and DataVersion unchanged.
+ */
+static int
+same_value(sl_value *a, sl_value *b, char *why, size_t whylen)
+{
+	sl_buf		x = {0},
+				y = {0};
+	int			ok = 1;
+	static const char *const kind[SL_NCOMP] = {"region", "entities", "POI"};
+	static const char *const wf[] = {"extra", "DataVersion", "maps"};
+
+	if (a->hdr.chunk_count != b->hdr.chunk_count)
+	{
+		snprintf(why, whylen, "%u chunks became %u", a->hdr.chunk_count, b->hdr.chunk_count);
+		return 0;
+	}
+	for (uint32_t i = 0; ok && i < a->hdr.chunk_count; i++)
+	{
+		sl_dirent	da,
+					db;
+		const uint8_t *ca[SL_NCOMP],
+				   *cb[SL_NCOMP];
+		sl_err		err;
+		int64_t		j;
+
+		/* copy a's documents: the frame cache is shared by chunk reads */
+		if (sl_value_chunk(a, i, &da, ca, &err))
+			return snprintf(why, whylen, "%s", err.msg), 0;
+		x.len = 0;
+		for (int k = 0; k < SL_NCOMP; k++)
+			sl_buf_put(&x, ca[k], da.len[k], &err);
+		j = sl_value_find(b, da.x, da.z);
+		if (j < 0 || sl_value_chunk(b, (uint32_t) j, &db, cb, &err))
+		{
+			snprintf(why, whylen, "chunk (%d,%d) missing after the round trip", da.x, da.z);
+			ok = 0;
+			break;
+		}
+		for (int k = 0, off = 0; ok && k < SL_NCOMP; off += da.len[k], k++)
+		{
+			total_fields++;
+			if (da.len[k] != db.len[k] || (da.len[k] && memcmp(x.data + off, cb[k], da.len[k]) != 0))
+			{
+				snprintf(why, whylen, "chunk (%d,%d): %s document differs (%u -> %u bytes)",
+						 da.x, da.z, kind[k], (unsigned) da.len[k], (unsigned) db.len[k]);
+				ok = 0;
+			}
+		}
+	}
+	for (size_t f = 0; ok && f < sizeof(wf) / sizeof(wf[0]); f++)
+	{
+		world_field(a, wf[f], &x);
+		world_field(b, wf[f], &y);
+		total_fields++;
+		if (x.len != y.len || (x.len && memcmp(x.data, y.data, x.len) != 0))
+		{
+			snprintf(why, whylen, "world compound: slime.%s differs", wf[f]);
+			ok = 0;
+		}
+	}
+	sl_buf_free(&x);
+	sl_buf_free(&y);
+	return ok;
+}
+
+/*
+ * One slime file: read, verified, every chunk's blocks decoded; a 1.18+
+ * world written as version 13, read again and compared (same_value), and
+ * written again byte-identical. Prints one row of the figures table.
+ */
 static void
 slime_file(const char *path)
 {
@@ -87,11 +193,17 @@ slime_file(const char *path)
 	sl_builder	b;
 	sl_slimefile_info info;
 	sl_buf		value = {0},
-				back = {0};
-	sl_value	v;
+				back = {0},
+				value2 = {0},
+				back2 = {0};
+	sl_value	v,
+				v2;
+	int			opened2 = 0;
 	sl_err		err;
 	uint64_t	solid = 0;
 	int			ok = 1;
+	char		why[600] = "";
+	const char *result = "";
 
 	memset(&b, 0, sizeof(b));
 	if (file == NULL)
@@ -121,7 +233,7 @@ slime_file(const char *path)
 								 NULL, &a, &cb, &err) ||
 			sl_chunk_count_blocks(&cb, count_cb, &solid, &err))
 		{
-			printf("FAIL %s: chunk %u blocks: %s\n", rel(path), (unsigned) i, err.msg);
+			snprintf(why, sizeof(why), "chunk %u blocks: %s", (unsigned) i, err.msg);
 			ok = 0;
 		}
 		sl_arena_free(&a);
@@ -131,27 +243,80 @@ slime_file(const char *path)
 		int			rc = sl_slimefile_write(&v, 3, NULL, &back, NULL, &err);
 		int			modern = info.data_version != SL_NO_DV && info.data_version >= SL_DV_LAYOUT_118;
 
-		printf("  %-45s v%-2d world version %-3d DataVersion %-6d chunks %4u block entities %4llu entities %4llu (+%llu without chunk) non-air blocks %llu; as v13: %s\n",
-			   rel(path), info.version, info.world_version,
-			   info.data_version == SL_NO_DV ? -1 : info.data_version, info.chunks,
-			   (unsigned long long) info.block_entities, (unsigned long long) info.entities,
-			   (unsigned long long) info.orphan_entities, (unsigned long long) solid,
-			   rc == 0 ? "written" : err.msg);
-		if (modern ? rc != 0 : (rc == 0 || err.code != SL_ERR_UNSUPPORTED))
+		if (!modern)
 		{
-			printf("FAIL %s: writing version 13 %s\n", rel(path), modern ? "failed" : "should fail");
+			/* a pre-1.18 world: version 13 cannot hold it, and says so */
+			if (rc == 0 || err.code != SL_ERR_UNSUPPORTED)
+			{
+				snprintf(why, sizeof(why), "writing version 13 should fail as unsupported");
+				ok = 0;
+			}
+			else
+				result = "pre-1.18: no v13 (expected)";
+		}
+		else if (rc)
+		{
+			snprintf(why, sizeof(why), "writing version 13: %s", err.msg);
 			ok = 0;
+		}
+		else
+		{
+			sl_builder_free(&b);
+			memset(&b, 0, sizeof(b));
+			if (sl_slimefile_read(back.data, back.len, NULL, &b, NULL, &err) ||
+				sl_builder_encode(&b, NULL, NULL, &value2, &err) ||
+				sl_value_verify(value2.data, value2.len, NULL, &err) ||
+				sl_value_open_mem(&v2, value2.data, value2.len, NULL, &err))
+			{
+				snprintf(why, sizeof(why), "v13 read back: %s", err.msg);
+				ok = 0;
+			}
+			else
+			{
+				opened2 = 1;
+				if (!same_value(&v, &v2, why, sizeof(why)))
+					ok = 0;
+				else if (sl_slimefile_write(&v2, 3, NULL, &back2, NULL, &err))
+				{
+					snprintf(why, sizeof(why), "second v13 write: %s", err.msg);
+					ok = 0;
+				}
+				else if (back2.len != back.len || memcmp(back.data, back2.data, back.len) != 0)
+				{
+					snprintf(why, sizeof(why), "v13 -> slime -> v13 is not byte-identical");
+					ok = 0;
+				}
+				else
+					result = "v13 written, read again: every field equal";
+			}
 		}
 	}
 	sl_value_close(&v);
-	if (ok)
-		passed++;
-	else
+	if (opened2)
+		sl_value_close(&v2);
+	if (!ok)
+	{
+		printf("FAIL %s: %s\n", rel(path), why);
 		failed++;
+		goto out;
+	}
+	printf("  %-38s v%-2d %11d %6u %7u %10zu %11zu %10.2f  %s\n",
+		   rel(path), info.version, info.data_version == SL_NO_DV ? -1 : info.data_version,
+		   info.chunks, info.repeated_chunks, len, value.len, (double) value.len / (double) len, result);
+	printf("  %-38s     world version %d, %llu block entities, %llu entities (+%llu without chunk), %llu non-air blocks",
+		   "", info.world_version, (unsigned long long) info.block_entities,
+		   (unsigned long long) info.entities, (unsigned long long) info.orphan_entities,
+		   (unsigned long long) solid);
+	if (back.len)
+		printf("; as v13: %zu bytes", back.len);
+	printf("\n");
+	passed++;
 out:
 	sl_builder_free(&b);
 	sl_buf_free(&value);
 	sl_buf_free(&back);
+	sl_buf_free(&value2);
+	sl_buf_free(&back2);
 	free(file);
 }
 
@@ -561,12 +726,17 @@ main(int argc, char **argv)
 		return 1;
 	}
 	qsort(files, nfiles, sizeof(char *), cmp_str);
-	printf("slime files (read in place):\n");
+	printf("slime files (read in place; value = the slime value read, file = the slime file):\n");
+	printf("  %-38s %-3s %11s %6s %7s %10s %11s %10s  %s\n", "file", "ver", "DataVersion", "chunks", "repeats",
+		   "file bytes", "value bytes", "value/file", "");
 	for (int i = 0; i < nfiles; i++)
 	{
 		size_t		n = strlen(files[i]);
 
-		if (n > 6 && strcmp(files[i] + n - 6, ".slime") == 0 && strncmp(rel(files[i]), "slime/", 6) == 0)
+		/* every file under slime/ but its notes */
+		if (strncmp(rel(files[i]), "slime/", 6) == 0 &&
+			!(n > 3 && strcmp(files[i] + n - 3, ".md") == 0) &&
+			!(n > 4 && strcmp(files[i] + n - 4, ".txt") == 0))
 		{
 			slime_file(files[i]);
 			nslime++;

@@ -30,6 +30,8 @@ typedef struct sfg_file
 				depth;			/* v1-v9 */
 	uint8_t		mask[8];		/* v1-v9 chunk bitmask */
 	int			has_entities;	/* v3-v9 */
+	size_t		ok_ends[4];		/* v12: shorter chunk data that is still well-formed */
+	int			n_ok_ends;
 	sl_buf		chunks,
 				tiles,
 				entities,
@@ -461,48 +463,79 @@ sfg_v11(sfg_file *f)
 	sl_buf_free(&d);
 }
 
+/* One v12 chunk at (x,0): see sfg_v12. */
+static inline void
+sfg_v12_chunk(sl_buf *c, int x)
+{
+	sl_buf		d = {0};
+
+	sl_buf_put_u32be(c, (uint32_t) x, NULL);
+	sl_buf_put_u32be(c, 0, NULL);
+	if (x == 5)
+	{
+		/* all air, nothing in it: what ASP's ChunkPruner prunes */
+		sl_buf_put_u32be(c, 0, NULL);
+		sfg_put_doc(c, NULL);
+		sfg_wrapped(&d, "tileEntities", "", 0);
+		sfg_put_doc(c, &d);
+		sfg_wrapped(&d, "entities", "", 0);
+		sfg_put_doc(c, &d);
+		sfg_put_doc(c, NULL);
+		sl_buf_free(&d);
+		return;
+	}
+	sl_buf_put_u32be(c, 1, NULL);
+	sfg_section_bools(c, 0x55, 0, "minecraft:sand");
+	sfg_put_doc(c, NULL);		/* no height maps */
+	sfg_wrapped(&d, "tileEntities", "minecraft:barrel", x);
+	sfg_put_doc(c, &d);
+	sfg_wrapped(&d, "entities", "minecraft:sheep", 1 - x);
+	sfg_put_doc(c, &d);
+	sfg_root(&d);
+	if (x == 0)
+	{
+		nb_tag(&d, SL_TAG_COMPOUND, "ChunkBukkitValues");
+		nb_string(&d, "plugin:key", "value");
+		nb_end(&d);
+	}
+	else
+		nb_int(&d, "other", 1);
+	nb_end(&d);
+	sfg_put_doc(c, &d);
+	sl_buf_free(&d);
+}
+
 /*
- * v12: chunks (0,0) (chunk extra {ChunkBukkitValues: {...}}, Paper's PDC)
- * and (1,0) (extra {other: 1}, kept verbatim).
+ * v12 as AdvancedSlimePaper wrote it until its PR #98 (January 2024), which
+ * the real newsky/skyblock.slime of the corpus shows: the chunk count is
+ * that of all chunks, the chunks follow, and then again every chunk the
+ * pruner would keep (SlimeSerializer.serializeChunks iterated a copy of the
+ * chunks with the unprunable ones appended). Chunks (0,0) (chunk extra
+ * {ChunkBukkitValues: {...}}, Paper's PDC), (5,0) (empty, prunable) and
+ * (1,0) (extra {other: 1}, kept verbatim), count 3, then (0,0) and (1,0)
+ * repeated byte for byte. ok_ends[] lists the chunk-data lengths at which
+ * the data may also end: after the counted chunks and after each repeat.
  */
 static inline void
 sfg_v12(sfg_file *f)
 {
-	sl_buf		d = {0};
+	static const int order[5] = {0, 5, 1, 0, 1};
 
 	memset(f, 0, sizeof(*f));
 	f->version = 12;
 	f->dv = 3700;
-	sl_buf_put_u32be(&f->chunks, 2, NULL);
-	for (int c = 0; c < 2; c++)
+	sl_buf_put_u32be(&f->chunks, 3, NULL);
+	for (int i = 0; i < 5; i++)
 	{
-		sl_buf_put_u32be(&f->chunks, (uint32_t) c, NULL);
-		sl_buf_put_u32be(&f->chunks, 0, NULL);
-		sl_buf_put_u32be(&f->chunks, 1, NULL);
-		sfg_section_bools(&f->chunks, 0x55, 0, "minecraft:sand");
-		sfg_put_doc(&f->chunks, NULL);	/* no height maps */
-		sfg_wrapped(&d, "tileEntities", "minecraft:barrel", c);
-		sfg_put_doc(&f->chunks, &d);
-		sfg_wrapped(&d, "entities", "minecraft:sheep", 1 - c);
-		sfg_put_doc(&f->chunks, &d);
-		sfg_root(&d);
-		if (c == 0)
-		{
-			nb_tag(&d, SL_TAG_COMPOUND, "ChunkBukkitValues");
-			nb_string(&d, "plugin:key", "value");
-			nb_end(&d);
-		}
-		else
-			nb_int(&d, "other", 1);
-		nb_end(&d);
-		sfg_put_doc(&f->chunks, &d);
+		if (i >= 3)
+			f->ok_ends[f->n_ok_ends++] = f->chunks.len;
+		sfg_v12_chunk(&f->chunks, order[i]);
 	}
 	sfg_root(&f->extra);
 	nb_tag(&f->extra, SL_TAG_COMPOUND, "properties");
 	nb_string(&f->extra, "environment", "normal");
 	nb_end(&f->extra);
 	nb_end(&f->extra);
-	sl_buf_free(&d);
 }
 
 /*

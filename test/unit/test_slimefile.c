@@ -419,16 +419,37 @@ test_slimefile_v11_v12(void)
 	tv_free(&t);
 	sfg_free(&f);
 
+	/* v12 as ASP wrote it: 3 counted chunks, then (0,0) and (1,0) again */
 	sfg_v12(&f);
 	CHECK(tv_read(&t, &f) == 0);
-	CHECK(t.info.version == 12 && t.info.chunks == 2);
+	CHECK(t.info.version == 12 && t.info.data_version == 3700);
+	CHECK(t.info.chunks == 3 && t.info.repeated_chunks == 2);
+	CHECK(t.v.hdr.chunk_count == 3);
+	CHECK(t.info.block_entities == 1 && t.info.entities == 1);
 	root = tv_chunk(&t, 0, 0, SL_COMP_REGION);
+	CHECK(int_of(at(root, "DataVersion", NULL)) == 3700);
+	CHECK(int_of(at(root, "xPos", NULL)) == 0 && int_of(at(root, "zPos", NULL)) == 0);
+	CHECK(count_of(at(root, "sections", NULL)) == 1);
+	CHECK(filled(at(item(at(root, "sections", NULL), 0), "BlockLight", NULL), 0x55, 2048));
+	CHECK(at(item(at(root, "sections", NULL), 0), "SkyLight", NULL) == NULL);
 	CHECK(str_is(at(root, "ChunkBukkitValues", "plugin:key"), "value"));
 	CHECK(at(root, "Heightmaps", NULL) == NULL);
 	CHECK(count_of(at(root, "block_entities", NULL)) == 0);
+	CHECK(at(root, "slime", NULL) == NULL);
+	CHECK(count_of(at(tv_chunk(&t, 0, 0, SL_COMP_ENTITIES), "Entities", NULL)) == 1);
+	CHECK(blocks_named(&t, 0, 0, "minecraft:sand") == 4096);
+	root = tv_chunk(&t, 5, 0, SL_COMP_REGION);
+	CHECK(root != NULL && count_of(at(root, "sections", NULL)) == 0);
+	CHECK(count_of(at(root, "block_entities", NULL)) == 0 && at(root, "slime", NULL) == NULL);
+	CHECK(tv_chunk(&t, 5, 0, SL_COMP_ENTITIES) == NULL);
 	root = tv_chunk(&t, 1, 0, SL_COMP_REGION);
 	CHECK(int_of(at(at(root, "slime", "extra"), "other", NULL)) == 1);
 	CHECK(at(root, "ChunkBukkitValues", NULL) == NULL);
+	CHECK(str_is(at(item(at(root, "block_entities", NULL), 0), "id", NULL), "minecraft:barrel"));
+	CHECK(count_of(at(root, "block_entities", NULL)) == 1);
+	CHECK(tv_chunk(&t, 1, 0, SL_COMP_ENTITIES) == NULL ||
+		  count_of(at(tv_chunk(&t, 1, 0, SL_COMP_ENTITIES), "Entities", NULL)) == 0);
+	CHECK(int_of(at(tv_world(&t), "version", NULL)) == 12);
 	/* both kinds of chunk extra survive version 13 */
 	CHECK_OK(write13(&t, &out, &err), &err);
 	{
@@ -592,7 +613,22 @@ test_slimefile_truncated(void)
 		/* the chunk data cut at every byte (the file otherwise well-formed) */
 		for (size_t n = 0; n < f.chunks.len && !bad; n += cut_step(n))
 		{
+			int			ok_end = 0;
+
+			for (int e = 0; e < f.n_ok_ends; e++)
+				ok_end |= n == f.ok_ends[e];
 			sfg_assemble(&f, n, &file);
+			if (ok_end)
+			{
+				/* a v12 file that ends with fewer repeats: still well-formed */
+				if (read_file(file.data, file.len, &value, &info, &err) != 0)
+				{
+					fprintf(stderr, "%s chunk data cut at %zu of %zu (a chunk's end): %s\n", name, n,
+							f.chunks.len, err.msg);
+					bad = 1;
+				}
+				continue;
+			}
 			if (read_file(file.data, file.len, &value, &info, &err) == 0 || !good_error(&err) ||
 				strstr(err.msg, "chunk") == NULL)
 			{
@@ -702,6 +738,65 @@ test_slimefile_malformed(void)
 	sl_buf_put_u8(&bad, 0, NULL);
 	CHECK(read_file(bad.data, bad.len, &value, &info, &err) != 0 && good_error(&err) &&
 		  strstr(err.msg, "end of file"));
+	sfg_free(&f);
+
+	/* v12: what follows the counted chunks must repeat them byte for byte, in order */
+	sfg_v12(&f);
+	{
+		sfg_file	g = f;
+		sl_buf		chunks = {0};
+		size_t		tail = f.ok_ends[0],
+					second = f.ok_ends[1];
+		char		want[160];
+
+		/* a stray byte after the repeats */
+		sl_buf_put(&chunks, f.chunks.data, f.chunks.len, NULL);
+		sl_buf_put_u8(&chunks, 0, NULL);
+		g.chunks = chunks;
+		sfg_assemble(&g, SIZE_MAX, &bad);
+		snprintf(want, sizeof(want), "end of chunk data at offset %zu of the chunk data: 1 bytes after the last of 3 chunks and 2 repeats",
+				 f.chunks.len);
+		CHECK(read_file(bad.data, bad.len, &value, &info, &err) != 0 && good_error(&err) &&
+			  strstr(err.msg, want));
+		/* the repeats out of order: (1,0), then (0,0) */
+		chunks.len = 0;
+		sl_buf_put(&chunks, f.chunks.data, tail, NULL);
+		sl_buf_put(&chunks, f.chunks.data + second, f.chunks.len - second, NULL);
+		sl_buf_put(&chunks, f.chunks.data + tail, second - tail, NULL);
+		g.chunks = chunks;
+		sfg_assemble(&g, SIZE_MAX, &bad);
+		snprintf(want, sizeof(want), "end of chunk data at offset %zu of the chunk data", tail + f.chunks.len - second);
+		CHECK(read_file(bad.data, bad.len, &value, &info, &err) != 0 && good_error(&err) &&
+			  strstr(err.msg, want) && strstr(err.msg, "1 repeats"));
+		/* a repeat one byte off (its block light) */
+		chunks.len = 0;
+		sl_buf_put(&chunks, f.chunks.data, f.chunks.len, NULL);
+		chunks.data[second + 13] ^= 1;
+		g.chunks = chunks;
+		sfg_assemble(&g, SIZE_MAX, &bad);
+		snprintf(want, sizeof(want), "end of chunk data at offset %zu of the chunk data", second);
+		CHECK(read_file(bad.data, bad.len, &value, &info, &err) != 0 && good_error(&err) &&
+			  strstr(err.msg, want));
+		sl_buf_free(&chunks);
+	}
+	sfg_free(&f);
+	/* v13 takes no repeats: its writer never had that bug */
+	sfg_v13(&f);
+	{
+		sfg_file	g = f;
+		sl_buf		chunks = {0};
+		char		want[160];
+
+		sl_buf_put(&chunks, f.chunks.data, f.chunks.len, NULL);
+		sl_buf_put(&chunks, f.chunks.data + 4, f.chunks.len - 4, NULL);
+		g.chunks = chunks;
+		sfg_assemble(&g, SIZE_MAX, &bad);
+		snprintf(want, sizeof(want), "end of chunk data at offset %zu of the chunk data: %zu bytes after the last of 2 chunks",
+				 f.chunks.len, f.chunks.len - 4);
+		CHECK(read_file(bad.data, bad.len, &value, &info, &err) != 0 && good_error(&err) &&
+			  strstr(err.msg, want));
+		sl_buf_free(&chunks);
+	}
 	sfg_free(&f);
 
 	/* v1-v9: width, the world version byte, a tile entity of no chunk */
