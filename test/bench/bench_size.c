@@ -13,6 +13,7 @@
  *   (h) slime value bytes (the current format, v3)
  *   (i) zstd-3, one stream per region file (chunks in file order)
  *   (j) slime format v2 values of the same chunks (the previous format)
+ *   (k) slime values at the archive level (20: the block codec)
  * and import time against merely inflating the same payloads (best of 3),
  * for the current format and for v2, interleaved. The worst file of each
  * era (largest slime / (i)) is printed with its ratio.
@@ -243,7 +244,7 @@ same_dir(const char *a, const char *b)
 
 /* ---------------------------------------------------------- part 1 */
 
-#define NBASE 10
+#define NBASE 11
 
 typedef struct era_stats
 {
@@ -257,12 +258,15 @@ typedef struct era_stats
 	double		inflate_s;
 	double		worst;			/* largest slime / (i) of one file */
 	char		worst_file[256];
+	double		archive_s;		/* encoding at the archive level */
+	double		aworst;			/* largest archive / (g) of one file */
+	char		aworst_file[256];
 } era_stats;
 
 enum
 {
 	B_MCA, B_PAYLOAD, B_ZIP, B_CHUNK3, B_FILE6, B_WORLD3, B_LONG19, B_SLIME,
-	B_FILE3, B_SLIME2
+	B_FILE3, B_SLIME2, B_ARCHIVE
 };
 static const char *const base_names[NBASE] = {
 	"(a) region files as found",
@@ -275,6 +279,7 @@ static const char *const base_names[NBASE] = {
 	"(h) slime values",
 	"(i) zstd-3 per region file",
 	"(j) slime v2 values",
+	"(k) slime archive level (20)",
 };
 
 /* Import a file as one value; returns seconds, *value_len the value size. */
@@ -371,6 +376,7 @@ corpus_part(const char *tmpdir)
 					vlen = 0,
 					vlen2 = 0;
 		sl_encode_opts v2opts = enc_opts ? *enc_opts : sl_default_encode_opts;
+		size_t		archive_len = 0;
 		uint8_t    *file = read_whole(path, &len);
 		int32_t		rx,
 					rz;
@@ -408,6 +414,15 @@ corpus_part(const char *tmpdir)
 		e->b[B_PAYLOAD] += payload;
 		e->b[B_SLIME] += vlen;
 		e->b[B_SLIME2] += vlen2;
+		{
+			sl_encode_opts aopts = sl_default_encode_opts;
+			size_t		alen = 0;
+
+			aopts.level = SL_ARCHIVE_LEVEL;
+			e->archive_s += import_once(path, file, len, rx, rz, &aopts, &alen);
+			e->b[B_ARCHIVE] += alen;
+			archive_len = alen;
+		}
 
 		/* the chunks themselves, for the zstd baselines */
 		memset(&r, 0, sizeof(r));
@@ -435,9 +450,17 @@ corpus_part(const char *tmpdir)
 		{
 			double		f3 = zstd_size(cat.p, cat.len, 3, 0);
 
+			double		l19 = zstd_size(cat.p, cat.len, 19, 1);
+
 			e->b[B_FILE6] += zstd_size(cat.p, cat.len, 6, 0);
-			e->b[B_LONG19] += zstd_size(cat.p, cat.len, 19, 1);
+			e->b[B_LONG19] += l19;
 			e->b[B_FILE3] += f3;
+			if (archive_len / l19 > e->aworst)
+			{
+				e->aworst = archive_len / l19;
+				snprintf(e->aworst_file, sizeof(e->aworst_file), "%s (%d chunks, %zu B vs %.0f B)",
+						 path + strlen(corpus_root) + 1, r.nchunks, archive_len, l19);
+			}
 			if (vlen / f3 > e->worst)
 			{
 				e->worst = vlen / f3;
@@ -472,10 +495,16 @@ corpus_part(const char *tmpdir)
 		es[NERAS].import_s += es[e].import_s;
 		es[NERAS].import2_s += es[e].import2_s;
 		es[NERAS].inflate_s += es[e].inflate_s;
+		es[NERAS].archive_s += es[e].archive_s;
 		if (es[e].worst > es[NERAS].worst)
 		{
 			es[NERAS].worst = es[e].worst;
 			memcpy(es[NERAS].worst_file, es[e].worst_file, sizeof(es[e].worst_file));
+		}
+		if (es[e].aworst > es[NERAS].aworst)
+		{
+			es[NERAS].aworst = es[e].aworst;
+			memcpy(es[NERAS].aworst_file, es[e].aworst_file, sizeof(es[e].aworst_file));
 		}
 		for (int k = 0; k < NBASE; k++)
 		{
@@ -545,6 +574,9 @@ corpus_part(const char *tmpdir)
 	printf("\n%-40s", "import time / v2 import time");
 	for (int e = 0; e <= NERAS; e++)
 		print_ratio_cell(es[e].import_s, es[e].import2_s);
+	printf("\n%-40s", "import at the archive level (20), once");
+	for (int e = 0; e <= NERAS; e++)
+		printf(" %15.1f", es[e].archive_s > 0 ? es[e].raw / 1e6 / es[e].archive_s : 0);
 	printf("\n%-40s", "inflate payloads only");
 	for (int e = 0; e <= NERAS; e++)
 		printf(" %15.1f", es[e].inflate_s > 0 ? es[e].raw / 1e6 / es[e].inflate_s : 0);
@@ -555,6 +587,9 @@ corpus_part(const char *tmpdir)
 	printf("\n== 1. Corpus: worst file per era, slime / (i) zstd-3 per region file ==\n\n");
 	for (int e = 0; e <= NERAS; e++)
 		printf("%-16s %7.3f  %s\n", e < NERAS ? era_names[e] : "all", es[e].worst, es[e].worst_file);
+	printf("\n== 1. Corpus: worst file per era, (k) archive level / (g) zstd-19 long per region ==\n\n");
+	for (int e = 0; e <= NERAS; e++)
+		printf("%-16s %7.3f  %s\n", e < NERAS ? era_names[e] : "all", es[e].aworst, es[e].aworst_file);
 
 }
 
@@ -819,7 +854,9 @@ typedef struct island_totals
 				slime,
 				slime2,
 				long19,
-				slime_sample;
+				slime_sample,
+				archive_sample,
+				aworst;
 	long		n,
 				nsample;
 	double		enc_s,
@@ -949,6 +986,25 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 			{
 				t.long19 += zstd_size(isl.p, isl.len, 19, 1);
 				t.slime_sample += out.len;
+				{
+					sl_buf		out3 = {0};
+					sl_encode_opts aopts = sl_default_encode_opts;
+
+					aopts.level = SL_ARCHIVE_LEVEL;
+					memset(&b, 0, sizeof(b));
+					for (int c = 0; c < ISLAND_CHUNKS; c++)
+						if (sl_builder_add(&b, SL_COMP_REGION, blk->ch[c]->c->x, blk->ch[c]->c->z,
+										   blk->ch[c]->c->timestamp, isl.p + offs[c],
+										   offs[c + 1] - offs[c], 0, &err))
+							die("island %d: %s", i, err.msg);
+					if (sl_builder_encode(&b, &aopts, NULL, &out3, &err))
+						die("island %d: archive: %s", i, err.msg);
+					sl_builder_free(&b);
+					t.archive_sample += out3.len;
+					if (out3.len / (double) zstd_size(isl.p, isl.len, 19, 1) > t.aworst)
+						t.aworst = out3.len / (double) zstd_size(isl.p, isl.len, 19, 1);
+					sl_buf_free(&out3);
+				}
 				t.nsample++;
 			}
 			sl_buf_free(&out);
@@ -984,6 +1040,9 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 	if (t.nsample < t.n)
 		printf("%-44s %15.0f %15s\n", "    slime value, the (g) sample only", t.slime_sample / t.nsample, "");
 	printf("%-44s %7.0f-%-7.0f\n", "    slime value, smallest-largest", t.min_slime, t.max_slime);
+	printf("%-44s %15.0f %15.3f\n", "(k) archive level (20), the (g) sample", t.archive_sample / t.nsample,
+		   t.archive_sample / t.long19);
+	printf("%-44s %15s %15.3f\n", "    archive / (g), worst island", "", t.aworst);
 	printf("\n%-44s %15.1f\n", "slime encode, MB/s raw NBT", t.raw / 1e6 / t.enc_s);
 	printf("%-44s %15.1f\n", "zstd-3 one stream per island, MB/s raw NBT", t.raw / 1e6 / t.z3_s);
 	printf("%-44s %15.3f\n", "encode time / zstd-3 time", t.enc_s / t.z3_s);
