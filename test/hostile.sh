@@ -47,6 +47,10 @@ SELECT 'region', pg_read_binary_file(:'corpus' || '/' || p) FROM unnest(ARRAY[
   'damaged/twoolie-nbt/regiontest.mca', 'damaged/querz-nbt/r.2.2.mca']) p;
 INSERT INTO seed_files (kind, data)
 SELECT 'value', slime_import_region(data, 0, 0, strict => false)::bytea FROM seed_files WHERE kind = 'region';
+-- the same values at the archive level: mutations reach the block codec's decoder
+INSERT INTO seed_files (kind, data)
+SELECT 'value', slime_recompress(slime_import_region(data, 0, 0, strict => false), 20)::bytea
+FROM seed_files WHERE kind = 'region';
 INSERT INTO seed_files (kind, data)
 SELECT 'nbt', slime_chunk_nbt(slime_import_region(data, 0, 0, strict => false), c.x, c.z)
 FROM seed_files s, slime_chunks(slime_import_region(s.data, 0, 0, strict => false)) c
