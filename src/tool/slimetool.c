@@ -4,7 +4,7 @@
  *   slimetool info FILE.slime
  *   slimetool verify FILE.slime
  *   slimetool import-region [--strict|--lenient] [--entities F] [--poi F]
- *                           [--rx N --rz N] [--format-version N]
+ *                           [--rx N --rz N] [--format-version N] [--level N]
  *                           [REGION.mca] -o OUT.slime
  *   slimetool export-region FILE.slime RX RZ [--kind region|entities|poi]
  *                           -o OUT.mca
@@ -30,7 +30,7 @@ usage(FILE *f)
 		  "  slimetool info FILE.slime\n"
 		  "  slimetool verify FILE.slime\n"
 		  "  slimetool import-region [--strict|--lenient] [--entities F] [--poi F]\n"
-		  "                          [--rx N --rz N] [--format-version N] [REGION.mca] -o OUT.slime\n"
+		  "                          [--rx N --rz N] [--format-version N] [--level N] [REGION.mca] -o OUT.slime\n"
 		  "  slimetool export-region FILE.slime RX RZ [--kind region|entities|poi] -o OUT.mca\n"
 		  "  slimetool copy-world WORLD_DIR [--name NAME] [--lenient]  > binary COPY stream\n"
 		  "  slimetool export-world DIR [--force] [--world NAME]  < binary COPY stream\n"
@@ -165,6 +165,7 @@ typedef struct import_opts
 {
 	int			strict;
 	int32_t		version;		/* format version to write, 0 current */
+	int32_t		level;			/* compression level, 0 the default */
 	const char *files[SL_NCOMP];	/* region, entities, poi */
 	const char *out;
 	const char *rx_arg;
@@ -201,6 +202,12 @@ parse_import(int argc, char **argv, import_opts *o)
 			if (tool_parse_int(argv[++i], &o->version) || o->version < SL_VALUE_VERSION_MIN ||
 				o->version > SL_VALUE_VERSION)
 				return bad_usage("import-region: --format-version %s is not a version this build writes", argv[i]);
+		}
+		else if (strcmp(a, "--level") == 0 && has_val)
+		{
+			if (tool_parse_int(argv[++i], &o->level) || o->level < SL_MIN_LEVEL ||
+				o->level > SL_MAX_LEVEL)
+				return bad_usage("import-region: --level %s is not a level from 1 to 20", argv[i]);
 		}
 		else if (a[0] == '-' && a[1] != '\0')
 			return bad_usage("import-region: bad option %s", a);
@@ -308,7 +315,7 @@ read_one(sl_builder *b, int comp, const char *path, const import_opts *o, tool_s
 /* Encode a builder and write it to path; report sizes on stderr. */
 static int
 encode_to_file(sl_builder *b, const char *path, const char *what, int version,
-			   const tool_stats *st)
+			   int level, const tool_stats *st)
 {
 	sl_encode_opts opts = sl_default_encode_opts;
 	sl_buf		out = {NULL, 0, 0};
@@ -317,6 +324,8 @@ encode_to_file(sl_builder *b, const char *path, const char *what, int version,
 	int			rc;
 
 	opts.version = version;
+	if (level)
+		opts.level = level;
 	if (sl_builder_encode(b, &opts, &sl_default_limits, &out, &err) ||
 		sl_value_summary(out.data, out.len, &h, &err))
 	{
@@ -353,7 +362,7 @@ cmd_import_region(int argc, char **argv)
 			rc = read_one(&b, k, o.files[k], &o, &st);
 	snprintf(what, sizeof(what), "region (%d,%d)", o.rx, o.rz);
 	if (rc == 0)
-		rc = encode_to_file(&b, o.out, what, o.version, &st);
+		rc = encode_to_file(&b, o.out, what, o.version, o.level, &st);
 	sl_builder_free(&b);
 	return rc ? 1 : 0;
 }

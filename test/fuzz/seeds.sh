@@ -88,6 +88,13 @@ for f in "${small[@]}"; do
 		rm -f "$v"
 	fi
 done
+# a few of them again at the archive level (block-codec frames)
+for f in "${small[@]}"; do
+	case $f in */anvil-1.18plus/*/r.*.mca|*/anvil-1.13-1.17/*/r.*.mca|*/anvil-1.2-1.12/*/r.*.mca) ;; *) continue ;; esac
+	v=$out/value/$(flat "$f")-archive.slime
+	./build/slimetool import-region --lenient --level 20 "$f" -o "$v" >/dev/null 2>&1 &&
+		[ "$(stat -c %s "$v")" -le 131072 ] || rm -f "$v"
+done
 # entities and POI files on their own (components 1 and 2)
 for kind in entities poi; do
 	while IFS= read -r f; do
