@@ -237,9 +237,7 @@ parse_header_v3(const uint8_t *buf, size_t len, size_t total_len, sl_header *h, 
 	if (h->world_len && h->frame_count == 0)
 		return sl_fail(err, SL_ERR_CORRUPT, "world data without a frame");
 	/* summary fields: set from the directory by sl_value_open */
-	h->dv_min = h->dv_max = SL_NO_DV;
-	h->min_x = h->min_z = h->max_x = h->max_z = 0;
-	h->raw_bytes = h->world_len;
+	sl_summary_start(h, h->world_len);
 	return 0;
 }
 
@@ -376,32 +374,48 @@ place_chunks_v3(sl_value *v, sl_err *err)
 	return 0;
 }
 
+/* Start a header's summary fields: no chunks, world_len raw bytes. */
+void
+sl_summary_start(sl_header *h, uint64_t world_len)
+{
+	h->dv_min = h->dv_max = SL_NO_DV;
+	h->min_x = h->min_z = h->max_x = h->max_z = 0;
+	h->raw_bytes = world_len;
+}
+
+/* Count chunk i (0 first) into a header's summary fields. */
+void
+sl_summary_add(sl_header *h, uint32_t i, int32_t x, int32_t z, int32_t dv, uint64_t raw)
+{
+	if (i == 0 || x < h->min_x)
+		h->min_x = x;
+	if (i == 0 || x > h->max_x)
+		h->max_x = x;
+	if (i == 0 || z < h->min_z)
+		h->min_z = z;
+	if (i == 0 || z > h->max_z)
+		h->max_z = z;
+	if (dv != SL_NO_DV)
+	{
+		if (h->dv_min == SL_NO_DV || dv < h->dv_min)
+			h->dv_min = dv;
+		if (h->dv_max == SL_NO_DV || dv > h->dv_max)
+			h->dv_max = dv;
+	}
+	h->raw_bytes += raw;
+}
+
 /* Set a v3 header's summary fields from the decoded directory. */
 static void
 summarize_v3(sl_value *v)
 {
-	sl_header  *h = &v->hdr;
-
-	for (uint32_t i = 0; i < h->chunk_count; i++)
+	sl_summary_start(&v->hdr, v->hdr.world_len);
+	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
 	{
 		const sl_dirslot *s = &v->dir[i];
 
-		if (i == 0 || s->x < h->min_x)
-			h->min_x = s->x;
-		if (i == 0 || s->x > h->max_x)
-			h->max_x = s->x;
-		if (i == 0 || s->z < h->min_z)
-			h->min_z = s->z;
-		if (i == 0 || s->z > h->max_z)
-			h->max_z = s->z;
-		if (s->data_version != SL_NO_DV)
-		{
-			if (h->dv_min == SL_NO_DV || s->data_version < h->dv_min)
-				h->dv_min = s->data_version;
-			if (h->dv_max == SL_NO_DV || s->data_version > h->dv_max)
-				h->dv_max = s->data_version;
-		}
-		h->raw_bytes += (uint64_t) s->len[0] + s->len[1] + s->len[2];
+		sl_summary_add(&v->hdr, i, s->x, s->z, s->data_version,
+					   (uint64_t) s->len[0] + s->len[1] + s->len[2]);
 	}
 }
 

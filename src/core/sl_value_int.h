@@ -46,6 +46,13 @@ sl_crc_offset(uint16_t version)
 	return version >= 3 ? 8 : 72;
 }
 
+/* Start a header's summary fields: no chunks, world_len raw bytes. */
+void		sl_summary_start(sl_header *h, uint64_t world_len);
+
+/* Count chunk i (0 first) into a header's summary fields. */
+void		sl_summary_add(sl_header *h, uint32_t i, int32_t x, int32_t z, int32_t dv,
+						   uint64_t raw);
+
 /* CRC-32 of meta[0..len) with the 4-byte field at crc_at taken as zero. */
 uint32_t	sl_meta_crc(const uint8_t *meta, size_t len, size_t crc_at);
 

@@ -279,29 +279,12 @@ verify_summary(sl_value *v, sl_err *err)
 	sl_header	s = v->hdr;
 	sl_dirent	d;
 
-	s.dv_min = s.dv_max = SL_NO_DV;
-	s.min_x = s.min_z = s.max_x = s.max_z = 0;
-	s.raw_bytes = v->hdr.world_len;
+	sl_summary_start(&s, v->hdr.world_len);
 	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
 	{
 		if (sl_value_dirent(v, i, &d, err))
 			return -1;
-		if (i == 0 || d.x < s.min_x)
-			s.min_x = d.x;
-		if (i == 0 || d.x > s.max_x)
-			s.max_x = d.x;
-		if (i == 0 || d.z < s.min_z)
-			s.min_z = d.z;
-		if (i == 0 || d.z > s.max_z)
-			s.max_z = d.z;
-		if (d.data_version != SL_NO_DV)
-		{
-			if (s.dv_min == SL_NO_DV || d.data_version < s.dv_min)
-				s.dv_min = d.data_version;
-			if (s.dv_max == SL_NO_DV || d.data_version > s.dv_max)
-				s.dv_max = d.data_version;
-		}
-		s.raw_bytes += (uint64_t) d.len[0] + d.len[1] + d.len[2];
+		sl_summary_add(&s, i, d.x, d.z, d.data_version, (uint64_t) d.len[0] + d.len[1] + d.len[2]);
 	}
 	if (s.dv_min != v->hdr.dv_min || s.dv_max != v->hdr.dv_max ||
 		s.min_x != v->hdr.min_x || s.min_z != v->hdr.min_z ||

@@ -190,30 +190,10 @@ write_header(uint8_t *hdr, const sl_header *h)
 static void
 summarize(sl_header *h, const keyed_src *ks, size_t n, size_t world_len)
 {
-	h->dv_min = h->dv_max = SL_NO_DV;
-	h->min_x = h->min_z = h->max_x = h->max_z = 0;
-	h->raw_bytes = world_len;
+	sl_summary_start(h, world_len);
 	for (size_t i = 0; i < n; i++)
-	{
-		const sl_chunk_src *c = ks[i].src;
-
-		if (i == 0 || c->x < h->min_x)
-			h->min_x = c->x;
-		if (i == 0 || c->x > h->max_x)
-			h->max_x = c->x;
-		if (i == 0 || c->z < h->min_z)
-			h->min_z = c->z;
-		if (i == 0 || c->z > h->max_z)
-			h->max_z = c->z;
-		if (c->data_version != SL_NO_DV)
-		{
-			if (h->dv_min == SL_NO_DV || c->data_version < h->dv_min)
-				h->dv_min = c->data_version;
-			if (h->dv_max == SL_NO_DV || c->data_version > h->dv_max)
-				h->dv_max = c->data_version;
-		}
-		h->raw_bytes += src_len(c);
-	}
+		sl_summary_add(h, (uint32_t) i, ks[i].src->x, ks[i].src->z, ks[i].src->data_version,
+					   src_len(ks[i].src));
 }
 
 /*
