@@ -28,7 +28,6 @@
  * Usage: bench_entropy [CORPUS_DIR]   (default $SLIME_CORPUS or ../shared/corpus)
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -609,47 +608,8 @@ chunk(era_stats *e, const uint8_t *nbt, size_t len)
 
 /* ------------------------------------------------------------- files */
 
-typedef struct file_ent
-{
-	char	   *path;
-	int			era;
-} file_ent;
-
-static file_ent *files;
-static int	nfiles,
-			cap_files,
-			cur_era;
-
-/* nftw callback: collect .mca / .mcr files. */
-static int
-visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	size_t		n = strlen(path);
-
-	if (flag == FTW_F && n > 4 &&
-		(strcmp(path + n - 4, ".mca") == 0 || strcmp(path + n - 4, ".mcr") == 0))
-	{
-		if (nfiles == cap_files)
-		{
-			cap_files = cap_files ? cap_files * 2 : 64;
-			files = xrealloc(files, cap_files * sizeof(file_ent));
-		}
-		files[nfiles].path = strdup(path);
-		files[nfiles].era = cur_era;
-		nfiles++;
-	}
-	return 0;
-}
-
-/* Order files by era then path. */
-static int
-cmp_file(const void *a, const void *b)
-{
-	const file_ent *x = a,
-			   *y = b;
-
-	return x->era != y->era ? x->era - y->era : strcmp(x->path, y->path);
-}
+static corpus_file *files;
+static int	nfiles;
 
 /* Reset every per-region model. */
 static void
@@ -773,17 +733,9 @@ main(int argc, char **argv)
 	zc = ZSTD_createCCtx();
 	light_ctx = xmalloc(17 * 17 * 17 * 17 * sizeof(uint32_t));
 	biome_o1 = xmalloc(256 * 257 * sizeof(uint32_t));
-	for (cur_era = 0; cur_era < NERAS; cur_era++)
-	{
-		char		dir[4096];
-
-		snprintf(dir, sizeof(dir), "%s/%s", root, era_names[cur_era]);
-		if (nftw(dir, visit, 16, FTW_PHYS) != 0)
-			die("cannot walk %s (set SLIME_CORPUS)", dir);
-	}
+	corpus_list_regions(root, era_names, NERAS, CORPUS_BY_PATH, &files, &nfiles);
 	if (nfiles == 0)
 		die("no region files under %s", root);
-	qsort(files, nfiles, sizeof(file_ent), cmp_file);
 	memset(es, 0, sizeof(es));
 	memset(&all, 0, sizeof(all));
 	printf("slime bench_entropy: zstd %s; corpus %s; %d region files\n",

@@ -61,12 +61,10 @@
  * Environment: SLIME_CORPUS (default ../shared/corpus), SLIME_BENCH_LEVEL.
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <zstd.h>
 #include <zdict.h>
@@ -589,35 +587,8 @@ run_value(const char *path, era_stat *es)
 	free(sp0);
 }
 
-static char **files;
-static int	nfiles, cap_files;
-
-/* nftw callback: list .mca / .mcr files. */
-static int
-visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	size_t		n = strlen(path);
-
-	if (flag == FTW_F && n > 4 &&
-		(strcmp(path + n - 4, ".mca") == 0 || strcmp(path + n - 4, ".mcr") == 0))
-	{
-		if (nfiles == cap_files)
-		{
-			cap_files = cap_files ? cap_files * 2 : 64;
-			files = xrealloc(files, cap_files * sizeof(char *));
-		}
-		if ((files[nfiles++] = strdup(path)) == NULL)
-			die("out of memory");
-	}
-	return 0;
-}
-
-/* Order paths bytewise. */
-static int
-cmp_path(const void *a, const void *b)
-{
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
+static corpus_file *files;
+static int	nfiles;
 
 /* Print a table title and the era header row. */
 static void
@@ -741,28 +712,18 @@ main(int argc, char **argv)
 		   " dictionary %d KiB (D)%s; corpus %s\n", ZSTD_versionString(), level, FRAME_A / KIB,
 		   ARR_MIN, DICT_TARGET / KIB, no19 ? "; --no-19" : "", corpus_root);
 	memset(es, 0, sizeof(es));
-	for (int e = 0; e < NERAS; e++)
+	corpus_list_regions(corpus_root, era_names, NERAS, CORPUS_BY_PATH, &files, &nfiles);
+	for (int e = 0, i = 0; e < NERAS; e++)
 	{
-		char		dir[8192];
-		struct stat st;
+		int			first = i;
 
-		snprintf(dir, sizeof(dir), "%s/%s", corpus_root, era_names[e]);
-		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		while (i < nfiles && files[i].era == e)
+			i++;
+		fprintf(stderr, "bench_ideas: %s: %d region files\n", era_names[e], i - first);
+		for (int k = first; k < i; k++)
 		{
-			fprintf(stderr, "\n*** CORPUS INCOMPLETE: %s is missing ***\n"
-					"*** set SLIME_CORPUS to the shared corpus directory ***\n\n", dir);
-			return 2;
-		}
-		nfiles = 0;
-		if (nftw(dir, visit, 16, FTW_PHYS) != 0)
-			die("cannot walk %s", dir);
-		if (nfiles > 0)
-			qsort(files, nfiles, sizeof(char *), cmp_path);
-		fprintf(stderr, "bench_ideas: %s: %d region files\n", era_names[e], nfiles);
-		for (int i = 0; i < nfiles; i++)
-		{
-			run_value(files[i], &es[e]);
-			free(files[i]);
+			run_value(files[k].path, &es[e]);
+			free(files[k].path);
 		}
 		/* totals: era_stat holds only doubles */
 		for (size_t k = 0; k < sizeof(era_stat) / sizeof(double); k++)

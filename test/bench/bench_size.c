@@ -42,7 +42,6 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,58 +179,8 @@ bytes_put(bytes *b, const void *src, size_t n)
 
 /* ------------------------------------------------------------ files */
 
-typedef struct file_ent
-{
-	char	   *path;
-	int			era;
-} file_ent;
-
-static file_ent *files;
-static int	nfiles,
-			cap_files,
-			cur_era;
-
-static int
-visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	size_t		n = strlen(path);
-
-	if (flag == FTW_F && n > 4 &&
-		(strcmp(path + n - 4, ".mca") == 0 || strcmp(path + n - 4, ".mcr") == 0))
-	{
-		if (nfiles == cap_files)
-		{
-			cap_files = cap_files ? cap_files * 2 : 64;
-			files = realloc(files, cap_files * sizeof(file_ent));
-		}
-		files[nfiles].path = strdup(path);
-		files[nfiles].era = cur_era;
-		nfiles++;
-	}
-	return 0;
-}
-
-/* Order: era, then directory, then file name (so a world's files are adjacent). */
-static int
-cmp_file(const void *a, const void *b)
-{
-	const file_ent *x = a,
-			   *y = b;
-	const char *sx = strrchr(x->path, '/'),
-			   *sy = strrchr(y->path, '/');
-	size_t		dx = sx - x->path,
-				dy = sy - y->path;
-	int			c;
-
-	if (x->era != y->era)
-		return x->era - y->era;
-	c = strncmp(x->path, y->path, dx < dy ? dx : dy);
-	if (c == 0 && dx != dy)
-		return dx < dy ? -1 : 1;
-	if (c != 0)
-		return c;
-	return strcmp(sx, sy);
-}
+static corpus_file *files;
+static int	nfiles;
 
 static int
 same_dir(const char *a, const char *b)
@@ -1410,27 +1359,12 @@ main(int argc, char **argv)
 	if (zc == NULL)
 		die("ZSTD_createCCtx failed");
 
-	for (cur_era = 0; cur_era < NERAS; cur_era++)
-	{
-		char		dir[8192];
-		struct stat st;
-
-		snprintf(dir, sizeof(dir), "%s/%s", corpus_root, era_names[cur_era]);
-		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		{
-			fprintf(stderr, "\n*** CORPUS INCOMPLETE: %s is missing ***\n"
-					"*** set SLIME_CORPUS to the shared corpus directory ***\n\n", dir);
-			return 2;
-		}
-		if (nftw(dir, visit, 16, FTW_PHYS) != 0)
-			die("cannot walk %s", dir);
-	}
+	corpus_list_regions(corpus_root, era_names, NERAS, CORPUS_BY_WORLD, &files, &nfiles);
 	if (nfiles == 0)
 	{
 		fprintf(stderr, "\n*** CORPUS MISSING: no region files under %s ***\n", corpus_root);
 		return 2;
 	}
-	qsort(files, nfiles, sizeof(file_ent), cmp_file);
 	if (mkdtemp(tmpdir) == NULL)
 		die("mkdtemp: %s", strerror(errno));
 

@@ -1,7 +1,7 @@
 /*
  * corpus_util.h - small helpers shared by the programs that read the corpus
  * (test/corpus/corpus_test.c, test/corpus/blocks_check.c,
- * test/bench/bench_size.c).
+ * test/bench/bench_size.c and the other benches).
  */
 #ifndef CORPUS_UTIL_H
 #define CORPUS_UTIL_H
@@ -147,5 +147,119 @@ corpus_inflate_only(const uint8_t *file, size_t len, double *payload_bytes, doub
 	*seconds = corpus_now() - t0;
 	return failures;
 }
+
+/*
+ * Listing the region files of a corpus: needs nftw, so only for programs
+ * that define _XOPEN_SOURCE 700 before their includes.
+ */
+#if defined(_XOPEN_SOURCE) && _XOPEN_SOURCE >= 500
+#include <ftw.h>
+#include <sys/stat.h>
+
+/* One region file of the corpus and the index of its era directory. */
+typedef struct corpus_file
+{
+	char	   *path;
+	int			era;
+} corpus_file;
+
+/* How corpus_list_regions orders the files within an era. */
+typedef enum corpus_order
+{
+	CORPUS_BY_WORLD,			/* directory, then file name: a world's files adjacent */
+	CORPUS_BY_PATH				/* the whole path, bytewise */
+} corpus_order;
+
+/* nftw has no user pointer: the list being built and the era being walked. */
+static corpus_file *corpus_list_;
+static int	corpus_nlist_,
+			corpus_cap_list_,
+			corpus_era_;
+
+/* Collect a .mca / .mcr file (nftw callback). */
+static inline int
+corpus_visit_(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	size_t		n = strlen(path);
+
+	(void) st;
+	(void) ftw;
+	if (flag == FTW_F && n > 4 &&
+		(strcmp(path + n - 4, ".mca") == 0 || strcmp(path + n - 4, ".mcr") == 0))
+	{
+		if (corpus_nlist_ == corpus_cap_list_)
+		{
+			corpus_cap_list_ = corpus_cap_list_ ? corpus_cap_list_ * 2 : 64;
+			corpus_list_ = xrealloc(corpus_list_, corpus_cap_list_ * sizeof(corpus_file));
+		}
+		if ((corpus_list_[corpus_nlist_].path = strdup(path)) == NULL)
+			die("out of memory");
+		corpus_list_[corpus_nlist_].era = corpus_era_;
+		corpus_nlist_++;
+	}
+	return 0;
+}
+
+/* Order files by era, then directory, then file name. */
+static inline int
+corpus_cmp_world_(const void *a, const void *b)
+{
+	const corpus_file *x = a,
+			   *y = b;
+	const char *sx = strrchr(x->path, '/'),
+			   *sy = strrchr(y->path, '/');
+	size_t		dx = sx - x->path,
+				dy = sy - y->path;
+	int			c;
+
+	if (x->era != y->era)
+		return x->era - y->era;
+	c = strncmp(x->path, y->path, dx < dy ? dx : dy);
+	if (c == 0 && dx != dy)
+		return dx < dy ? -1 : 1;
+	if (c != 0)
+		return c;
+	return strcmp(sx, sy);
+}
+
+/* Order files by era, then whole path. */
+static inline int
+corpus_cmp_path_(const void *a, const void *b)
+{
+	const corpus_file *x = a,
+			   *y = b;
+
+	return x->era != y->era ? x->era - y->era : strcmp(x->path, y->path);
+}
+
+/* List the .mca / .mcr files under root/eras[i], sorted by era then order; exit 2 if an era is missing. */
+static inline void
+corpus_list_regions(const char *root, const char *const *eras, int neras,
+					corpus_order order, corpus_file **out, int *n)
+{
+	corpus_list_ = NULL;
+	corpus_nlist_ = corpus_cap_list_ = 0;
+	for (corpus_era_ = 0; corpus_era_ < neras; corpus_era_++)
+	{
+		char		dir[8192];
+		struct stat st;
+
+		snprintf(dir, sizeof(dir), "%s/%s", root, eras[corpus_era_]);
+		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		{
+			fprintf(stderr, "\n*** CORPUS INCOMPLETE: %s is missing ***\n"
+					"*** set SLIME_CORPUS to the shared corpus directory ***\n\n", dir);
+			exit(2);
+		}
+		if (nftw(dir, corpus_visit_, 16, FTW_PHYS) != 0)
+			die("cannot walk %s", dir);
+	}
+	if (corpus_nlist_ > 0)
+		qsort(corpus_list_, corpus_nlist_, sizeof(corpus_file),
+			  order == CORPUS_BY_WORLD ? corpus_cmp_world_ : corpus_cmp_path_);
+	*out = corpus_list_;
+	*n = corpus_nlist_;
+}
+#endif							/* _XOPEN_SOURCE */
 
 #endif
