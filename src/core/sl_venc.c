@@ -315,6 +315,7 @@ typedef struct writer3
 /* The archive level: one frame up to this many raw bytes, then frames of ARCHIVE_FRAME. */
 #define ARCHIVE_SINGLE ((size_t) 16 * 1024 * 1024)
 #define ARCHIVE_FRAME ((size_t) 4 * 1024 * 1024)
+#define ARCHIVE_ZSTD_LEVEL 19	/* the zstd alternative to the block codec, and the world frame */
 
 /*
  * Code one archive-level chunk frame: the block codec or zstd at level 19,
@@ -328,7 +329,7 @@ archive_frame(const sl_buf *raw, sl_buf *payload, uint8_t *codec, sl_err *err)
 	int			rc = -1;
 
 	if (sl_bcodec_encode(raw->data, raw->len, &bc, err) ||
-		sl_zstd_frame(raw->data, raw->len, SL_MAX_LEVEL - 1, payload, err))
+		sl_zstd_frame(raw->data, raw->len, ARCHIVE_ZSTD_LEVEL, payload, err))
 		goto done;
 	*codec = SL_CODEC_ZSTD;
 	if (bc.len < payload->len - before)
@@ -403,7 +404,7 @@ close_frame3(writer3 *w, uint32_t chunks, sl_err *err)
 	size_t		before = w->payload.len;
 	int			use_base = w->prefix && w->nframes > 0 && chunks > 0;
 	sl_frame   *f = &w->frames[w->nframes];
-	int			level = w->opts->level < SL_ARCHIVE_LEVEL ? w->opts->level : SL_MAX_LEVEL - 1;
+	int			level = w->opts->level < SL_ARCHIVE_LEVEL ? w->opts->level : ARCHIVE_ZSTD_LEVEL;
 
 	f->codec = SL_CODEC_ZSTD;
 	if (w->opts->level == SL_ARCHIVE_LEVEL && chunks > 0)
@@ -615,7 +616,7 @@ encode3(const keyed_src *ks, size_t n, const uint8_t *world, size_t world_len,
 	h->frame_count = w.nframes;
 	h->world_len = (uint32_t) world_len;
 	if (sl_vdir_encode(w.d, (uint32_t) n, w.frames, w.nframes, &dir, err) ||
-		sl_zstd_frame(dir.data, dir.len, opts->level >= SL_ARCHIVE_LEVEL ? SL_MAX_LEVEL - 1 :
+		sl_zstd_frame(dir.data, dir.len, opts->level >= SL_ARCHIVE_LEVEL ? ARCHIVE_ZSTD_LEVEL :
 					  opts->level > DIR_MIN_LEVEL ? opts->level : DIR_MIN_LEVEL, &dirz, err))
 		goto done;
 	if (dirz.len < dir.len)

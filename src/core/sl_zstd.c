@@ -47,6 +47,12 @@ sl_zstd_frame(const uint8_t *raw, size_t len, int level, sl_buf *out, sl_err *er
 	return sl_zstd_frame_prefix(raw, len, level, NULL, 0, out, err);
 }
 
+/*
+ * Input fed to zstd between two interrupt checks: a large frame at a high
+ * level takes seconds, and a query cancel must not wait for it.
+ */
+#define COMPRESS_SLICE ((size_t) 256 * 1024)
+
 /* Compress raw against a raw-content prefix into one checksummed zstd frame. */
 int
 sl_zstd_frame_prefix(const uint8_t *raw, size_t len, int level, const uint8_t *prefix,
@@ -54,7 +60,9 @@ sl_zstd_frame_prefix(const uint8_t *raw, size_t len, int level, const uint8_t *p
 {
 	ZSTD_CCtx  *cctx = get_cctx(err);
 	size_t		bound = ZSTD_compressBound(len);
-	size_t		n;
+	ZSTD_inBuffer in = {raw, 0, 0};
+	ZSTD_outBuffer o;
+	size_t		left;
 
 	if (cctx == NULL || sl_buf_reserve(out, bound, err))
 		return -1;
@@ -63,12 +71,24 @@ sl_zstd_frame_prefix(const uint8_t *raw, size_t len, int level, const uint8_t *p
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
+	ZSTD_CCtx_setPledgedSrcSize(cctx, len);
 	if (prefix_len && ZSTD_isError(ZSTD_CCtx_refPrefix(cctx, prefix, prefix_len)))
 		return sl_fail(err, SL_ERR_LIMIT, "zstd: cannot use a %zu-byte prefix", prefix_len);
-	n = ZSTD_compress2(cctx, out->data + out->len, bound, raw, len);
-	if (ZSTD_isError(n))
-		return sl_fail(err, SL_ERR_LIMIT, "zstd compression failed: %s", ZSTD_getErrorName(n));
-	out->len += n;
+	o.dst = out->data + out->len;
+	o.size = bound;
+	o.pos = 0;
+	do
+	{
+		size_t		step = len - in.pos < COMPRESS_SLICE ? len - in.pos : COMPRESS_SLICE;
+
+		in.size = in.pos + step;
+		left = ZSTD_compressStream2(cctx, &o, &in, in.size == len ? ZSTD_e_end : ZSTD_e_continue);
+		if (ZSTD_isError(left))
+			return sl_fail(err, SL_ERR_LIMIT, "zstd compression failed: %s", ZSTD_getErrorName(left));
+		if (in.size < len)
+			sl_interrupt();
+	} while (in.pos < len || left != 0);
+	out->len += o.pos;
 	return 0;
 }
 
