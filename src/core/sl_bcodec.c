@@ -61,7 +61,7 @@ split_raw(const uint8_t *raw, size_t raw_len, sl_bscan *s, uint32_t *ndocs, sl_e
 		sl_err		ignored;
 
 		sl_interrupt();
-		if (sl_bscan_doc(raw, raw_len, &p, 0, *ndocs, SL_DEFAULT_MAX_DEPTH, s, &ignored))
+		if (sl_bscan_doc(raw, raw_len, &p, 0, *ndocs, SL_BCODEC_MAX_DEPTH, s, &ignored))
 		{
 			if (ignored.code == SL_ERR_NOMEM)
 				return sl_fail(err, SL_ERR_NOMEM, "%s", ignored.msg);
@@ -159,7 +159,7 @@ sl_bcodec_encode(const uint8_t *raw, size_t raw_len, sl_buf *out, sl_err *err)
 	if (split_raw(raw, raw_len, &rs, &ndocs, err) ||
 		cut_payloads(raw, raw_len, &rs, &st, err))
 		goto done;
-	if (scan_structure(st.data, st.len, ndocs, SL_DEFAULT_MAX_DEPTH, &ss, &end, err) ||
+	if (scan_structure(st.data, st.len, ndocs, SL_BCODEC_MAX_DEPTH, &ss, &end, err) ||
 		!same_arrays(&rs, &ss))
 	{
 		/* cannot happen for what split_raw accepted; keep everything as structure */
@@ -280,8 +280,7 @@ decode_arrays(const uint8_t *src, size_t len, const sl_bscan *s, uint8_t **ptrs,
 
 /* Decode src[0..len) into dst[0..raw_len). */
 int
-sl_bcodec_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len,
-				 const sl_limits *lim, sl_err *err)
+sl_bcodec_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len, sl_err *err)
 {
 	header		h;
 	uint8_t    *st = NULL;
@@ -291,8 +290,6 @@ sl_bcodec_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len,
 				rc_off;
 	int			r = -1;
 
-	if (lim == NULL)
-		lim = &sl_default_limits;
 	if (read_header(src, len, raw_len, &h, err))
 		return -1;
 	st = sl_alloc_err(h.st_len ? h.st_len : 1, err);
@@ -303,7 +300,7 @@ sl_bcodec_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len,
 		goto done;
 	}
 	s.payload_cap = raw_len - h.st_len;
-	if (scan_structure(st, h.st_len, h.ndocs, lim->max_depth, &s, &end, err))
+	if (scan_structure(st, h.st_len, h.ndocs, SL_BCODEC_MAX_DEPTH, &s, &end, err))
 		goto done;
 	if (s.payload_sum != raw_len - h.st_len)
 	{

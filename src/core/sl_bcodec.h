@@ -26,9 +26,14 @@ int			sl_bcodec_check(const uint8_t *src, size_t len, size_t raw_len, sl_err *er
 /*
  * Decode into dst exactly raw_len bytes (raw_len from the frame table,
  * capped by the caller). Inconsistencies are SL_ERR_CORRUPT naming the
- * offset and field; the output's XXH64 is checked. lim may be NULL.
+ * offset and field; the output's XXH64 is checked. The structure is walked
+ * to SL_BCODEC_MAX_DEPTH, the depth the encoder walks: a part of the
+ * format, not a setting, so every stream the encoder writes decodes.
  */
 int			sl_bcodec_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len,
-							 const sl_limits *lim, sl_err *err);
+							 sl_err *err);
+
+/* NBT nesting the codec walks; deeper documents are coded as plain structure bytes. */
+#define SL_BCODEC_MAX_DEPTH 512
 
 #endif

@@ -283,6 +283,8 @@ walk_payload(walker *w, int type, name_ref name, name_ref parent, int hash_items
 	if (depth > w->max_depth)
 		return sl_fail(w->err, SL_ERR_CORRUPT, "bcodec structure: nesting deeper than %d at offset %zu",
 					   w->max_depth, w->pos);
+	if (sl_hooks.stack_too_deep())
+		return sl_fail(w->err, SL_ERR_LIMIT, "bcodec structure: stack too deep at offset %zu", w->pos);
 	switch (type)
 	{
 		case SL_TAG_BYTE:

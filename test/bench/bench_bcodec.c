@@ -90,7 +90,7 @@ round_trip(const uint8_t *raw, size_t len, const char *what, double *enc_s, doub
 	if (sl_bcodec_encode(raw, len, &out, &err))
 		die("%s: encode: %s", what, err.msg);
 	t1 = corpus_now();
-	if (sl_bcodec_decode(out.data, out.len, back, len, NULL, &err))
+	if (sl_bcodec_decode(out.data, out.len, back, len, &err))
 		die("%s: decode: %s", what, err.msg);
 	if (enc_s)
 		*enc_s += t1 - t0;

@@ -25,7 +25,7 @@ try_decode(const uint8_t *src, size_t len, size_t raw_len, uint8_t **back)
 	*back = malloc(raw_len ? raw_len : 1);
 	err.code = SL_OK;
 	err.msg[0] = '\0';
-	r = sl_bcodec_decode(copy, len, *back, raw_len, &fuzz_limits, &err);
+	r = sl_bcodec_decode(copy, len, *back, raw_len, &err);
 	if (r)
 		fuzz_check_err(&err);
 	free(copy);

@@ -221,7 +221,7 @@ round_trip(const uint8_t *raw, size_t len)
 	size_t		n;
 
 	CHECK_OK(sl_bcodec_encode(raw, len, &enc, &err), &err);
-	CHECK_OK(sl_bcodec_decode(enc.data, enc.len, back, len, NULL, &err), &err);
+	CHECK_OK(sl_bcodec_decode(enc.data, enc.len, back, len, &err), &err);
 	CHECK(len == 0 || memcmp(raw, back, len) == 0);
 	n = enc.len;
 	sl_buf_free(&enc);
@@ -270,6 +270,18 @@ test_bcodec_non_nbt(void)
 		memset(buf, 0x0a, sizes[k]);	/* compound tags all the way down */
 		round_trip(buf, sizes[k]);
 	}
+	/* documents nested 100 deep (walked) and 600 deep (past the codec's cap: structure bytes) */
+	for (int depth = 100; depth <= 600; depth += 500)
+	{
+		size_t		n = 0;
+
+		buf[n++] = SL_TAG_COMPOUND, buf[n++] = 0, buf[n++] = 0;
+		for (int d = 0; d < depth; d++)
+			buf[n++] = SL_TAG_COMPOUND, buf[n++] = 0, buf[n++] = 1, buf[n++] = 'c';
+		for (int d = 0; d <= depth; d++)
+			buf[n++] = SL_TAG_END;
+		round_trip(buf, n);
+	}
 	free(buf);
 }
 
@@ -289,7 +301,7 @@ test_bcodec_corrupt(void)
 	/* every truncation */
 	for (size_t k = 0; k < enc.len; k++)
 	{
-		if (sl_bcodec_decode(enc.data, k, back, b.len, NULL, &err) == 0)
+		if (sl_bcodec_decode(enc.data, k, back, b.len, &err) == 0)
 			accepted++;
 		else if (err.code != SL_ERR_CORRUPT)
 			wrong_code++;
@@ -298,17 +310,17 @@ test_bcodec_corrupt(void)
 	for (size_t k = 0; k < enc.len; k++)
 	{
 		enc.data[k] ^= (uint8_t) (1 << (k % 8));
-		if (sl_bcodec_decode(enc.data, enc.len, back, b.len, NULL, &err) == 0)
+		if (sl_bcodec_decode(enc.data, enc.len, back, b.len, &err) == 0)
 			accepted++;
 		else if (err.code != SL_ERR_CORRUPT)
 			wrong_code++;
 		enc.data[k] ^= (uint8_t) (1 << (k % 8));
 	}
 	/* the wrong raw length */
-	CHECK(sl_bcodec_decode(enc.data, enc.len, back, b.len - 1, NULL, &err) != 0);
+	CHECK(sl_bcodec_decode(enc.data, enc.len, back, b.len - 1, &err) != 0);
 	CHECK(accepted == 0);
 	CHECK(wrong_code == 0);
-	CHECK_OK(sl_bcodec_decode(enc.data, enc.len, back, b.len, NULL, &err), &err);
+	CHECK_OK(sl_bcodec_decode(enc.data, enc.len, back, b.len, &err), &err);
 	CHECK(memcmp(back, b.data, b.len) == 0);
 	sl_buf_free(&b);
 	sl_buf_free(&enc);
