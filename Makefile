@@ -54,7 +54,7 @@ build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c test/corpus/co
 build/slimefile_corpus: build/libslimecore.a test/corpus/slimefile_corpus.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/slimefile_corpus.c build/libslimecore.a $(LIBS_CORE) -o $@
 
-build/bench_size: build/libslimecore.a test/bench/bench_size.c test/corpus/corpus_util.h
+build/bench_size: build/libslimecore.a test/bench/bench_size.c test/corpus/corpus_util.h test/bench/bench_zstd.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_size.c build/libslimecore.a $(LIBS_CORE) -o $@
 
 build/bench_ideas: build/libslimecore.a test/bench/bench_ideas.c test/corpus/corpus_util.h
@@ -63,10 +63,10 @@ build/bench_ideas: build/libslimecore.a test/bench/bench_ideas.c test/corpus/cor
 build/bench_schem: build/libslimecore.a test/bench/bench_schem.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_schem.c build/libslimecore.a $(LIBS_CORE) -o $@
 
-build/bench_entropy: build/libslimecore.a test/bench/bench_entropy.c test/corpus/corpus_util.h
+build/bench_entropy: build/libslimecore.a test/bench/bench_entropy.c test/corpus/corpus_util.h test/bench/bench_zstd.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_entropy.c build/libslimecore.a $(LIBS_CORE) -lm -o $@
 
-build/bench_bcodec: build/libslimecore.a test/bench/bench_bcodec.c test/corpus/corpus_util.h
+build/bench_bcodec: build/libslimecore.a test/bench/bench_bcodec.c test/corpus/corpus_util.h test/bench/bench_zstd.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_bcodec.c build/libslimecore.a $(LIBS_CORE) -o $@
 
 build/bench_granularity: build/libslimecore.a test/bench/bench_granularity.c test/corpus/corpus_util.h

@@ -78,6 +78,20 @@ classify(int type, name_ref name, name_ref parent, uint32_t count, uint8_t *sub)
 	return 0;
 }
 
+/* Double a full array of elem-byte entries (first entries when empty). */
+static int
+grow(void **p, size_t *cap, size_t elem, size_t first, const char *what, sl_err *err)
+{
+	size_t		n = *cap ? 2 * *cap : first;
+	void	   *np = sl_realloc(*p, n * elem);
+
+	if (np == NULL)
+		return sl_fail(err, SL_ERR_NOMEM, "bcodec: out of memory for %zu %s", n, what);
+	*p = np;
+	*cap = n;
+	return 0;
+}
+
 /* Append a descriptor. */
 static int
 push_array(walker *w, int kind, uint8_t sub, int esize, uint32_t count, uint32_t comp)
@@ -85,16 +99,8 @@ push_array(walker *w, int kind, uint8_t sub, int esize, uint32_t count, uint32_t
 	sl_bscan   *s = w->s;
 	sl_barray  *a;
 
-	if (s->n == s->cap)
-	{
-		size_t		cap = s->cap ? 2 * s->cap : 64;
-		sl_barray  *na = sl_realloc(s->a, cap * sizeof(sl_barray));
-
-		if (na == NULL)
-			return sl_fail(w->err, SL_ERR_NOMEM, "bcodec: out of memory for %zu arrays", cap);
-		s->a = na;
-		s->cap = cap;
-	}
+	if (s->n == s->cap && grow((void **) &s->a, &s->cap, sizeof(sl_barray), 64, "arrays", w->err))
+		return -1;
 	s->payload_sum += (uint64_t) count * esize;
 	if (s->payload_cap && s->payload_sum > s->payload_cap)
 		return sl_fail(w->err, SL_ERR_CORRUPT,
@@ -118,16 +124,9 @@ push_hash(walker *w, uint64_t h)
 {
 	sl_bscan   *s = w->s;
 
-	if (s->npal == s->palcap)
-	{
-		size_t		cap = s->palcap ? 2 * s->palcap : 256;
-		uint64_t   *np = sl_realloc(s->pal, cap * sizeof(uint64_t));
-
-		if (np == NULL)
-			return sl_fail(w->err, SL_ERR_NOMEM, "bcodec: out of memory for %zu palette entries", cap);
-		s->pal = np;
-		s->palcap = cap;
-	}
+	if (s->npal == s->palcap &&
+		grow((void **) &s->pal, &s->palcap, sizeof(uint64_t), 256, "palette entries", w->err))
+		return -1;
 	s->pal[s->npal++] = h;
 	return 0;
 }

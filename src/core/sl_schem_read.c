@@ -348,15 +348,22 @@ check_pos(const sl_schem *s, int64_t x, int64_t y, int64_t z, const char *what, 
 	return 0;
 }
 
-/* A list of compounds (or an empty list), or NULL when absent. */
+/* Check l is a list of compounds (or empty) and make room for its block entities. */
 static int
-be_list(const sl_nbt *l, const char *what, sl_err *err)
+be_list(sl_schem *s, const sl_nbt *l, const char *what, sl_err *err)
 {
+	size_t		n;
+
 	if (l->type != SL_TAG_LIST)
 		return sl_fail(err, SL_ERR_FORMAT, "%s is a %s, not a list", what, sl_schem_type_name(l));
 	if (l->v.list.count > 0 && l->v.list.elem_type != SL_TAG_COMPOUND)
 		return sl_fail(err, SL_ERR_FORMAT, "%s is a list of %s, not of compounds", what,
 					   sl_nbt_type_name(l->v.list.elem_type));
+	n = ((size_t) l->v.list.count + 1) * sizeof(sl_schem_be);
+	s->be = sl_arena_alloc(&s->arena, n, err);
+	if (s->be == NULL)
+		return -1;
+	memset(s->be, 0, n);
 	return 0;
 }
 
@@ -366,12 +373,8 @@ read_sponge_bes(sl_schem *s, const sl_nbt *l, const char *what, sl_err *err)
 {
 	if (l == NULL)
 		return 0;
-	if (be_list(l, what, err))
+	if (be_list(s, l, what, err))
 		return -1;
-	s->be = sl_arena_alloc(&s->arena, ((size_t) l->v.list.count + 1) * sizeof(sl_schem_be), err);
-	if (s->be == NULL)
-		return -1;
-	memset(s->be, 0, ((size_t) l->v.list.count + 1) * sizeof(sl_schem_be));
 	for (uint32_t i = 0; i < l->v.list.count; i++)
 	{
 		const sl_nbt *e = l->v.list.items[i];
@@ -482,12 +485,8 @@ read_mcedit_bes(sl_schem *s, const sl_nbt *l, sl_err *err)
 {
 	if (l == NULL)
 		return 0;
-	if (be_list(l, "TileEntities", err))
+	if (be_list(s, l, "TileEntities", err))
 		return -1;
-	s->be = sl_arena_alloc(&s->arena, ((size_t) l->v.list.count + 1) * sizeof(sl_schem_be), err);
-	if (s->be == NULL)
-		return -1;
-	memset(s->be, 0, ((size_t) l->v.list.count + 1) * sizeof(sl_schem_be));
 	for (uint32_t i = 0; i < l->v.list.count; i++)
 	{
 		const sl_nbt *e = l->v.list.items[i];

@@ -27,6 +27,7 @@
 
 #define CORPUS_PROG "bench_bcodec"
 #include "corpus_util.h"
+#include "bench_zstd.h"
 
 #define NERAS 4
 static const char *const era_names[NERAS] = {
@@ -47,34 +48,8 @@ typedef struct era_stats
 	const char *worst_path;
 } era_stats;
 
-static ZSTD_CCtx *zc;
 static int	check_only;
 
-/* zstd size of src at level; ldm: long matching, windowLog 27. */
-static size_t
-zstd_size(const uint8_t *p, size_t n, int level, int ldm)
-{
-	static uint8_t *out;
-	static size_t cap;
-	size_t		r;
-
-	if (ZSTD_compressBound(n) > cap)
-	{
-		cap = ZSTD_compressBound(n);
-		out = xrealloc(out, cap);
-	}
-	ZSTD_CCtx_reset(zc, ZSTD_reset_session_and_parameters);
-	ZSTD_CCtx_setParameter(zc, ZSTD_c_compressionLevel, level);
-	if (ldm)
-	{
-		ZSTD_CCtx_setParameter(zc, ZSTD_c_enableLongDistanceMatching, 1);
-		ZSTD_CCtx_setParameter(zc, ZSTD_c_windowLog, 27);
-	}
-	r = ZSTD_compress2(zc, out, cap, p, n);
-	if (ZSTD_isError(r))
-		die("zstd: %s", ZSTD_getErrorName(r));
-	return r;
-}
 
 /* Encode and decode one input, die on any difference; returns the encoded size. */
 static size_t
@@ -108,21 +83,12 @@ round_trip(const uint8_t *raw, size_t len, const char *what, double *enc_s, doub
 static void
 region_file(era_stats *e, const char *path)
 {
-	size_t		len;
-	uint8_t    *file = corpus_read_file(path, &len);
 	sl_region	r;
 	sl_err		err;
 	sl_buf		cat = {0};
-	int32_t		rx,
-				rz;
 	size_t		bc;
 
-	if (file == NULL)
-		die("cannot read %s", path);
-	corpus_region_coords(path, &rx, &rz);
-	memset(&r, 0, sizeof(r));
-	if (sl_region_read(file, len, rx, rz, NULL, 0, 0, NULL, &r, &err))
-		die("read %s: %s", path, err.msg);
+	corpus_read_region(path, &r);
 	for (int c = 0; c < r.nchunks; c++)
 	{
 		if (sl_buf_put(&cat, r.chunks[c].nbt, r.chunks[c].nbt_len, &err))
@@ -142,9 +108,9 @@ region_file(era_stats *e, const char *path)
 	e->bc += bc;
 	if (!check_only && cat.len > 0)
 	{
-		double		z19 = zstd_size(cat.data, cat.len, 19, 1);
+		double		z19 = bench_zstd_size(cat.data, cat.len, 19, 1);
 
-		e->z3 += zstd_size(cat.data, cat.len, 3, 0);
+		e->z3 += bench_zstd_size(cat.data, cat.len, 3, 0);
 		e->z19l += z19;
 		if (bc / z19 > e->worst)
 		{
@@ -155,7 +121,6 @@ region_file(era_stats *e, const char *path)
 	fprintf(stderr, "  %s %zu -> %zu\n", path, cat.len, bc);
 	sl_buf_free(&cat);
 	sl_region_free(&r);
-	free(file);
 }
 
 static corpus_file *files;
@@ -187,7 +152,6 @@ main(int argc, char **argv)
 			root = argv[i];
 	if (root == NULL)
 		root = "../shared/corpus";
-	zc = ZSTD_createCCtx();
 	corpus_list_regions(root, era_names, NERAS, CORPUS_BY_PATH, &files, &nfiles);
 	if (nfiles == 0)
 		die("no region files under %s", root);

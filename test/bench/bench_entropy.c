@@ -44,6 +44,7 @@
 
 #define CORPUS_PROG "bench_entropy"
 #include "corpus_util.h"
+#include "bench_zstd.h"
 
 #define NERAS 4
 static const char *const era_names[NERAS] = {
@@ -152,7 +153,6 @@ mix(uint64_t h, uint64_t v)
 
 /* ----------------------------------------------------- region state */
 
-static ZSTD_CCtx *zc;
 static hmap names;				/* state-string hash -> global id (a) */
 static uint32_t next_id;
 static hmap ctx_b,
@@ -165,30 +165,6 @@ static uint32_t *light_ctx;		/* 4096 contexts x 16 */
 static uint32_t *biome_o1;		/* 256 x 256 */
 static sl_buf streams[NCLASS + 1];	/* payloads per class; [NCLASS] the rest */
 
-/* zstd-19 + long matching (windowLog 27) size of buf. */
-static size_t
-zstd19l(const uint8_t *p, size_t n)
-{
-	static uint8_t *out;
-	static size_t cap;
-	size_t		r;
-
-	if (n == 0)
-		return 0;
-	if (ZSTD_compressBound(n) > cap)
-	{
-		cap = ZSTD_compressBound(n);
-		out = xrealloc(out, cap);
-	}
-	ZSTD_CCtx_reset(zc, ZSTD_reset_session_and_parameters);
-	ZSTD_CCtx_setParameter(zc, ZSTD_c_compressionLevel, 19);
-	ZSTD_CCtx_setParameter(zc, ZSTD_c_enableLongDistanceMatching, 1);
-	ZSTD_CCtx_setParameter(zc, ZSTD_c_windowLog, 27);
-	r = ZSTD_compress2(zc, out, cap, p, n);
-	if (ZSTD_isError(r))
-		die("zstd: %s", ZSTD_getErrorName(r));
-	return r;
-}
 
 /* Global id of a block key string (or legacy key), shared within a region. */
 static uint32_t
@@ -633,20 +609,11 @@ region_reset(void)
 static void
 region_file(era_stats *e, const char *path)
 {
-	size_t		len;
-	uint8_t    *file = corpus_read_file(path, &len);
 	sl_region	r;
 	sl_err		err;
 	sl_buf		cat = {0};
-	int32_t		rx,
-				rz;
 
-	if (file == NULL)
-		die("cannot read %s", path);
-	corpus_region_coords(path, &rx, &rz);
-	memset(&r, 0, sizeof(r));
-	if (sl_region_read(file, len, rx, rz, NULL, 0, 0, NULL, &r, &err))
-		die("read %s: %s", path, err.msg);
+	corpus_read_region(path, &r);
 	region_reset();
 	for (int c = 0; c < r.nchunks; c++)
 	{
@@ -658,13 +625,12 @@ region_file(era_stats *e, const char *path)
 	e->files++;
 	e->chunks += r.nchunks;
 	e->raw += cat.len;
-	e->base += zstd19l(cat.data, cat.len);
-	e->rest += zstd19l(streams[NCLASS].data, streams[NCLASS].len);
+	e->base += bench_zstd_size(cat.data, cat.len, 19, 1);
+	e->rest += bench_zstd_size(streams[NCLASS].data, streams[NCLASS].len, 19, 1);
 	for (int k = 0; k < NCLASS; k++)
-		e->cls_zstd[k] += zstd19l(streams[k].data, streams[k].len);
+		e->cls_zstd[k] += bench_zstd_size(streams[k].data, streams[k].len, 19, 1);
 	sl_buf_free(&cat);
 	sl_region_free(&r);
-	free(file);
 }
 
 /* Print one era's table. */
@@ -730,7 +696,6 @@ main(int argc, char **argv)
 
 	if (root == NULL)
 		root = "../shared/corpus";
-	zc = ZSTD_createCCtx();
 	light_ctx = xmalloc(17 * 17 * 17 * 17 * sizeof(uint32_t));
 	biome_o1 = xmalloc(256 * 257 * sizeof(uint32_t));
 	corpus_list_regions(root, era_names, NERAS, CORPUS_BY_PATH, &files, &nfiles);

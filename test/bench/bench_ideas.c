@@ -495,21 +495,13 @@ cmp_morton(const void *a, const void *b)
 static void
 run_value(const char *path, era_stat *es)
 {
-	size_t		len, raw = 0;
-	uint8_t    *file = corpus_read_file(path, &len);
-	int32_t		rx, rz;
+	size_t		raw = 0;
 	sl_region	r;
 	sl_err		err;
 	int			ends[SL_REGION_SLOTS], nf;
 	double		a_before = es->v[V_A].bytes;
 
-	if (file == NULL)
-		die("cannot read %s", path);
-	corpus_region_coords(path, &rx, &rz);
-	memset(&r, 0, sizeof(r));
-	if (sl_region_read(file, len, rx, rz, NULL, 0, 0, NULL, &r, &err))
-		die("read %s: %s", path, err.msg);
-	free(file);
+	corpus_read_region(path, &r);
 	es->n[N_FILES]++;
 	for (int i = 0; i < r.nproblems; i++)
 		es->n[N_SKIPPED] += r.problems[i].skipped != 0;

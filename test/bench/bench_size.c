@@ -59,6 +59,7 @@
 
 #define CORPUS_PROG "bench_size"
 #include "corpus_util.h"
+#include "bench_zstd.h"
 
 #define NERAS 4
 static const char *const era_names[NERAS] = {
@@ -73,9 +74,6 @@ static const char *const era_names[NERAS] = {
 static const char *corpus_root;
 static const sl_encode_opts *enc_opts;	/* NULL: the encoder's defaults */
 static sl_encode_opts env_opts;
-static ZSTD_CCtx *zc;
-static uint8_t *zbuf;
-static size_t zbuf_cap;
 
 /* ------------------------------------------------------------------ util */
 
@@ -107,52 +105,6 @@ rnd(void)
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
 	return z ^ (z >> 31);
-}
-
-/* --------------------------------------------------------------- zstd */
-
-static void
-zbuf_reserve(size_t n)
-{
-	if (n > zbuf_cap)
-	{
-		free(zbuf);
-		zbuf_cap = n;
-		zbuf = xmalloc(n);
-	}
-}
-
-/* Compressed size of src at level; ldm: long matching with windowLog 27. */
-static size_t
-zstd_size(const void *src, size_t len, int level, int ldm)
-{
-	size_t		n;
-
-	zbuf_reserve(ZSTD_compressBound(len));
-	ZSTD_CCtx_reset(zc, ZSTD_reset_session_and_parameters);
-	ZSTD_CCtx_setParameter(zc, ZSTD_c_compressionLevel, level);
-	if (ldm)
-	{
-		ZSTD_CCtx_setParameter(zc, ZSTD_c_enableLongDistanceMatching, 1);
-		ZSTD_CCtx_setParameter(zc, ZSTD_c_windowLog, 27);
-	}
-	n = ZSTD_compress2(zc, zbuf, zbuf_cap, src, len);
-	if (ZSTD_isError(n))
-		die("zstd: %s", ZSTD_getErrorName(n));
-	return n;
-}
-
-/* (d): one ZSTD_compress frame at level 3 for a single chunk. */
-static size_t
-zstd_chunk3(const void *src, size_t len)
-{
-	size_t		n;
-
-	zbuf_reserve(ZSTD_compressBound(len));
-	n = ZSTD_compressCCtx(zc, zbuf, zbuf_cap, src, len, 3);
-	if (ZSTD_isError(n))
-		die("zstd: %s", ZSTD_getErrorName(n));
-	return n;
 }
 
 /* Growable byte vector for concatenated NBT. */
@@ -380,7 +332,7 @@ corpus_part(const char *tmpdir)
 		if (world_dir == NULL || !same_dir(world_dir, path) || world_era != files[i].era)
 		{
 			if (world_dir != NULL && world.len > 0)
-				es[world_era].b[B_WORLD3] += zstd_size(world.p, world.len, 3, 0);
+				es[world_era].b[B_WORLD3] += bench_zstd_size(world.p, world.len, 3, 0);
 			if (world_dir != NULL)
 				es[world_era].worlds++;
 			world.len = 0;
@@ -391,17 +343,17 @@ corpus_part(const char *tmpdir)
 		{
 			e->chunks++;
 			e->raw += r.chunks[c].nbt_len;
-			e->b[B_CHUNK3] += zstd_chunk3(r.chunks[c].nbt, r.chunks[c].nbt_len);
+			e->b[B_CHUNK3] += bench_zstd_size(r.chunks[c].nbt, r.chunks[c].nbt_len, 3, 0);
 			bytes_put(&cat, r.chunks[c].nbt, r.chunks[c].nbt_len);
 			bytes_put(&world, r.chunks[c].nbt, r.chunks[c].nbt_len);
 		}
 		if (cat.len > 0)
 		{
-			double		f3 = zstd_size(cat.p, cat.len, 3, 0);
+			double		f3 = bench_zstd_size(cat.p, cat.len, 3, 0);
 
-			double		l19 = zstd_size(cat.p, cat.len, 19, 1);
+			double		l19 = bench_zstd_size(cat.p, cat.len, 19, 1);
 
-			e->b[B_FILE6] += zstd_size(cat.p, cat.len, 6, 0);
+			e->b[B_FILE6] += bench_zstd_size(cat.p, cat.len, 6, 0);
 			e->b[B_LONG19] += l19;
 			e->b[B_FILE3] += f3;
 			if (archive_len / l19 > e->aworst)
@@ -426,7 +378,7 @@ corpus_part(const char *tmpdir)
 	if (world_dir != NULL)
 	{
 		if (world.len > 0)
-			es[world_era].b[B_WORLD3] += zstd_size(world.p, world.len, 3, 0);
+			es[world_era].b[B_WORLD3] += bench_zstd_size(world.p, world.len, 3, 0);
 		es[world_era].worlds++;
 	}
 	free(world.p);
@@ -925,15 +877,17 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 
 			/* (d) per chunk, (f) per island */
 			for (int c = 0; c < ISLAND_CHUNKS; c++)
-				t.chunk3 += zstd_chunk3(isl.p + offs[c], offs[c + 1] - offs[c]);
+				t.chunk3 += bench_zstd_size(isl.p + offs[c], offs[c + 1] - offs[c], 3, 0);
 			t0 = corpus_now();
-			s3 = zstd_size(isl.p, isl.len, 3, 0);
+			s3 = bench_zstd_size(isl.p, isl.len, 3, 0);
 			t.z3_s += corpus_now() - t0;
 			t.island3 += s3;
 			/* (g) on a fixed subsample */
 			if (i % g_every == 0 && (gsample <= 0 || t.nsample < gsample))
 			{
-				t.long19 += zstd_size(isl.p, isl.len, 19, 1);
+				double		l19 = bench_zstd_size(isl.p, isl.len, 19, 1);
+
+				t.long19 += l19;
 				t.slime_sample += out.len;
 				{
 					sl_buf		out3 = {0};
@@ -950,8 +904,8 @@ islands_part(int nislands, int gsample, const char *emit_path, int emit_count)
 						die("island %d: archive: %s", i, err.msg);
 					sl_builder_free(&b);
 					t.archive_sample += out3.len;
-					if (out3.len / (double) zstd_size(isl.p, isl.len, 19, 1) > t.aworst)
-						t.aworst = out3.len / (double) zstd_size(isl.p, isl.len, 19, 1);
+					if (out3.len / l19 > t.aworst)
+						t.aworst = out3.len / l19;
 					sl_buf_free(&out3);
 				}
 				t.nsample++;
@@ -1355,10 +1309,6 @@ main(int argc, char **argv)
 		env_opts.level = atoi(lvl);
 		enc_opts = &env_opts;
 	}
-	zc = ZSTD_createCCtx();
-	if (zc == NULL)
-		die("ZSTD_createCCtx failed");
-
 	corpus_list_regions(corpus_root, era_names, NERAS, CORPUS_BY_WORLD, &files, &nfiles);
 	if (nfiles == 0)
 	{
@@ -1390,8 +1340,7 @@ main(int argc, char **argv)
 	}
 
 	rmdir(tmpdir);
-	ZSTD_freeCCtx(zc);
-	free(zbuf);
+	bench_zstd_free();
 	for (int i = 0; i < nfiles; i++)
 		free(files[i].path);
 	free(files);

@@ -104,6 +104,25 @@ corpus_region_coords(const char *path, int32_t *rx, int32_t *rz)
 	}
 }
 
+/* Read a region file's chunks into r (damaged ones skipped: strict 0), or die. */
+static inline void
+corpus_read_region(const char *path, sl_region *r)
+{
+	size_t		len;
+	uint8_t    *file = corpus_read_file(path, &len);
+	int32_t		rx,
+				rz;
+	sl_err		err;
+
+	if (file == NULL)
+		die("cannot read %s", path);
+	corpus_region_coords(path, &rx, &rz);
+	memset(r, 0, sizeof(*r));
+	if (sl_region_read(file, len, rx, rz, NULL, 0, 0, NULL, r, &err))
+		die("read %s: %s", path, err.msg);
+	free(file);
+}
+
 /*
  * Inflate every chunk payload of a region file without parsing NBT: the
  * baseline cost of reading it. Sets *payload_bytes to the compressed bytes
