@@ -48,10 +48,13 @@ sl_zstd_frame(const uint8_t *raw, size_t len, int level, sl_buf *out, sl_err *er
 }
 
 /*
- * Input fed to zstd between two interrupt checks: a large frame at a high
- * level takes seconds, and a query cancel must not wait for it.
+ * Input fed to zstd between two interrupt checks at levels of at least
+ * SLICE_LEVEL: a 4 MiB frame at level 19 takes seconds, and a query cancel
+ * must not wait for it. Faster levels compress a frame in one call (the
+ * streaming path copies its input; at level 3 that costs a few percent).
  */
 #define COMPRESS_SLICE ((size_t) 256 * 1024)
+#define SLICE_LEVEL 10
 
 /* Compress raw against a raw-content prefix into one checksummed zstd frame. */
 int
@@ -77,6 +80,14 @@ sl_zstd_frame_prefix(const uint8_t *raw, size_t len, int level, const uint8_t *p
 	o.dst = out->data + out->len;
 	o.size = bound;
 	o.pos = 0;
+	if (level < SLICE_LEVEL || len <= COMPRESS_SLICE)
+	{
+		left = ZSTD_compress2(cctx, o.dst, o.size, raw, len);
+		if (ZSTD_isError(left))
+			return sl_fail(err, SL_ERR_LIMIT, "zstd compression failed: %s", ZSTD_getErrorName(left));
+		out->len += left;
+		return 0;
+	}
 	do
 	{
 		size_t		step = len - in.pos < COMPRESS_SLICE ? len - in.pos : COMPRESS_SLICE;
