@@ -5,6 +5,7 @@
 
 #include "sl_codec.h"
 #include "sl_nbt.h"
+#include "sl_zstd.h"
 
 /* Largest single allocation seen while the counting hook is installed. */
 static size_t codec_max_alloc;
@@ -528,4 +529,51 @@ test_codec_deflate_bad_level(void)
 	CHECK(err.code == SL_ERR_INVALID);
 	CHECK(sl_deflate(SL_DEFLATE_ZLIB, -1, (const uint8_t *) "x", 1, &z, &err) == -1);
 	sl_buf_free(&z);
+}
+
+/* Interrupt hook that counts its calls. */
+static int	zstd_interrupts;
+static void
+counting_interrupt(void)
+{
+	zstd_interrupts++;
+}
+
+/* zstd frames at a fast and a slow level, with and without a prefix, across the slice size. */
+void
+test_codec_zstd_frames(void)
+{
+	static const size_t sizes[] = {0, 1000, 256 * 1024, 256 * 1024 + 1, 700000};
+	static const int levels[] = {3, 12};
+	uint8_t    *src = malloc(700000),
+			   *back = malloc(700000),
+			   *prefix = malloc(4096);
+	void		(*saved) (void) = sl_hooks.interrupt;
+
+	fill_sample(prefix, 4096, 99, 1);
+	sl_hooks.interrupt = counting_interrupt;
+	for (int l = 0; l < 2; l++)
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+			for (int withp = 0; withp < 2; withp++)
+			{
+				sl_buf		z = {NULL, 0, 0};
+				sl_err		err;
+
+				fill_sample(src, sizes[k], (uint32_t) k + 1, 1);
+				zstd_interrupts = 0;
+				CHECK_OK(sl_zstd_frame_prefix(src, sizes[k], levels[l], withp ? prefix : NULL,
+											  withp ? 4096 : 0, &z, &err), &err);
+				/* slices of 256 KiB with a check between them, at slow levels only */
+				CHECK(zstd_interrupts == (levels[l] >= 10 && sizes[k] > 256 * 1024 ? (int) ((sizes[k] - 1) / (256 * 1024)) : 0));
+				if (withp)
+					CHECK_OK(sl_zstd_unframe_prefix(z.data, z.len, back, sizes[k], prefix, 4096, &err), &err);
+				else
+					CHECK_OK(sl_zstd_unframe(z.data, z.len, back, sizes[k], &err), &err);
+				CHECK(sizes[k] == 0 || memcmp(src, back, sizes[k]) == 0);
+				sl_buf_free(&z);
+			}
+	sl_hooks.interrupt = saved;
+	free(src);
+	free(back);
+	free(prefix);
 }
