@@ -3,10 +3,18 @@
  */
 #include "sl_zstd.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <zstd.h>
 
 static ZSTD_CCtx *cached_cctx;
 static ZSTD_DCtx *cached_dctx;
+
+/* The last prefix compressed against, digested once (a value's frames share one). */
+static ZSTD_CDict *cached_cdict;
+static uint8_t *cdict_src;		/* a copy of its bytes, to know it again */
+static size_t cdict_len;
+static int	cdict_level;
 
 /* The process's zstd compression context (created once). */
 static ZSTD_CCtx *
@@ -30,6 +38,46 @@ get_dctx(sl_err *err)
 	return cached_dctx;
 }
 
+/* Forget the cached prefix dictionary. */
+static void
+drop_cdict(void)
+{
+	ZSTD_freeCDict(cached_cdict);
+	free(cdict_src);
+	cached_cdict = NULL;
+	cdict_src = NULL;
+	cdict_len = 0;
+}
+
+/*
+ * The prefix as a raw-content dictionary at level, made once for all the
+ * frames that share it: referencing the prefix itself would index its
+ * bytes again for every frame. Frames made so decode with the prefix.
+ */
+static ZSTD_CDict *
+get_cdict(const uint8_t *prefix, size_t len, int level, sl_err *err)
+{
+	if (cached_cdict && cdict_len == len && cdict_level == level &&
+		memcmp(cdict_src, prefix, len) == 0)
+		return cached_cdict;
+	drop_cdict();
+	cdict_src = malloc(len);
+	if (cdict_src != NULL)
+	{
+		memcpy(cdict_src, prefix, len);
+		cached_cdict = ZSTD_createCDict(cdict_src, len, level);
+	}
+	if (cached_cdict == NULL)
+	{
+		drop_cdict();
+		sl_fail(err, SL_ERR_NOMEM, "out of memory digesting a %zu-byte zstd prefix", len);
+		return NULL;
+	}
+	cdict_len = len;
+	cdict_level = level;
+	return cached_cdict;
+}
+
 /* Free the cached zstd contexts. */
 void
 sl_zstd_release(void)
@@ -38,6 +86,7 @@ sl_zstd_release(void)
 	ZSTD_freeDCtx(cached_dctx);
 	cached_cctx = NULL;
 	cached_dctx = NULL;
+	drop_cdict();
 }
 
 /* Compress raw into one checksummed zstd frame appended to out. */
@@ -75,8 +124,15 @@ sl_zstd_frame_prefix(const uint8_t *raw, size_t len, int level, const uint8_t *p
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
 	ZSTD_CCtx_setPledgedSrcSize(cctx, len);
-	if (prefix_len && ZSTD_isError(ZSTD_CCtx_refPrefix(cctx, prefix, prefix_len)))
-		return sl_fail(err, SL_ERR_LIMIT, "zstd: cannot use a %zu-byte prefix", prefix_len);
+	if (prefix_len)
+	{
+		ZSTD_CDict *cdict = get_cdict(prefix, prefix_len, level, err);
+
+		if (cdict == NULL)
+			return -1;
+		if (ZSTD_isError(ZSTD_CCtx_refCDict(cctx, cdict)))
+			return sl_fail(err, SL_ERR_LIMIT, "zstd: cannot use a %zu-byte prefix", prefix_len);
+	}
 	o.dst = out->data + out->len;
 	o.size = bound;
 	o.pos = 0;
