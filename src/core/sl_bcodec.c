@@ -58,7 +58,7 @@ split_raw(const uint8_t *raw, size_t raw_len, sl_bscan *s, uint32_t *ndocs, sl_e
 	{
 		sl_bscan	before = *s;
 		size_t		p = pos;
-		sl_err		ignored;
+		sl_err		ignored = {SL_OK, ""};
 
 		sl_interrupt();
 		if (sl_bscan_doc(raw, raw_len, &p, 0, *ndocs, SL_BCODEC_MAX_DEPTH, s, &ignored))
