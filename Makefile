@@ -176,5 +176,5 @@ java-test: build/java/slime-asp-loader.jar $(JAVA_TEST_SRCS)
 	rm -rf build/java/test-classes
 	$(JAVAC) -Xlint:-processing -cp $(JAVA_TEST_CP) -d build/java/test-classes $(JAVA_TEST_SRCS)
 	java -cp $(JAVA_TEST_CP):build/java/test-classes org.junit.platform.console.ConsoleLauncher \
-		--disable-banner --fail-if-no-tests --details=tree --scan-classpath build/java/test-classes
+		--disable-banner --disable-ansi-colors --fail-if-no-tests --details=tree --scan-classpath build/java/test-classes
 # ==== end of the AdvancedSlimePaper loader ====================================

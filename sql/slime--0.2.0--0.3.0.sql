@@ -178,7 +178,7 @@ BEGIN
 		RAISE EXCEPTION 'world, token and file must not be NULL' USING ERRCODE = 'null_value_not_allowed';
 	END IF;
 	-- what slime_to_slimefile cannot write back is refused now, not at load
-	IF (i ->> 'chunks')::int > 0 AND (coalesce((i #>> '{data_version,min}')::int, 0) < 2860
+	IF (i ->> 'chunks')::int > 0 AND (coalesce((i #>> '{data_version,min}')::int, 0) < 2844
 	    OR (i #>> '{data_version,min}') IS DISTINCT FROM (i #>> '{data_version,max}')) THEN
 		RAISE EXCEPTION 'world "%": a loader keeps only worlds of 1.18+ chunks of one DataVersion (this file has %..%)',
 			world, i #>> '{data_version,min}', i #>> '{data_version,max}'
