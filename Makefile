@@ -169,12 +169,17 @@ build/java/slime-asp-loader.jar: $(JAVA_SRCS) $(JAVA_STUB_SRCS)
 	$(JAVAC) -cp build/java/stub -d build/java/classes $(JAVA_SRCS)
 	jar --create --file $@ -C build/java/classes .
 
-.PHONY: java java-test
+.PHONY: java java-test java-classpath
 java: build/java/slime-asp-loader.jar
 
+# SLIME_JAVA_RUN=0: compile the tests only (test/bench/bench_loader.sh reuses their helpers)
+SLIME_JAVA_RUN ?= 1
 java-test: build/java/slime-asp-loader.jar $(JAVA_TEST_SRCS)
 	rm -rf build/java/test-classes
 	$(JAVAC) -Xlint:-processing -cp $(JAVA_TEST_CP) -d build/java/test-classes $(JAVA_TEST_SRCS)
-	java -cp $(JAVA_TEST_CP):build/java/test-classes org.junit.platform.console.ConsoleLauncher \
+	[ "$(SLIME_JAVA_RUN)" = 0 ] || java -cp $(JAVA_TEST_CP):build/java/test-classes org.junit.platform.console.ConsoleLauncher \
 		--disable-banner --disable-ansi-colors --fail-if-no-tests --details=tree --scan-classpath build/java/test-classes
+
+java-classpath:
+	@echo $(JAVA_TEST_CP):build/java/test-classes
 # ==== end of the AdvancedSlimePaper loader ====================================

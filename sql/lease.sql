@@ -70,6 +70,10 @@ SELECT id FROM slime_block_entities(slime_from_slimefile(slime_loader_load('isl'
 SELECT slime_loader_rollback('isl', 'sky', 1, 3) AS save;
 SELECT save, data = (SELECT data FROM isl WHERE world = 'sky' AND save = 1) AS like_save_1
 FROM isl WHERE world = 'sky' ORDER BY save;
+-- a load gives back the newest save: a version-13 file as it was saved, else
+-- (after a rollback, a plain INSERT, an older file) written from the value
+SELECT slime_from_slimefile(slime_loader_load('isl', 'sky')) = data AS loads_save_5
+FROM isl WHERE world = 'sky' AND save = 5;
 SELECT slime_loader_rollback('isl', 'sky', 99, 3);
 SELECT slime_loader_rollback('isl', 'sky', 1, 2);
 

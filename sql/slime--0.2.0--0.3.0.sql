@@ -45,14 +45,15 @@ $$;
 
 -- BEFORE INSERT OR UPDATE on a saves table: the row's token must be its
 -- world's current lease (TG_ARGV[0]: the worlds table); an insert gets the
--- world's next save number, drawn under the lease row's lock.
+-- world's next save number, drawn under the lease row's lock, and clears
+-- the world's cached file (slime_loader_save sets it again).
 CREATE FUNCTION slime_lease_fence() RETURNS trigger
 LANGUAGE plpgsql
 AS $$
 BEGIN
 	PERFORM @extschema@.slime_lease_check(TG_ARGV[0]::regclass, NEW.world, NEW.token);
 	IF TG_OP = 'INSERT' THEN
-		EXECUTE format('UPDATE %s SET saves = saves + 1 WHERE world = $1 RETURNING saves', TG_ARGV[0])
+		EXECUTE format('UPDATE %s SET saves = saves + 1, file = NULL WHERE world = $1 RETURNING saves', TG_ARGV[0])
 			INTO NEW.save USING NEW.world;
 		NEW.saved_at := pg_catalog.clock_timestamp();
 	END IF;
@@ -84,8 +85,10 @@ BEGIN
 			holder   text,
 			token    bigint NOT NULL DEFAULT 0,
 			expires  timestamptz,
-			saves    bigint NOT NULL DEFAULT 0
+			saves    bigint NOT NULL DEFAULT 0,
+			file     bytea
 		);
+		ALTER TABLE %6$I.%1$I ALTER COLUMN file SET STORAGE EXTERNAL;
 		CREATE TABLE IF NOT EXISTS %6$I.%2$I (
 			world    text NOT NULL REFERENCES %6$I.%1$I (world),
 			save     bigint NOT NULL,
@@ -187,6 +190,11 @@ BEGIN
 	END IF;
 	EXECUTE format('INSERT INTO %s (world, token, data) VALUES ($1, $2, $3) RETURNING save', tbl)
 		INTO saved USING world, token, v;
+	-- a version-13 file (what ASP 4 writes) is what a load gives back: kept as it came
+	IF pg_catalog.get_byte(file, 2) = 13 THEN
+		EXECUTE format('UPDATE %s SET file = $2 WHERE world = $1', @extschema@.slime_loader_worlds(tbl))
+			USING world, file;
+	END IF;
 	PERFORM @extschema@.slime_loader_prune(tbl, world, keep);
 	RETURN saved;
 END
@@ -243,20 +251,28 @@ BEGIN
 	PERFORM @extschema@.slime_lease_check(@extschema@.slime_loader_worlds(tbl), world, token);
 	EXECUTE format('DELETE FROM %s WHERE world = $1', tbl) USING world;
 	GET DIAGNOSTICS n = ROW_COUNT;
+	EXECUTE format('UPDATE %s SET file = NULL WHERE world = $1', @extschema@.slime_loader_worlds(tbl)) USING world;
 	RETURN n;
 END
 $$;
 
--- The newest save of world as a version-13 slime file, or NULL.
+-- The newest save of world as a version-13 slime file, or NULL: the file
+-- it was saved from when that was version 13 and it is still the newest
+-- save, else written from the value.
 CREATE FUNCTION slime_loader_load(tbl regclass, world text) RETURNS bytea
 LANGUAGE plpgsql STABLE STRICT
 AS $$
 DECLARE
 	f bytea;
 BEGIN
-	EXECUTE format('SELECT @extschema@.slime_to_slimefile(data) FROM %s WHERE world = $1
-					ORDER BY save DESC LIMIT 1', tbl)
+	EXECUTE format('SELECT w.file FROM %s w JOIN %s s ON s.world = w.world AND s.save = w.saves
+					WHERE w.world = $1 AND w.file IS NOT NULL', @extschema@.slime_loader_worlds(tbl), tbl)
 		INTO f USING world;
+	IF f IS NULL THEN
+		EXECUTE format('SELECT @extschema@.slime_to_slimefile(data) FROM %s WHERE world = $1
+						ORDER BY save DESC LIMIT 1', tbl)
+			INTO f USING world;
+	END IF;
 	RETURN f;
 END
 $$;

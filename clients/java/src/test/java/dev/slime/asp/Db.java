@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -65,6 +66,13 @@ final class Db {
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getObject(1) : null;
             }
+        }
+    }
+
+    /** Run one statement that returns no rows. */
+    static void execute(String sql) throws SQLException {
+        try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+            st.execute(sql);
         }
     }
 
