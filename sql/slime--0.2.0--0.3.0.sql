@@ -65,10 +65,11 @@ $$;
 -- they exist; the saves go through the chunk store.
 CREATE FUNCTION slime_loader_create(name text) RETURNS regclass
 LANGUAGE plpgsql VOLATILE STRICT
-SET client_min_messages = warning
 AS $$
 DECLARE
 	s text := pg_catalog.current_schema();
+	worlds text;
+	saves text;
 BEGIN
 	IF s IS NULL THEN
 		RAISE EXCEPTION 'no schema to create loader table "%" in', name USING ERRCODE = 'invalid_schema_name';
@@ -77,33 +78,41 @@ BEGIN
 		RAISE EXCEPTION 'loader table name "%" must be 1 to 56 bytes long', name
 			USING ERRCODE = 'invalid_name';
 	END IF;
-	-- two servers starting at once: one creates, the other finds the tables
+	worlds := format('%I.%I', s, name || '_worlds');
+	saves := format('%I.%I', s, name);
+	-- two servers starting at once: one creates, the other finds the tables;
+	-- tables that exist are left alone (no lock taken on them)
 	PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('slime_loader_create'), pg_catalog.hashtext(name));
-	EXECUTE format($ddl$
-		CREATE TABLE IF NOT EXISTS %6$I.%1$I (
-			world    text NOT NULL PRIMARY KEY,
-			holder   text,
-			token    bigint NOT NULL DEFAULT 0,
-			expires  timestamptz,
-			saves    bigint NOT NULL DEFAULT 0,
-			file     bytea
-		);
-		ALTER TABLE %6$I.%1$I ALTER COLUMN file SET STORAGE EXTERNAL;
-		CREATE TABLE IF NOT EXISTS %6$I.%2$I (
-			world    text NOT NULL REFERENCES %6$I.%1$I (world),
-			save     bigint NOT NULL,
-			saved_at timestamptz NOT NULL,
-			token    bigint NOT NULL,
-			data     @extschema@.slime NOT NULL,
-			PRIMARY KEY (world, save)
-		);
-		CREATE OR REPLACE TRIGGER %3$I BEFORE INSERT OR UPDATE ON %6$I.%2$I
-			FOR EACH ROW EXECUTE FUNCTION @extschema@.slime_lease_fence(%4$L);
-		CREATE OR REPLACE TRIGGER %5$I BEFORE INSERT OR UPDATE ON %6$I.%2$I
-			FOR EACH ROW EXECUTE FUNCTION @extschema@.slime_store_trigger();
-		$ddl$, name || '_worlds', name, name || '_fence', format('%I.%I', s, name || '_worlds'),
-		name || '_store', s);
-	RETURN format('%I.%I', s, name)::regclass;
+	IF pg_catalog.to_regclass(worlds) IS NULL THEN
+		EXECUTE format($ddl$
+			CREATE TABLE %1$s (
+				world    text NOT NULL PRIMARY KEY,
+				holder   text,
+				token    bigint NOT NULL DEFAULT 0,
+				expires  timestamptz,
+				saves    bigint NOT NULL DEFAULT 0,
+				file     bytea
+			);
+			ALTER TABLE %1$s ALTER COLUMN file SET STORAGE EXTERNAL
+			$ddl$, worlds);
+	END IF;
+	IF pg_catalog.to_regclass(saves) IS NULL THEN
+		EXECUTE format($ddl$
+			CREATE TABLE %1$s (
+				world    text NOT NULL REFERENCES %2$s (world),
+				save     bigint NOT NULL,
+				saved_at timestamptz NOT NULL,
+				token    bigint NOT NULL,
+				data     @extschema@.slime NOT NULL,
+				PRIMARY KEY (world, save)
+			);
+			CREATE TRIGGER %3$I BEFORE INSERT OR UPDATE ON %1$s
+				FOR EACH ROW EXECUTE FUNCTION @extschema@.slime_lease_fence(%2$L);
+			CREATE TRIGGER %4$I BEFORE INSERT OR UPDATE ON %1$s
+				FOR EACH ROW EXECUTE FUNCTION @extschema@.slime_store_trigger()
+			$ddl$, saves, worlds, name || '_fence', name || '_store');
+	END IF;
+	RETURN saves::regclass;
 END
 $$;
 
