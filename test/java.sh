@@ -9,15 +9,17 @@
 # launcher): every corpus slime file and files slime_to_slimefile wrote
 # saved and read back through the loader, history and rollback, loader
 # instances in threads racing for one world's lease, saves racing slime_gc(),
-# bad files, a save cut by pg_terminate_backend. Expects the extension to be
-# installed (test/run-all.sh builds and installs it first). Fails on any
+# bad files, a save cut by pg_terminate_backend. Builds and installs the
+# extension first (a no-op build under test/run-all.sh, which did it), so
+# that the loader functions of this tree are the ones tested. Fails on any
 # failed or aborted test.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SLIME_DEPS=(default-jdk-headless libpostgresql-jdbc-java junit5)
+SLIME_DEPS+=(default-jdk-headless libpostgresql-jdbc-java junit5)
 slime_install_deps
+slime_build_install
 SLIME_CORPUS=$(slime_corpus)
 export SLIME_CORPUS
 

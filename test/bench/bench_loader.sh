@@ -3,15 +3,16 @@
 # loader (test/bench/LoaderBench.java): saves/s and loads/s for 25-chunk
 # islands and a 144-chunk world, as ratios measured side by side. Installs
 # what it needs (a JDK, pgJDBC, JUnit 5: the loader's test helpers are
-# reused), builds the loader and its tests, starts its own throwaway cluster
-# on 127.0.0.1. Never fails on a number; exits non-zero only when something
-# could not run. Expects the extension to be installed (run.sh does that).
+# reused), builds and installs the extension, builds the loader and its
+# tests, starts its own throwaway cluster on 127.0.0.1. Never fails on a
+# number; exits non-zero only when something could not run.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 cd "$SLIME_ROOT"
 
-SLIME_DEPS=(default-jdk-headless libpostgresql-jdbc-java junit5)
+SLIME_DEPS+=(default-jdk-headless libpostgresql-jdbc-java junit5)
 slime_install_deps >&2
+slime_build_install >&2
 SLIME_CORPUS=$(slime_corpus)
 export SLIME_CORPUS
 
