@@ -175,6 +175,22 @@ BEGIN
 END
 $$;
 
+-- Insert data as world's next save under lease token (the fence trigger
+-- checks it), then keep the newest keep saves (NULL: all); the save's number.
+CREATE FUNCTION slime_loader_insert(tbl regclass, world text, token bigint, data @extschema@.slime, keep integer)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+	saved bigint;
+BEGIN
+	EXECUTE format('INSERT INTO %s (world, token, data) VALUES ($1, $2, $3) RETURNING save', tbl)
+		INTO saved USING world, token, data;
+	PERFORM @extschema@.slime_loader_prune(tbl, world, keep);
+	RETURN saved;
+END
+$$;
+
 -- Save a slime file (any version) as world's next save under lease token;
 -- keep the newest keep saves of world (NULL: all). Returns the save number.
 CREATE FUNCTION slime_loader_save(tbl regclass, world text, token bigint, file bytea, keep integer DEFAULT NULL)
@@ -197,15 +213,28 @@ BEGIN
 			USING ERRCODE = 'feature_not_supported',
 				  HINT = 'slime_to_slimefile writes version 13 slime files, which hold such chunks only.';
 	END IF;
-	EXECUTE format('INSERT INTO %s (world, token, data) VALUES ($1, $2, $3) RETURNING save', tbl)
-		INTO saved USING world, token, v;
+	saved := @extschema@.slime_loader_insert(tbl, world, token, v, keep);
 	-- a version-13 file (what ASP 4 writes) is what a load gives back: kept as it came
 	IF pg_catalog.get_byte(file, 2) = 13 THEN
 		EXECUTE format('UPDATE %s SET file = $2 WHERE world = $1', @extschema@.slime_loader_worlds(tbl))
 			USING world, file;
 	END IF;
-	PERFORM @extschema@.slime_loader_prune(tbl, world, keep);
 	RETURN saved;
+END
+$$;
+
+-- Delete all but the newest keep saves of world (0: every save), with no
+-- check; how many went.
+CREATE FUNCTION slime_loader_remove(tbl regclass, world text, keep integer) RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT
+AS $$
+DECLARE
+	n bigint;
+BEGIN
+	EXECUTE format('DELETE FROM %1$s WHERE world = $1 AND save <= (SELECT max(save) - $2 FROM %1$s WHERE world = $1)', tbl)
+		USING world, keep;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
 END
 $$;
 
@@ -213,8 +242,6 @@ $$;
 CREATE FUNCTION slime_loader_prune(tbl regclass, world text, keep integer) RETURNS bigint
 LANGUAGE plpgsql VOLATILE
 AS $$
-DECLARE
-	n bigint;
 BEGIN
 	IF keep IS NULL THEN
 		RETURN 0;
@@ -222,10 +249,7 @@ BEGIN
 	IF keep < 1 THEN
 		RAISE EXCEPTION 'a loader keeps at least one save, not %', keep USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	EXECUTE format('DELETE FROM %1$s WHERE world = $1 AND save <= (SELECT max(save) - $2 FROM %1$s WHERE world = $1)', tbl)
-		USING world, keep;
-	GET DIAGNOSTICS n = ROW_COUNT;
-	RETURN n;
+	RETURN @extschema@.slime_loader_remove(tbl, world, keep);
 END
 $$;
 
@@ -236,16 +260,13 @@ RETURNS bigint
 LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
-	saved bigint;
+	old @extschema@.slime;
 BEGIN
-	EXECUTE format('INSERT INTO %1$s (world, token, data) SELECT world, $3, data FROM %1$s
-					WHERE world = $1 AND save = $2 RETURNING save', tbl)
-		INTO saved USING world, save, token;
-	IF saved IS NULL THEN
+	EXECUTE format('SELECT data FROM %s WHERE world = $1 AND save = $2', tbl) INTO old USING world, save;
+	IF old IS NULL THEN
 		RAISE EXCEPTION 'world "%" has no save %', world, save USING ERRCODE = 'no_data_found';
 	END IF;
-	PERFORM @extschema@.slime_loader_prune(tbl, world, keep);
-	RETURN saved;
+	RETURN @extschema@.slime_loader_insert(tbl, world, token, old, keep);
 END
 $$;
 
@@ -258,8 +279,7 @@ DECLARE
 	n bigint;
 BEGIN
 	PERFORM @extschema@.slime_lease_check(@extschema@.slime_loader_worlds(tbl), world, token);
-	EXECUTE format('DELETE FROM %s WHERE world = $1', tbl) USING world;
-	GET DIAGNOSTICS n = ROW_COUNT;
+	n := @extschema@.slime_loader_remove(tbl, world, 0);
 	EXECUTE format('UPDATE %s SET file = NULL WHERE world = $1', @extschema@.slime_loader_worlds(tbl)) USING world;
 	RETURN n;
 END
