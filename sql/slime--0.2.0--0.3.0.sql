@@ -7,9 +7,10 @@
 
 -- World loaders (README, "Game servers: a loader with leases"): a table of
 -- saves <name> (one slime value per save, in the chunk store, numbered per
--- world) beside <name>_worlds (one row per world: its lease and its save
--- counter). Every write carries a fencing token; the lease row's lock,
--- taken by the write itself, orders it before any later grant.
+-- world) beside <name>_worlds (one row per world: its lease, its save
+-- counter and the newest save's file). Every write carries a fencing token;
+-- the lease row's lock, taken by the write itself, orders it before any
+-- later grant.
 
 -- The <name>_worlds table that goes with the saves table tbl.
 CREATE FUNCTION slime_loader_worlds(tbl regclass) RETURNS regclass
