@@ -92,10 +92,12 @@ class LeaseTest {
         String table = Db.table("expiry");
         PostgresSlimeLoader a = new PostgresSlimeLoader(Db.pooled(), table);
         PostgresSlimeLoader b = new PostgresSlimeLoader(Db.pooled(), table);
-        long ta = a.acquireLease("island", "a", Duration.ofMillis(1500)).orElseThrow();
+        long ta = a.acquireLease("island", "a", Duration.ofSeconds(30)).orElseThrow();
         a.saveWorld("island", files.get(0), ta);
         assertTrue(b.acquireLease("island", "b", Duration.ofSeconds(30)).isEmpty());
-        Thread.sleep(2000);
+        // a's lease is cut to 300 ms (however long the save took) and runs out
+        assertTrue(a.renewLease("island", ta, Duration.ofMillis(300)));
+        Thread.sleep(1000);
         // a stalls past its lease (a GC pause); b takes over and saves
         long tb = b.acquireLease("island", "b", Duration.ofSeconds(30)).orElseThrow();
         assertTrue(tb > ta);
@@ -108,10 +110,10 @@ class LeaseTest {
         assertTrue(Db.sameWorld(files.get(1), b.readWorld("island")));
         assertEquals(2, b.listSaves("island").size());
         // renew keeps b's lease running past its first expiry
-        long tc = b.acquireLease("other", "b", Duration.ofMillis(1500)).orElseThrow();
+        long tc = b.acquireLease("other", "b", Duration.ofSeconds(3)).orElseThrow();
         for (int i = 0; i < 4; i++) {
-            Thread.sleep(600);
-            assertTrue(b.renewLease("other", tc, Duration.ofMillis(1500)));
+            Thread.sleep(1000);
+            assertTrue(b.renewLease("other", tc, Duration.ofSeconds(3)));
         }
         assertTrue(a.acquireLease("other", "a", Duration.ofSeconds(1)).isEmpty());
         b.saveWorld("other", files.get(3), tc);
