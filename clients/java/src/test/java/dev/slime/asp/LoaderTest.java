@@ -46,6 +46,28 @@ class LoaderTest {
     }
 
     @Test
+    void serversStartingAtOnceShareTheTables() throws Exception {
+        String table = Db.table("start");
+        List<Thread> threads = new java.util.ArrayList<>();
+        List<Throwable> errors = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        for (int i = 0; i < 4; i++) {
+            Thread t = new Thread(() -> {
+                try {
+                    new PostgresSlimeLoader(Db.dataSource(), table);
+                } catch (Throwable e) {
+                    errors.add(e);
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads)
+            t.join();
+        assertEquals(List.of(), errors);
+        assertEquals(2, Db.count("SELECT count(*) FROM pg_trigger WHERE tgrelid = ?::regclass AND NOT tgisinternal", table));
+    }
+
+    @Test
     void tokenlessSaveTakesTheLease() throws Exception {
         String table = Db.table("tokenless");
         PostgresSlimeLoader a = new PostgresSlimeLoader(Db.dataSource(), table);
