@@ -17,7 +17,7 @@ SHLIB_LINK = $(LIBS_CORE) -Wl,-Bsymbolic
 PG_CPPFLAGS = -Isrc/core
 PG_CFLAGS = -std=gnu99 -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = setup type region contents blocks limits store upgrade corpus slimefile schem
+REGRESS = setup type region contents blocks limits store upgrade corpus slimefile schem lease
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
 
 # the shared corpus of real world files, read in place by the corpus tests
@@ -149,3 +149,37 @@ blocks-check: build/blocks_check
 legacy-check: build/sl_legacy.c
 	cmp build/sl_legacy.c src/core/sl_legacy.c
 # ==== end of blocks and biomes ===============================================
+
+# ==== the AdvancedSlimePaper loader (clients/java) ============================
+# make java        build/java/slime-asp-loader.jar (javac + jar; Debian's
+#                  default-jdk-headless); compiled against the test-only copy
+#                  of ASP's API in clients/java/asp-api-stub/, not packaged
+# make java-test   its JUnit 5 tests (junit5, libpostgresql-jdbc-java) against
+#                  the database of SLIME_JDBC_URL (test/java.sh sets it up)
+JAVA_LIBDIR ?= /usr/share/java
+JAVAC = javac --release 17 -Xlint:all,-serial -Werror -encoding UTF-8
+JAVA_STUB_SRCS = $(sort $(wildcard clients/java/asp-api-stub/com/infernalsuite/asp/api/*/*.java))
+JAVA_SRCS = $(sort $(wildcard clients/java/src/main/java/dev/slime/asp/*.java))
+JAVA_TEST_SRCS = $(sort $(wildcard clients/java/src/test/java/dev/slime/asp/*.java))
+JAVA_TEST_CP = build/java/slime-asp-loader.jar:build/java/stub:$(JAVA_LIBDIR)/junit-platform-console-standalone.jar:$(JAVA_LIBDIR)/postgresql.jar
+
+build/java/slime-asp-loader.jar: $(JAVA_SRCS) $(JAVA_STUB_SRCS)
+	rm -rf build/java/stub build/java/classes
+	$(JAVAC) -d build/java/stub $(JAVA_STUB_SRCS)
+	$(JAVAC) -cp build/java/stub -d build/java/classes $(JAVA_SRCS)
+	jar --create --file $@ -C build/java/classes .
+
+.PHONY: java java-test java-classpath
+java: build/java/slime-asp-loader.jar
+
+# SLIME_JAVA_RUN=0: compile the tests only (test/bench/bench_loader.sh reuses their helpers)
+SLIME_JAVA_RUN ?= 1
+java-test: build/java/slime-asp-loader.jar $(JAVA_TEST_SRCS)
+	rm -rf build/java/test-classes
+	$(JAVAC) -Xlint:-processing -cp $(JAVA_TEST_CP) -d build/java/test-classes $(JAVA_TEST_SRCS)
+	[ "$(SLIME_JAVA_RUN)" = 0 ] || java -cp $(JAVA_TEST_CP):build/java/test-classes org.junit.platform.console.ConsoleLauncher \
+		--disable-banner --disable-ansi-colors --fail-if-no-tests --details=tree --scan-classpath build/java/test-classes
+
+java-classpath:
+	@echo $(JAVA_TEST_CP):build/java/test-classes
+# ==== end of the AdvancedSlimePaper loader ====================================

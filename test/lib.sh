@@ -96,8 +96,9 @@ slime_corpus() {
 # ---- throwaway cluster ------------------------------------------------------
 # slime_cluster_start [--keep]
 # initdb (as OS user postgres, trust auth) into a fresh /tmp/slime-pg.XXXXXX,
-# starts it on a unix socket in that dir only, and exports PGHOST PGPORT
-# PGUSER PGDATABASE PGDATA SLIME_PGTMP.  Without --keep, the cluster is
+# starts it on a unix socket in that dir only (and on TCP at the address
+# SLIME_PG_LISTEN when set, e.g. 127.0.0.1 for JDBC), and exports PGHOST
+# PGPORT PGUSER PGDATABASE PGDATA SLIME_PGTMP.  Without --keep, the cluster is
 # stopped and removed on EXIT.
 # shellcheck disable=SC2120  # --keep is for the callers in other scripts
 slime_cluster_start() {
@@ -127,7 +128,7 @@ slime_cluster_start() {
     cat >>"$PGDATA/postgresql.conf" <<EOF
 
 # ---- slime throwaway test cluster ----
-listen_addresses = ''
+listen_addresses = '${SLIME_PG_LISTEN:-}'
 port = $port
 unix_socket_directories = '$tmp'
 shared_preload_libraries = ''

@@ -3,6 +3,7 @@
 #   deps → build+install → unit (make unit) → throwaway cluster →
 #   regress (make installcheck) → corpus (test/corpus.sh) → pgdump (test/pgdump.sh)
 #   → world (test/world.sh: world folders -> table -> folders, identical)
+#   → java (test/java.sh: the AdvancedSlimePaper loader's JUnit tests)
 #   → sanitize (test/sanitize.sh: the extension under ASan+UBSan)
 #   → valgrind (build/unit under memcheck) → fuzz (make fuzz-regress + a short
 #     libFuzzer run of every target, FUZZ_SECONDS each, default 20)
@@ -13,7 +14,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SUITES=(unit regress corpus pgdump world hostile crash concurrency sanitize valgrind fuzz)
+SUITES=(unit regress corpus pgdump world hostile crash concurrency java sanitize valgrind fuzz)
 declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
 declare -A TIME=()
 START=$SECONDS
@@ -113,6 +114,10 @@ suite_crash() { bash test/crash.sh; }
 # (own cluster; SLIME_CONCURRENCY_SECONDS, default 20).
 suite_concurrency() { bash test/concurrency.sh; }
 
+# The AdvancedSlimePaper loader (clients/java): installs a JDK, pgJDBC and
+# JUnit 5 from Debian, JUnit tests on its own cluster (on 127.0.0.1).
+suite_java() { bash test/java.sh; }
+
 # Rebuilds and installs slime.so with ASan+UBSan, runs installcheck and the
 # pg_dump test on its own throwaway cluster, reinstalls the normal build.
 suite_sanitize() { bash test/sanitize.sh; }
@@ -182,6 +187,7 @@ fi
 
 run_suite crash 300 suite_crash
 run_suite concurrency 300 suite_concurrency
+run_suite java 600 suite_java
 
 # After the shared cluster is gone: sanitize installs an instrumented
 # slime.so for a while (and puts the normal one back).

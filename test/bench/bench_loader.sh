@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# test/bench/bench_loader.sh — the AdvancedSlimePaper loader against a bytea
+# loader (test/bench/LoaderBench.java): saves/s and loads/s for 25-chunk
+# islands and a 144-chunk world, as ratios measured side by side. Installs
+# what it needs (a JDK, pgJDBC, JUnit 5: the loader's test helpers are
+# reused), builds and installs the extension, builds the loader and its
+# tests, starts its own throwaway cluster on 127.0.0.1. Never fails on a
+# number; exits non-zero only when something could not run.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cd "$SLIME_ROOT"
+
+SLIME_DEPS+=(default-jdk-headless libpostgresql-jdbc-java junit5)
+slime_install_deps >&2
+slime_build_install >&2
+SLIME_CORPUS=$(slime_corpus)
+export SLIME_CORPUS
+
+# the test classes (for their helpers) without running the tests
+make -s java-test PG_CONFIG="$SLIME_PG_CONFIG" SLIME_JAVA_RUN=0 >&2
+cp=$(make -s --no-print-directory java-classpath PG_CONFIG="$SLIME_PG_CONFIG")
+rm -rf build/java/bench-classes
+javac --release 17 -cp "$cp" -d build/java/bench-classes test/bench/LoaderBench.java
+SLIME_PG_LISTEN=127.0.0.1 slime_cluster_start >&2
+slime_psql -c "CREATE EXTENSION slime"
+export SLIME_JDBC_URL="jdbc:postgresql://127.0.0.1:$PGPORT/$PGDATABASE?user=$PGUSER"
+java -cp "$cp:build/java/bench-classes" dev.slime.asp.LoaderBench
