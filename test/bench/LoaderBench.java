@@ -1,5 +1,7 @@
 package dev.slime.asp;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,8 +17,11 @@ import javax.sql.DataSource;
  * saves/s and loads/s for 25-chunk islands and a 144-chunk world, over the
  * binary protocol, one pooled connection each. Saves of the two loaders
  * alternate in rounds, so that the shared machine's load falls on both; every
- * save is a file with one chunk no save before had. Prints ratios; never
- * fails on a number (test/bench/bench_loader.sh runs it).
+ * save is a file with one chunk no save before had. Prints ratios, and the
+ * database's CPU per operation: user + system time of the one backend that
+ * serves both loaders, from /proc/<pid>/stat (clock ticks of 10 ms; the
+ * client runs on the same machine). Never fails on a number
+ * (test/bench/bench_loader.sh runs it).
  */
 public final class LoaderBench {
 
@@ -73,12 +78,24 @@ public final class LoaderBench {
         void run(int i) throws Exception;
     }
 
-    // Seconds that count runs of op take.
-    private static double time(int count, Op op) throws Exception {
+    // The backend that serves this thread's pooled connection.
+    private static int backendPid;
+
+    // CPU seconds (user + system) the backend has used so far.
+    private static double backendCpu() throws Exception {
+        String stat = Files.readString(Path.of("/proc/" + backendPid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;   // utime, stime (fields 14, 15)
+    }
+
+    // Wall and backend CPU seconds that count runs of op take, added to acc[0] and acc[1].
+    private static void time(int count, double[] acc, Op op) throws Exception {
+        double c0 = backendCpu();
         long t0 = System.nanoTime();
         for (int i = 0; i < count; i++)
             op.run(i);
-        return (System.nanoTime() - t0) / 1e9;
+        acc[0] += (System.nanoTime() - t0) / 1e9;
+        acc[1] += backendCpu() - c0;
     }
 
     // One size: saves and loads of both loaders, alternating in rounds; prints a line each.
@@ -95,19 +112,23 @@ public final class LoaderBench {
         bytea.save(world, variants.get(1), tbytea);
         slime.readWorld(world);
         bytea.load(world);
-        double saveSlime = 0, saveBytea = 0, loadSlime = 0, loadBytea = 0;
+        double[] saveSlime = new double[2], saveBytea = new double[2], loadSlime = new double[2], loadBytea = new double[2];
         int loads = perRound * 2;
         for (int r = 0; r < ROUNDS; r++) {
             int base = 2 + r * perRound;
-            saveBytea += time(perRound, i -> bytea.save(world, variants.get(base + i), tbytea));
-            saveSlime += time(perRound, i -> slime.saveWorld(world, variants.get(base + i), ts));
-            loadBytea += time(loads, i -> bytea.load(world));
-            loadSlime += time(loads, i -> slime.readWorld(world));
+            time(perRound, saveBytea, i -> bytea.save(world, variants.get(base + i), tbytea));
+            time(perRound, saveSlime, i -> slime.saveWorld(world, variants.get(base + i), ts));
+            time(loads, loadBytea, i -> bytea.load(world));
+            time(loads, loadSlime, i -> slime.readWorld(world));
         }
-        int saves = ROUNDS * perRound;
-        double sb = saves / saveBytea, ss = saves / saveSlime, lb = ROUNDS * loads / loadBytea, ls = ROUNDS * loads / loadSlime;
-        System.out.printf("%-22s %7d %12.1f %12.1f %7.2fx%n", label + " saves/s", file.length, sb, ss, ss / sb);
-        System.out.printf("%-22s %7d %12.1f %12.1f %7.2fx%n", label + " loads/s", file.length, lb, ls, ls / lb);
+        line(label + " saves", file.length, ROUNDS * perRound, saveBytea, saveSlime);
+        line(label + " loads", file.length, ROUNDS * loads, loadBytea, loadSlime);
+    }
+
+    // One row: ops/s of both loaders, their ratio, the backend's CPU ms per op of both.
+    private static void line(String label, int fileBytes, int ops, double[] bytea, double[] slime) {
+        System.out.printf("%-22s %7d %9.1f %9.1f %6.2fx %10.2f %10.2f%n", label, fileBytes, ops / bytea[0],
+                ops / slime[0], bytea[0] / slime[0], bytea[1] * 1e3 / ops, slime[1] * 1e3 / ops);
     }
 
     public static void main(String[] args) throws Exception {
@@ -118,9 +139,15 @@ public final class LoaderBench {
         System.out.println("loader benchmark: " + REGION + " (1.21.1), " + ROUNDS
                 + " rounds, saves each with one new chunk, retention " + PostgresSlimeLoader.DEFAULT_RETENTION
                 + ", binary protocol, one connection");
-        System.out.printf("%-22s %7s %12s %12s %8s%n", "", "file B", "bytea", "slime", "ratio");
+        try (Connection c = ds.getConnection(); ResultSet r = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
+            r.next();
+            backendPid = r.getInt(1);
+        }
+        System.out.printf("%-22s %7s %9s %9s %7s %10s %10s%n", "", "file B", "bytea/s", "slime/s", "ratio",
+                "bytea CPU", "slime CPU");
         bench("island 25 chunks", island(region, 5), 30, 5000, slime, bytea);
         bench("world 144 chunks", island(region, 12), 12, 6000, slime, bytea);
-        System.out.println("ratio: slime / bytea (targets: saves >= 0.5x, loads >= 0.5x); timings of a shared machine");
+        System.out.println("ratio: slime / bytea operations per second (targets: saves >= 0.5x, loads >= 0.5x);");
+        System.out.println("CPU: the database backend's user + system ms per operation");
     }
 }
