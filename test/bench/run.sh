@@ -19,7 +19,9 @@
 # BENCH_CHUNK_CALLS (2000), BENCH_THREADS (2), BENCH_IDEAS (0; 1 also builds
 # and runs build/bench_ideas, the compression ideas of issue #3, 1-2
 # minutes more, and appends its tables), BENCH_STORE (1; 0 skips
-# bench_store.sh), and bench_store.sh's BENCH_CLONES (10000), BENCH_SAVES
+# bench_store.sh), BENCH_LOADER (1; 0 skips bench_loader.sh, the
+# AdvancedSlimePaper loader over JDBC, which installs a JDK), and
+# bench_store.sh's BENCH_CLONES (10000), BENCH_SAVES
 # (100), BENCH_ENTRY_OVERHEAD (60).
 set -euo pipefail
 
@@ -78,6 +80,10 @@ if [ "${BENCH_STORE:-1}" = 1 ]; then
         bash -c "SLIME_BENCH_BUILT=1 bash '$HERE/bench_store.sh' > '$work/store.out'"
 fi
 slime_cluster_stop
+if [ "${BENCH_LOADER:-1}" = 1 ]; then
+    step "bench_loader.sh: the AdvancedSlimePaper loader against a bytea loader (JDBC)" "$work/loader.log" \
+        bash -c "bash '$HERE/bench_loader.sh' > '$work/loader.out'"
+fi
 
 mkdir -p build/bench
 {
@@ -90,6 +96,11 @@ mkdir -p build/bench
     cat "$work/size.out"
     cat "$work/sql.out"
     [ ! -f "$work/store.out" ] || cat "$work/store.out"
+    if [ -f "$work/loader.out" ]; then
+        echo
+        echo "== 7. The AdvancedSlimePaper loader against a bytea loader (JDBC, binary protocol) =="
+        cat "$work/loader.out"
+    fi
     if [ -f "$work/ideas.out" ]; then
         echo
         echo "== bench_ideas (BENCH_IDEAS=1) =="
