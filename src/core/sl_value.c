@@ -20,30 +20,6 @@ get_u64(const uint8_t *p)
 	return (uint64_t) sl_get_u32le(p) | ((uint64_t) sl_get_u32le(p + 4) << 32);
 }
 
-/* Spread the 32 bits of v over the even bits of a 64-bit word. */
-static uint64_t
-spread_bits(uint32_t v)
-{
-	uint64_t	x = v;
-
-	x = (x | (x << 16)) & 0x0000FFFF0000FFFFULL;
-	x = (x | (x << 8)) & 0x00FF00FF00FF00FFULL;
-	x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0FULL;
-	x = (x | (x << 2)) & 0x3333333333333333ULL;
-	x = (x | (x << 1)) & 0x5555555555555555ULL;
-	return x;
-}
-
-/* Canonical order key of a chunk position (Morton order of biased x, z). */
-uint64_t
-sl_chunk_key(int32_t x, int32_t z)
-{
-	uint32_t	ux = (uint32_t) x ^ 0x80000000u;
-	uint32_t	uz = (uint32_t) z ^ 0x80000000u;
-
-	return spread_bits(ux) | (spread_bits(uz) << 1);
-}
-
 /* Free every cached codec context of the core. */
 void
 sl_release_caches(void)

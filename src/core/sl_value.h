@@ -253,9 +253,6 @@ uint32_t	sl_value_ref_count(const sl_value *v);
 /* Free every cached codec context of the core (zstd, libdeflate). */
 void		sl_release_caches(void);
 
-/* Canonical order key of a chunk position in v1/v2 (Morton order of biased x, z). */
-uint64_t	sl_chunk_key(int32_t x, int32_t z);
-
 /* Canonical order key of a position in a value of the given version (v3: sl_chunk_key3). */
 uint64_t	sl_value_key(uint16_t version, int32_t x, int32_t z);
 

@@ -61,24 +61,28 @@ unzig(uint64_t v)
 	return (int64_t) (v >> 1) ^ -(int64_t) (v & 1);
 }
 
-/* Morton key of a chunk position (sl_chunk_key in sl_value.c). */
+/* Spread the 32 bits of v over the even bits of a 64-bit word. */
 static uint64_t
-morton(int32_t x, int32_t z)
+spread_bits(uint32_t v)
 {
-	uint64_t	a = (uint32_t) x ^ 0x80000000u,
-				b = (uint32_t) z ^ 0x80000000u;
+	uint64_t	x = v;
 
-	a = (a | (a << 16)) & 0x0000FFFF0000FFFFULL;
-	a = (a | (a << 8)) & 0x00FF00FF00FF00FFULL;
-	a = (a | (a << 4)) & 0x0F0F0F0F0F0F0F0FULL;
-	a = (a | (a << 2)) & 0x3333333333333333ULL;
-	a = (a | (a << 1)) & 0x5555555555555555ULL;
-	b = (b | (b << 16)) & 0x0000FFFF0000FFFFULL;
-	b = (b | (b << 8)) & 0x00FF00FF00FF00FFULL;
-	b = (b | (b << 4)) & 0x0F0F0F0F0F0F0F0FULL;
-	b = (b | (b << 2)) & 0x3333333333333333ULL;
-	b = (b | (b << 1)) & 0x5555555555555555ULL;
-	return a | (b << 1);
+	x = (x | (x << 16)) & 0x0000FFFF0000FFFFULL;
+	x = (x | (x << 8)) & 0x00FF00FF00FF00FFULL;
+	x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0FULL;
+	x = (x | (x << 2)) & 0x3333333333333333ULL;
+	x = (x | (x << 1)) & 0x5555555555555555ULL;
+	return x;
+}
+
+/* Canonical order key of a chunk position in v1/v2 (Morton order of biased x, z). */
+uint64_t
+sl_chunk_key(int32_t x, int32_t z)
+{
+	uint32_t	ux = (uint32_t) x ^ 0x80000000u;
+	uint32_t	uz = (uint32_t) z ^ 0x80000000u;
+
+	return spread_bits(ux) | (spread_bits(uz) << 1);
 }
 
 /*
@@ -89,10 +93,10 @@ morton(int32_t x, int32_t z)
 uint64_t
 sl_chunk_key3(int32_t x, int32_t z)
 {
-	return (morton(x, z) & ~(uint64_t) 1023) | (((uint32_t) z & 31) << 5) | ((uint32_t) x & 31);
+	return (sl_chunk_key(x, z) & ~(uint64_t) 1023) | (((uint32_t) z & 31) << 5) | ((uint32_t) x & 31);
 }
 
-/* Position of a Morton key: the inverse of morton(). */
+/* Position of a Morton key: the inverse of sl_chunk_key(). */
 static void
 unmorton(uint64_t k, int32_t *x, int32_t *z)
 {

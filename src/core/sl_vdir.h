@@ -62,6 +62,9 @@ int			sl_vdir_encode(const sl_dirslot *d, uint32_t n, const sl_frame *f,
 int			sl_vdir_decode(const uint8_t *p, size_t len, uint32_t n, uint32_t nf,
 						   uint32_t ref_count, sl_dirslot *d, sl_frame *f, sl_err *err);
 
+/* Canonical order key of a chunk position in v1/v2 (Morton order of biased x, z). */
+uint64_t	sl_chunk_key(int32_t x, int32_t z);
+
 /*
  * Version 3 canonical order key: regions (32x32 chunks) in Morton order,
  * chunks of a region in region-file slot order (z * 32 + x).

@@ -71,6 +71,33 @@ content_hash_v1(const keyed_src *ks, size_t n, const uint8_t *world, size_t worl
 }
 
 
+/* The content hash (version 2's definition, also version 3's) of Morton-sorted chunks and the world. */
+static void
+content_hash_v2(const keyed_src *ks, size_t n, const uint8_t *world, size_t world_len, uint8_t hash[32])
+{
+	struct sha256_ctx merkle;
+
+	sl_merkle_start(&merkle, (uint32_t) n);
+	for (size_t i = 0; i < n; i++)
+	{
+		const sl_chunk_src *c = ks[i].src;
+		sl_dirent	d;
+
+		memset(&d, 0, sizeof(d));
+		memcpy(d.len, c->len, sizeof(d.len));
+		if (c->ref)
+			memcpy(d.hash, c->ref, 32);
+		else
+			sl_chunk_hash(&d, c->comp, d.hash);
+		sl_merkle_chunk(&merkle, c->x, c->z, c->data_version, c->timestamp, c->len, d.hash);
+		if ((i & 255) == 255)
+			sl_interrupt();
+	}
+	sl_merkle_world(&merkle, world, world_len);
+	sha256_digest(&merkle, 32, hash);
+}
+
+
 /* Check the chunks handed to the encoder and sort them canonically. */
 static keyed_src *
 sort_sources(const sl_chunk_src *chunks, size_t n, const sl_limits *lim, sl_err *err)
@@ -130,7 +157,6 @@ typedef struct encoder
 {
 	const sl_encode_opts *opts;
 	int			version;
-	struct sha256_ctx merkle;	/* v2 content hash */
 	sl_buf		refs;			/* reference table */
 	uint32_t	nrefs;
 	sl_buf		payload;		/* compressed frames */
@@ -213,18 +239,14 @@ encode_frames(encoder *e, const keyed_src *ks, size_t n, sl_buf *dir, sl_err *er
 		if (ks[i].src->ref == NULL)
 			raw += src_len(ks[i].src);
 	target = raw <= e->opts->single_frame_max ? SIZE_MAX : e->opts->frame_target;
-	sl_merkle_start(&e->merkle, (uint32_t) n);
 	for (size_t i = 0; i < n; i++)
 	{
 		const sl_chunk_src *c = ks[i].src;
 		uint8_t		ent[SL_DIRENT_SIZE];
-		sl_dirent	d;
 
 		if (c->ref && e->version == 1)
 			return sl_fail(err, SL_ERR_UNSUPPORTED,
 						   "chunk (%d,%d): format version 1 cannot hold store references", c->x, c->z);
-		memset(&d, 0, sizeof(d));
-		memcpy(d.len, c->len, sizeof(d.len));
 		sl_put_u32le(ent, (uint32_t) c->x);
 		sl_put_u32le(ent + 4, (uint32_t) c->z);
 		sl_put_u32le(ent + 8, (uint32_t) c->data_version);
@@ -239,14 +261,10 @@ encode_frames(encoder *e, const keyed_src *ks, size_t n, sl_buf *dir, sl_err *er
 		}
 		if (c->ref)
 		{
-			memcpy(d.hash, c->ref, 32);
 			e->nrefs++;
 			if (sl_buf_put(&e->refs, c->ref, SL_REFENT_SIZE, err))
 				return -1;
 		}
-		else if (e->version != 1)
-			sl_chunk_hash(&d, c->comp, d.hash);
-		sl_merkle_chunk(&e->merkle, c->x, c->z, c->data_version, c->timestamp, c->len, d.hash);
 		if (sl_buf_put(dir, ent, SL_DIRENT_SIZE, err))
 			return -1;
 		if (!c->ref && e->raw.len >= target)
@@ -343,32 +361,6 @@ archive_frame(const sl_buf *raw, sl_buf *payload, uint8_t *codec, sl_err *err)
 done:
 	sl_buf_free(&bc);
 	return rc;
-}
-
-/* The content hash (v2 definition) of Morton-sorted chunks and the world. */
-static void
-hash3(const keyed_src *ks, size_t n, const uint8_t *world, size_t world_len, uint8_t hash[32])
-{
-	struct sha256_ctx merkle;
-
-	sl_merkle_start(&merkle, (uint32_t) n);
-	for (size_t i = 0; i < n; i++)
-	{
-		const sl_chunk_src *c = ks[i].src;
-		sl_dirent	d;
-
-		memset(&d, 0, sizeof(d));
-		memcpy(d.len, c->len, sizeof(d.len));
-		if (c->ref)
-			memcpy(d.hash, c->ref, 32);
-		else
-			sl_chunk_hash(&d, c->comp, d.hash);
-		sl_merkle_chunk(&merkle, c->x, c->z, c->data_version, c->timestamp, c->len, d.hash);
-		if ((i & 255) == 255)
-			sl_interrupt();
-	}
-	sl_merkle_world(&merkle, world, world_len);
-	sha256_digest(&merkle, 32, hash);
 }
 
 /* Fill the directory and reference table from chunks in v3 order. */
@@ -592,7 +584,7 @@ encode3(const keyed_src *ks, size_t n, const uint8_t *world, size_t world_len,
 	ks3 = sl_alloc_err((n + 1) * sizeof(keyed_src), err);
 	if (w.d == NULL || w.frames == NULL || ks3 == NULL)
 		goto done;
-	hash3(ks, n, world, world_len, h->hash);
+	content_hash_v2(ks, n, world, world_len, h->hash);
 	for (size_t i = 0; i < n; i++)
 	{
 		ks3[i].src = ks[i].src;
@@ -712,10 +704,7 @@ sl_value_encode(const sl_chunk_src *chunks, size_t n, const uint8_t *world,
 	if (h.version == 1)
 		content_hash_v1(ks, n, world, world_len, h.hash);
 	else
-	{
-		sl_merkle_world(&e.merkle, world, world_len);
-		sha256_digest(&e.merkle, 32, h.hash);
-	}
+		content_hash_v2(ks, n, world, world_len, h.hash);
 	rc = assemble(&h, &e, &dir, out, err);
 done:
 	sl_free(ks);

@@ -77,21 +77,14 @@ static sl_encode_opts env_opts;
 
 /* ------------------------------------------------------------------ util */
 
-
+/* A whole file (corpus_read_file), or die. */
 static uint8_t *
 read_whole(const char *path, size_t *len)
 {
-	FILE	   *f = fopen(path, "rb");
-	struct stat st;
-	uint8_t    *buf;
+	uint8_t    *buf = corpus_read_file(path, len);
 
-	if (f == NULL || fstat(fileno(f), &st) != 0)
-		die("cannot open %s: %s", path, strerror(errno));
-	buf = xmalloc((size_t) st.st_size);
-	if (st.st_size > 0 && fread(buf, 1, (size_t) st.st_size, f) != (size_t) st.st_size)
-		die("cannot read %s", path);
-	fclose(f);
-	*len = (size_t) st.st_size;
+	if (buf == NULL)
+		die("cannot read %s: %s", path, strerror(errno));
 	return buf;
 }
 
