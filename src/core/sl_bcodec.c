@@ -9,6 +9,7 @@
 #include "sl_bcodec.h"
 #include "sl_bmodel.h"
 #include "sl_bsplit.h"
+#include "sl_vdir.h"
 #include "sl_zstd.h"
 
 #define BCODEC_MAGIC	0xB1
@@ -16,35 +17,15 @@
 #define BODY_OFF		13		/* magic, XXH64 of the raw bytes, XXH32 of the rest */
 #define HEADER_MIN		BODY_OFF
 
-/* Append v as LEB128. */
-static int
-put_varint(sl_buf *out, uint64_t v, sl_err *err)
-{
-	do
-	{
-		uint8_t		b = (uint8_t) (v & 0x7F);
-
-		v >>= 7;
-		if (sl_buf_put_u8(out, (uint8_t) (b | (v ? 0x80 : 0)), err))
-			return -1;
-	} while (v);
-	return 0;
-}
-
-/* Read a LEB128 value named what at src[*pos..len). */
+/* Read a varint (sl_varint64_get) named what at src[*pos..len). */
 static int
 get_varint(const uint8_t *src, size_t len, size_t *pos, uint64_t *v, const char *what, sl_err *err)
 {
-	*v = 0;
-	for (int shift = 0; shift < 64; shift += 7)
-	{
-		if (*pos >= len)
-			return sl_fail(err, SL_ERR_CORRUPT, "bcodec: %s at offset %zu truncated", what, *pos);
-		*v |= (uint64_t) (src[*pos] & 0x7F) << shift;
-		if ((src[(*pos)++] & 0x80) == 0)
-			return 0;
-	}
-	return sl_fail(err, SL_ERR_CORRUPT, "bcodec: %s at offset %zu longer than 10 bytes", what, *pos);
+	size_t		at = *pos;
+
+	if (sl_varint64_get(src, len, pos, v))
+		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: %s at offset %zu is not a valid varint", what, at);
+	return 0;
 }
 
 /* Walk the leading documents of raw; *ndocs of them walk, the rest is tail. */
@@ -174,8 +155,8 @@ sl_bcodec_encode(const uint8_t *raw, size_t raw_len, sl_buf *out, sl_err *err)
 		sl_buf_put_u8(out, BCODEC_MAGIC, err) ||
 		sl_buf_put_u64be(out, XXH64(raw, raw_len, 0), err) ||
 		sl_buf_put_u32be(out, 0, err) ||
-		put_varint(out, ndocs, err) || put_varint(out, st.len, err) ||
-		put_varint(out, frame.len, err) || sl_buf_put(out, frame.data, frame.len, err) ||
+		sl_varint64_put(out, ndocs, err) || sl_varint64_put(out, st.len, err) ||
+		sl_varint64_put(out, frame.len, err) || sl_buf_put(out, frame.data, frame.len, err) ||
 		code_arrays_enc(raw, raw_len, &rs, &ss, out, err))
 		goto done;
 	sl_put_u32be(out->data + start + 9,
