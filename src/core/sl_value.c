@@ -62,10 +62,10 @@ sl_merkle_start(struct sha256_ctx *ctx, uint32_t n)
 	sl_sha_u32(ctx, n);
 }
 
-/* Feed one chunk's part of the v2 content hash. */
-void
-sl_merkle_chunk(struct sha256_ctx *ctx, int32_t x, int32_t z, int32_t dv, uint32_t ts,
-				const uint32_t len[SL_NCOMP], const uint8_t hash[32])
+/* Feed a chunk's position, DataVersion, timestamp and lengths (v1 and v2 alike). */
+static void
+sha_chunk_fields(struct sha256_ctx *ctx, int32_t x, int32_t z, int32_t dv, uint32_t ts,
+				 const uint32_t len[SL_NCOMP])
 {
 	sl_sha_u32(ctx, (uint32_t) x);
 	sl_sha_u32(ctx, (uint32_t) z);
@@ -73,10 +73,29 @@ sl_merkle_chunk(struct sha256_ctx *ctx, int32_t x, int32_t z, int32_t dv, uint32
 	sl_sha_u32(ctx, ts);
 	for (int k = 0; k < SL_NCOMP; k++)
 		sl_sha_u32(ctx, len[k]);
+}
+
+/* Feed one chunk's part of the v2 content hash. */
+void
+sl_merkle_chunk(struct sha256_ctx *ctx, int32_t x, int32_t z, int32_t dv, uint32_t ts,
+				const uint32_t len[SL_NCOMP], const uint8_t hash[32])
+{
+	sha_chunk_fields(ctx, x, z, dv, ts, len);
 	sha256_update(ctx, 32, hash);
 }
 
-/* Feed the world compound, the last part of the v2 content hash. */
+/* Feed one chunk's part of the v1 content stream: its fields, then its bytes. */
+void
+sl_v1_chunk(struct sha256_ctx *ctx, int32_t x, int32_t z, int32_t dv, uint32_t ts,
+			const uint32_t len[SL_NCOMP], const uint8_t *const comp[SL_NCOMP])
+{
+	sha_chunk_fields(ctx, x, z, dv, ts, len);
+	for (int k = 0; k < SL_NCOMP; k++)
+		if (len[k])
+			sha256_update(ctx, len[k], comp[k]);
+}
+
+/* Feed the world compound, the last part of the content hash (v1 and v2 alike). */
 void
 sl_merkle_world(struct sha256_ctx *ctx, const uint8_t *world, size_t world_len)
 {

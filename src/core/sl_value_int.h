@@ -36,7 +36,11 @@ void		sl_merkle_start(struct sha256_ctx *ctx, uint32_t n);
 void		sl_merkle_chunk(struct sha256_ctx *ctx, int32_t x, int32_t z, int32_t dv,
 							uint32_t ts, const uint32_t len[SL_NCOMP], const uint8_t hash[32]);
 
-/* Feed the world compound, the last part of the v2 content hash. */
+/* Feed one chunk's part of the v1 content stream: its fields, then its bytes. */
+void		sl_v1_chunk(struct sha256_ctx *ctx, int32_t x, int32_t z, int32_t dv, uint32_t ts,
+						const uint32_t len[SL_NCOMP], const uint8_t *const comp[SL_NCOMP]);
+
+/* Feed the world compound, the last part of the content hash (v1 and v2 alike). */
 void		sl_merkle_world(struct sha256_ctx *ctx, const uint8_t *world, size_t world_len);
 
 /* Offset of the CRC field in a header of the given version. */

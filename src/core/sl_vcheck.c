@@ -31,21 +31,6 @@ verify_component(const uint8_t *p, uint32_t len, const sl_dirent *d, int k,
 	return 0;
 }
 
-/* Feed a decoded chunk into the content hash. */
-static void
-hash_chunk(struct sha256_ctx *ctx, const sl_dirent *d, const uint8_t *const comp[SL_NCOMP])
-{
-	sl_sha_u32(ctx, (uint32_t) d->x);
-	sl_sha_u32(ctx, (uint32_t) d->z);
-	sl_sha_u32(ctx, (uint32_t) d->data_version);
-	sl_sha_u32(ctx, d->timestamp);
-	for (int k = 0; k < SL_NCOMP; k++)
-		sl_sha_u32(ctx, d->len[k]);
-	for (int k = 0; k < SL_NCOMP; k++)
-		if (d->len[k])
-			sha256_update(ctx, d->len[k], comp[k]);
-}
-
 typedef struct verify_state
 {
 	sl_header	sum;			/* summary recomputed from the directory */
@@ -124,9 +109,7 @@ verify_world(sl_value *v, struct sha256_ctx *ctx, sl_err *err)
 	}
 	if (used != world_len)
 		return sl_fail(err, SL_ERR_CORRUPT, "world data has trailing bytes");
-	sl_sha_u32(ctx, (uint32_t) world_len);
-	if (world_len)
-		sha256_update(ctx, world_len, world);
+	sl_merkle_world(ctx, world, world_len);
 	return 0;
 }
 
@@ -153,7 +136,7 @@ verify_content(sl_value *v, uint32_t i, struct sha256_ctx *ctx, uint8_t h[32], s
 	}
 	if (v->hdr.version == 1)
 	{
-		hash_chunk(ctx, &d, comp);
+		sl_v1_chunk(ctx, d.x, d.z, d.data_version, d.timestamp, d.len, comp);
 		return 0;
 	}
 	if (d.ref)

@@ -54,19 +54,9 @@ content_hash_v1(const keyed_src *ks, size_t n, const uint8_t *world, size_t worl
 	{
 		const sl_chunk_src *c = ks[i].src;
 
-		sl_sha_u32(&ctx, (uint32_t) c->x);
-		sl_sha_u32(&ctx, (uint32_t) c->z);
-		sl_sha_u32(&ctx, (uint32_t) c->data_version);
-		sl_sha_u32(&ctx, c->timestamp);
-		for (int k = 0; k < SL_NCOMP; k++)
-			sl_sha_u32(&ctx, c->len[k]);
-		for (int k = 0; k < SL_NCOMP; k++)
-			if (c->len[k])
-				sha256_update(&ctx, c->len[k], c->comp[k]);
+		sl_v1_chunk(&ctx, c->x, c->z, c->data_version, c->timestamp, c->len, c->comp);
 	}
-	sl_sha_u32(&ctx, (uint32_t) world_len);
-	if (world_len)
-		sha256_update(&ctx, world_len, world);
+	sl_merkle_world(&ctx, world, world_len);
 	sha256_digest(&ctx, 32, out);
 }
 
