@@ -4,7 +4,7 @@
 # runs nothing by itself.  All functions return non-zero on failure.
 
 SLIME_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SLIME_PG_BIN=/usr/lib/postgresql/15/bin
+SLIME_PG_BIN=${SLIME_PG_BIN:-/usr/lib/postgresql/15/bin}
 SLIME_PG_CONFIG=$SLIME_PG_BIN/pg_config
 SLIME_DEPS=(build-essential postgresql-15 postgresql-server-dev-15
             libzstd-dev libdeflate-dev liblz4-dev libxxhash-dev nettle-dev)
