@@ -20,6 +20,9 @@ void		slime_raise(const sl_err *err, bool in_input) pg_attribute_noreturn();
 /* Whether input checks the whole content (slime.input_check = full). */
 bool		slime_check_full(void);
 
+/* Whether output writes the hex text form (slime.text_output = hex). */
+bool		slime_text_hex(void);
+
 /* Raise an error found in the stored data of chunk (x,z) as data corruption. */
 void		slime_raise_chunk(sl_err *err, int32 x, int32 z) pg_attribute_noreturn();
 
