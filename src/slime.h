@@ -78,6 +78,10 @@ extern const char *const slime_kind_names[SL_NCOMP];
 /* Component index (SL_COMP_*) of a kind name, or raise. */
 int			slime_kind(text *kind);
 
+/* Count a world's block entities by id into m (contents.c). */
+struct sl_counts;
+void		slime_count_block_entities(Datum world, struct sl_counts *m);
+
 /* Lowercase hex of len bytes, palloc'd and NUL-terminated. */
 char	   *slime_hex(const uint8_t *data, size_t len);
 
