@@ -371,3 +371,67 @@ slime_suite_setup() {
     [ "$n" -gt 0 ] || { echo "$SLIME_SUITE: no seed chunks" >&2; exit 1; }
     printf -v "$1" '%s' "$n"
 }
+
+# ---- a sharded islands table (test/shard.sh, bench_shard.sh) ----------------
+# The schema of README "Growing from one node to many", as SQL on stdout.
+# On a shard, partition P is the table islands_P (id bigint primary key,
+# world slime, saved_at) with slime_store_trigger() and the view
+# islands_P_load (its values self-contained, for loads through the
+# coordinator); the coordinator has islands and islands_loads, hash
+# partitioned on id, each partition a postgres_fdw foreign table.
+
+# slime_shard_sql P...: a shard node holding partitions P... (e.g. p0 p2)
+slime_shard_sql() {
+    local p
+    echo "CREATE EXTENSION IF NOT EXISTS slime;"
+    for p in "$@"; do
+        cat <<EOF
+CREATE TABLE islands_$p (id bigint PRIMARY KEY, world slime NOT NULL, saved_at timestamptz NOT NULL DEFAULT now());
+CREATE TRIGGER islands_${p}_store BEFORE INSERT OR UPDATE ON islands_$p
+    FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
+CREATE VIEW islands_${p}_load AS SELECT id, slime_resolve(world) AS world, saved_at FROM islands_$p;
+EOF
+    done
+}
+
+# slime_shard_server_sql NAME HOST PORT [OPTION VALUE]...: a postgres_fdw
+# server for a node (extensions 'slime', async_capable) and the mapping of
+# postgres to it
+slime_shard_server_sql() {
+    local name=$1 host=$2 port=$3 opts=""
+    shift 3
+    while [ $# -ge 2 ]; do opts+=", $1 $(slime_sq "$2")"; shift 2; done
+    cat <<EOF
+CREATE EXTENSION IF NOT EXISTS postgres_fdw;
+CREATE SERVER $name FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '$host', port '$port',
+    dbname 'postgres', extensions 'slime', async_capable 'true'$opts);
+CREATE USER MAPPING FOR postgres SERVER $name OPTIONS (user 'postgres');
+EOF
+}
+
+# slime_shard_coord_sql SERVER...: the coordinator's islands and
+# islands_loads, one hash partition per argument (MODULUS = their number),
+# partition r (islands_r, islands_loads_r) on the r-th server's islands_pr
+slime_shard_coord_sql() {
+    local t r remote servers=("$@")
+    echo "CREATE EXTENSION IF NOT EXISTS slime; CREATE EXTENSION IF NOT EXISTS postgres_fdw;"
+    for t in islands islands_loads; do
+        echo "CREATE TABLE $t (id bigint NOT NULL, world slime NOT NULL,
+                  saved_at timestamptz NOT NULL DEFAULT now()) PARTITION BY HASH (id);"
+        for ((r = 0; r < ${#servers[@]}; r++)); do
+            if [ "$t" = islands ]; then remote=islands_p$r; else remote=islands_p${r}_load; fi
+            echo "CREATE FOREIGN TABLE ${t}_$r PARTITION OF $t FOR VALUES WITH (MODULUS ${#servers[@]}, REMAINDER $r)
+                  SERVER ${servers[r]} OPTIONS (table_name '$remote');"
+        done
+    done
+}
+
+# slime_stamp_sql: the SQL function stamp(nbt, n): a chunk NBT (root compound)
+# with one more tag, Stamp: long n (new content for a save)
+slime_stamp_sql() {
+    cat <<'EOF'
+CREATE FUNCTION stamp(nbt bytea, n bigint) RETURNS bytea LANGUAGE sql IMMUTABLE STRICT AS $$
+  SELECT substring(nbt FROM 1 FOR length(nbt) - 1) || '\x04'::bytea || '\x0005'::bytea
+         || convert_to('Stamp', 'UTF8') || int8send(n) || '\x00'::bytea $$;
+EOF
+}

@@ -76,64 +76,28 @@ S1() { slime_node_psql shard1 "$@"; }
 S2() { slime_node_psql shard2 "$@"; }
 SB() { slime_node_psql shard1_standby "$@"; }
 
-# shard_ddl P...: a shard's partitions, with the store trigger and a view
-# that loads a partition's values self-contained
-shard_ddl() {
-    local p
-    echo "CREATE EXTENSION slime;"
-    for p in "$@"; do
-        cat <<EOF
-CREATE TABLE islands_$p (id bigint PRIMARY KEY, world slime NOT NULL, saved_at timestamptz NOT NULL DEFAULT now());
-CREATE TRIGGER islands_${p}_store BEFORE INSERT OR UPDATE ON islands_$p
-    FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
-CREATE VIEW islands_${p}_load AS SELECT id, slime_resolve(world) AS world, saved_at FROM islands_$p;
-EOF
-    done
-}
-shard_ddl p0 p2 | S1
-shard_ddl p1 p3 | S2
-
-# server_sql NAME NODE: a postgres_fdw server for NODE's socket
-server_sql() {
-    cat <<EOF
-CREATE SERVER $1 FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '${SLIME_NODE_HOST[$2]}',
-    port '${SLIME_NODE_PORT[$2]}', dbname 'postgres', extensions 'slime', async_capable 'true',
-    batch_size '50');
-CREATE USER MAPPING FOR postgres SERVER $1 OPTIONS (user 'postgres');
-EOF
-}
+slime_shard_sql p0 p2 | S1
+slime_shard_sql p1 p3 | S2
 {
-    echo "CREATE EXTENSION slime; CREATE EXTENSION postgres_fdw;"
-    server_sql shard1 shard1
-    server_sql shard2 shard2
-    server_sql shard1_ro shard1_standby
-    for t in islands islands_loads; do
-        echo "CREATE TABLE $t (id bigint NOT NULL, world slime NOT NULL,
-                  saved_at timestamptz NOT NULL DEFAULT now()) PARTITION BY HASH (id);"
-        for r in 0 1 2 3; do
-            if [ $((r % 2)) = 0 ]; then srv=shard1; else srv=shard2; fi
-            if [ "$t" = islands ]; then remote=islands_p$r; else remote=islands_p${r}_load; fi
-            echo "CREATE FOREIGN TABLE ${t}_$r PARTITION OF $t FOR VALUES WITH (MODULUS 4, REMAINDER $r)
-                  SERVER $srv OPTIONS (table_name '$remote');"
-        done
-    done
+    slime_shard_server_sql shard1 "${SLIME_NODE_HOST[shard1]}" "${SLIME_NODE_PORT[shard1]}" batch_size 50
+    slime_shard_server_sql shard2 "${SLIME_NODE_HOST[shard2]}" "${SLIME_NODE_PORT[shard2]}" batch_size 50
+    slime_shard_server_sql shard1_ro "${SLIME_NODE_HOST[shard1_standby]}" "${SLIME_NODE_PORT[shard1_standby]}"
+    slime_shard_coord_sql shard1 shard2 shard1 shard2
     # partition 0 as the standby serves it
     echo "CREATE FOREIGN TABLE standby_p0 (id bigint, world slime, saved_at timestamptz)
               SERVER shard1_ro OPTIONS (table_name 'islands_p0');"
+    slime_stamp_sql
     cat <<EOF
 CREATE TABLE islands_local (id bigint PRIMARY KEY, world slime NOT NULL, saved_at timestamptz NOT NULL DEFAULT now());
 CREATE TRIGGER islands_local_store BEFORE INSERT OR UPDATE ON islands_local
     FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
--- a chunk NBT (root compound) with one more tag, Stamp: long n
-CREATE FUNCTION stamp(nbt bytea, n bigint) RETURNS bytea LANGUAGE sql IMMUTABLE STRICT AS \$\$
-  SELECT substring(nbt FROM 1 FOR length(nbt) - 1) || '\x04'::bytea || '\x0005'::bytea
-         || convert_to('Stamp', 'UTF8') || int8send(n) || '\x00'::bytea \$\$;
 CREATE TABLE seed AS SELECT slime_import_region(pg_read_binary_file($(slime_sq "$WORK/seed/region/r.0.0.mca")), 0, 0,
     entities => pg_read_binary_file($(slime_sq "$WORK/seed/entities/r.0.0.mca")),
     poi => pg_read_binary_file($(slime_sq "$WORK/seed/poi/r.0.0.mca"))) AS world;
 CREATE TABLE seed_chunks AS SELECT c.x, c.z, slime_chunk_nbt(s.world, c.x, c.z) AS nbt
     FROM seed s, slime_chunks(s.world) c;
 -- island g: the seed with chunk (g % 2, g / 2 % 2) stamped g, some chunks removed
+-- (the chest, the hoppers, the composter and the pig are in chunk (1,1))
 CREATE TABLE gen AS
 SELECT g AS id, slime_put_chunk(w, c.x, c.z, stamp(c.nbt, g)) AS world
 FROM generate_series(1, $N) g CROSS JOIN seed s
