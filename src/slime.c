@@ -4,6 +4,10 @@
  */
 #include "slime.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "access/detoast.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -116,6 +120,23 @@ _PG_init(void)
 							 &text_output, 0, text_output_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("slime");
+#ifdef __GLIBC__
+
+	/*
+	 * Decompressing and parsing chunks pallocs and frees buffers of 10 KB to
+	 * a few MB many times a second. With glibc's defaults a free at the top
+	 * of the heap gives the memory back (brk) and the next allocation takes
+	 * it again and page-faults it in: measured on a postgres_fdw shard
+	 * session, 6,000 brk calls and 70% system time for block and block
+	 * entity totals of 87 islands (3.5 s; 0.4 s with these settings).
+	 * Keep up to 16 MB of free heap in the backend, and serve allocations
+	 * under 8 MB from the heap (bigger ones, whole large values, still use
+	 * their own mappings). Setting them fixes the thresholds glibc would
+	 * otherwise move.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 8 * 1024 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 16 * 1024 * 1024);
+#endif
 	sl_hooks.alloc = pg_alloc;
 	sl_hooks.realloc = pg_realloc;
 	sl_hooks.free = pg_free;
