@@ -6,6 +6,8 @@
 # records per value slime_content_hash() and md5(value::bytea), then copies
 # the data four ways into fresh databases and compares every value:
 #   plain     pg_dump -Fp | psql
+#   hex-text  the same with slime.text_output = hex: the text form 0.1.0 to
+#             0.3.0 wrote (a dump of theirs must restore)
 #   custom    pg_dump -Fc + pg_restore
 #   directory pg_dump -Fd -j2 + pg_restore -j2
 #   binary    COPY ... TO file (FORMAT binary) + COPY FROM into fresh tables
@@ -33,7 +35,7 @@ fi
 CORPUS=$(slime_corpus)
 
 SRC=slime_dump_src
-TARGETS=(slime_dump_plain slime_dump_custom slime_dump_dir slime_dump_reorder slime_dump_copy)
+TARGETS=(slime_dump_plain slime_dump_hex slime_dump_custom slime_dump_dir slime_dump_reorder slime_dump_copy)
 
 # Work dir for dump files; owned by postgres so server-side COPY can write.
 WORK=$(mktemp -d /tmp/slime-dump.XXXXXX)
@@ -332,6 +334,18 @@ if createdb "$db" && pg_dump -Fp "$SRC" | slime_psql -d "$db" -o /dev/null; then
     compare plain "$db"
     compare_store plain "$db"
 else method_failed plain "pg_dump -Fp | psql"; fi
+
+# a dump as 0.1.0 to 0.3.0 wrote it: slime values in the hex text form
+# ("\\x" + hex digits in COPY text); this version writes "b64:" + base64
+db=slime_dump_hex
+if createdb "$db" && PGOPTIONS="${PGOPTIONS:-} -c slime.text_output=hex" pg_dump -Fp -f "$WORK/src-hex.sql" "$SRC" &&
+   slime_psql -d "$db" -o /dev/null -f "$WORK/src-hex.sql"; then
+    if grep -q 'b64:' "$WORK/src-hex.sql" || ! grep -q '\\\\x534c494d' "$WORK/src-hex.sql"; then
+        printf '%-13s the dump does not hold hex text values (or holds base64 ones)\n' "hex-text:"; FAIL=1
+    fi
+    compare hex-text "$db"
+    compare_store hex-text "$db"
+else method_failed hex-text "PGOPTIONS=-c slime.text_output=hex pg_dump -Fp | psql"; fi
 
 db=slime_dump_custom
 if createdb "$db" && pg_dump -Fc -f "$WORK/src.dump" "$SRC" &&

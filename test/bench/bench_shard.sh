@@ -499,8 +499,9 @@ echo "    of the island's value (built on the node the client talks to) written 
 echo "    island self-contained (resolving view / slime_resolve) as text; CPU: every process of the data nodes"
 printf '  %-22s %8s %9s %11s %10s %12s %12s\n' variant tps "ratio" "WAL KB/tx" "FPI KB/tx" "data CPU ms" "coord CPU ms"
 for v in save-coord save-one save-plain pass-coord load-coord load-one; do
-    case $v in save-coord) base=save-one ;; load-coord) base=load-one ;; *) base=$v ;; esac
-    printf '  %-22s %8s %9s %11s %10s %12s %12s\n' "$v" "$(tps "$v")" "$(ratio "$(tps "$v")" "$(tps "$base")")" \
+    case $v in save-coord) r=$(ratio "$(tps "$v")" "$(tps save-one)") ;; load-coord) r=$(ratio "$(tps "$v")" "$(tps load-one)") ;;
+               pass-coord) r=- ;; *) r=1.00 ;; esac
+    printf '  %-22s %8s %9s %11s %10s %12s %12s\n' "$v" "$(tps "$v")" "$r" \
         "$(KB "$(per_tx "$v" "${WAL[$v]}")")" "$(KB "$(per_tx "$v" "${FPI[$v]}")")" \
         "$(ms_tx "$v" "${CPU_DATA[$v]}")" "$(ms_tx "$v" "${CPU_COORD[$v]}")"
 done

@@ -20,7 +20,8 @@
 # and runs build/bench_ideas, the compression ideas of issue #3, 1-2
 # minutes more, and appends its tables), BENCH_STORE (1; 0 skips
 # bench_store.sh), BENCH_LOADER (1; 0 skips bench_loader.sh, the
-# AdvancedSlimePaper loader over JDBC, which installs a JDK), and
+# AdvancedSlimePaper loader over JDBC, which installs a JDK), BENCH_SHARD (1;
+# 0 skips bench_shard.sh, two shards behind a postgres_fdw coordinator), and
 # bench_store.sh's BENCH_CLONES (10000), BENCH_SAVES
 # (100), BENCH_ENTRY_OVERHEAD (60).
 set -euo pipefail
@@ -80,6 +81,10 @@ if [ "${BENCH_STORE:-1}" = 1 ]; then
         bash -c "SLIME_BENCH_BUILT=1 bash '$HERE/bench_store.sh' > '$work/store.out'"
 fi
 slime_cluster_stop
+if [ "${BENCH_SHARD:-1}" = 1 ]; then
+    step "bench_shard.sh: two shards behind a postgres_fdw coordinator against one node (about 5 minutes)" \
+        "$work/shard.log" bash -c "SLIME_BENCH_BUILT=1 bash '$HERE/bench_shard.sh' > '$work/shard.out'"
+fi
 if [ "${BENCH_LOADER:-1}" = 1 ]; then
     step "bench_loader.sh: the AdvancedSlimePaper loader against a bytea loader (JDBC)" "$work/loader.log" \
         bash -c "bash '$HERE/bench_loader.sh' > '$work/loader.out'"
@@ -100,6 +105,10 @@ mkdir -p build/bench
         echo
         echo "== 7. The AdvancedSlimePaper loader against a bytea loader (JDBC, binary protocol) =="
         cat "$work/loader.out"
+    fi
+    if [ -f "$work/shard.out" ]; then
+        echo
+        cat "$work/shard.out"
     fi
     if [ -f "$work/ideas.out" ]; then
         echo
