@@ -226,6 +226,7 @@ slime_cluster_kill() {
 # SLIME_NODE_HOST[NAME] and SLIME_NODE_PORT[NAME], its dir in
 # SLIME_NODE_DIR[NAME]; the PG* environment is left as it was. Every node is
 # stopped by its own data dir on EXIT.
+# shellcheck disable=SC2034  # read by the scripts that start nodes
 declare -A SLIME_NODE_DIR=() SLIME_NODE_HOST=() SLIME_NODE_PORT=()
 
 # Put PGHOST PGPORT SLIME_PGTMP PGDATA back as they were ("" = unset).
@@ -284,6 +285,7 @@ EOF
     (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$tmp/data" \
         -l "$tmp/server.log" -w -t 60 start >/dev/null) ||
         { echo "pg_ctl start of standby $name failed; server log:" >&2; cat "$tmp/server.log" >&2; return 1; }
+    # shellcheck disable=SC2034  # read by the scripts that start nodes
     SLIME_NODE_DIR[$name]=$tmp
     SLIME_NODE_HOST[$name]=$tmp
     SLIME_NODE_PORT[$name]=$port

@@ -45,7 +45,6 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SLIME_SUITE=shard
 slime_tally_init
 N=${SLIME_SHARD_ISLANDS:-10000}
 CLIENTS=${SLIME_SHARD_CLIENTS:-4}
@@ -69,6 +68,7 @@ slime_node_start shard2
 SLIME_PG_CONF="synchronous_commit = on
 synchronous_standby_names = 'shard1_standby'" slime_node_start shard1
 slime_standby_start shard1_standby shard1
+# shellcheck disable=SC2034  # finish() shows this log's crashes on failure
 SERVER_LOG=${SLIME_NODE_DIR[coord]}/server.log
 C() { slime_node_psql coord "$@"; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
