@@ -72,6 +72,11 @@ build/bench_bcodec: build/libslimecore.a test/bench/bench_bcodec.c test/corpus/c
 build/bench_granularity: build/libslimecore.a test/bench/bench_granularity.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_granularity.c build/libslimecore.a $(LIBS_CORE) -o $@
 
+# the benchmarks' libpq client (test/bench/bench_sql.sh, bench_store.sh, bench_save.sh)
+build/bench_client: test/bench/bench_client.c
+	@mkdir -p build
+	$(CORE_CC) -O2 -Wall -I$(shell $(PG_CONFIG) --includedir) $< -lpq -lpthread -o $@
+
 .PHONY: unit tool corpus
 corpus: build/corpus_test
 	./build/corpus_test

@@ -32,11 +32,7 @@ for e in "${ERAS[@]}"; do
     [ -d "$CORPUS/$e" ] || { echo "ERROR: corpus era $CORPUS/$e is missing" >&2; exit 1; }
 done
 
-if [ ! -x "$CLIENT" ] || [ "$HERE/bench_client.c" -nt "$CLIENT" ]; then
-    mkdir -p "$SLIME_ROOT/build"
-    gcc -O2 -Wall -I"$("$SLIME_PG_CONFIG" --includedir)" "$HERE/bench_client.c" \
-        -lpq -lpthread -o "$CLIENT"
-fi
+make -s -C "$SLIME_ROOT" build/bench_client PG_CONFIG="$SLIME_PG_CONFIG" >&2
 
 if [ -z "${PGHOST:-}" ]; then
     slime_cluster_start

@@ -55,8 +55,7 @@ step "build and install the extension" "$work/build.log" \
 step "build build/bench_size" "$work/build-size.log" \
     make build/bench_size PG_CONFIG="$SLIME_PG_CONFIG"
 step "build build/bench_client" "$work/build-client.log" \
-    gcc -O2 -Wall -I"$("$SLIME_PG_CONFIG" --includedir)" "$HERE/bench_client.c" \
-        -lpq -lpthread -o build/bench_client
+    make build/bench_client PG_CONFIG="$SLIME_PG_CONFIG"
 
 step "bench_size: corpus and ${BENCH_ISLANDS:-10000} synthetic islands (a few minutes)" \
     "$work/size.log" \
