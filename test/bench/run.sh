@@ -78,6 +78,10 @@ if [ "${BENCH_STORE:-1}" = 1 ]; then
     step "bench_store.sh: the chunk store (about 2.5 minutes)" "$work/store.log" \
         bash -c "SLIME_BENCH_BUILT=1 bash '$HERE/bench_store.sh' > '$work/store.out'"
 fi
+step "bench_save.sh: island saves per slime.input_check mode against bytea" "$work/save.log" \
+    bash -c "bash '$HERE/bench_save.sh' '$work/islands.bin' > '$work/save.out'"
+step "bench_gc.sh: save latency while slime_gc() runs over 100,000 values (about 2 minutes)" \
+    "$work/gc.log" bash -c "bash '$HERE/bench_gc.sh' > '$work/gc.out'"
 slime_cluster_stop
 if [ "${BENCH_LOADER:-1}" = 1 ]; then
     step "bench_loader.sh: the AdvancedSlimePaper loader against a bytea loader (JDBC)" "$work/loader.log" \
@@ -95,6 +99,7 @@ mkdir -p build/bench
     cat "$work/size.out"
     cat "$work/sql.out"
     [ ! -f "$work/store.out" ] || cat "$work/store.out"
+    cat "$work/save.out" "$work/gc.out"
     if [ -f "$work/loader.out" ]; then
         echo
         echo "== 7. The AdvancedSlimePaper loader against a bytea loader (JDBC, binary protocol) =="
