@@ -5,6 +5,7 @@
 #include "slime.h"
 
 #include "access/detoast.h"
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -63,6 +64,14 @@ static int	max_palette = SL_DEFAULT_MAX_PALETTE;
 
 void		_PG_init(void);
 
+/* After a transaction aborts no value is open: the scratch buffer is free. */
+static void
+slime_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		sl_scratch_reset();
+}
+
 /* Plug PostgreSQL's memory, interrupts and stack check into the core. */
 void
 _PG_init(void)
@@ -108,6 +117,7 @@ _PG_init(void)
 	sl_hooks.free = pg_free;
 	sl_hooks.interrupt = pg_interrupt;
 	sl_hooks.stack_too_deep = pg_stack_too_deep;
+	RegisterXactCallback(slime_xact_callback, NULL);
 }
 
 /* The active size caps, from the slime.max_* settings. */
