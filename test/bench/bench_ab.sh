@@ -18,7 +18,6 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 REV=${1:-d0f5fe9}
 CORPUS=$(slime_corpus) || exit 1
-C=$CORPUS/anvil-1.18plus/prismarine-provider-anvil
 WORK=$(mktemp -d /tmp/slime-ab.XXXXXX)
 slime_on_exit "git -C '$SLIME_ROOT' worktree remove --force '$WORK/old' >/dev/null 2>&1; rm -rf '$WORK'"
 
@@ -35,17 +34,9 @@ slime_on_exit "install -m 755 '$WORK/new.so' '$LIB/slime.so'"
 DB=slime_bench_ab
 dropdb --if-exists "$DB" >/dev/null 2>&1 || true
 createdb "$DB"
+slime_psql -d "$DB" -c "CREATE EXTENSION slime" >/dev/null
+slime_psql -d "$DB" -v corpus="$CORPUS" -f "$HERE/seed_islands.sql" >/dev/null
 slime_psql -d "$DB" >/dev/null <<EOF
-CREATE EXTENSION slime;
-CREATE TABLE seeds AS
-SELECT row_number() OVER (ORDER BY f, x0, z0)::int AS id, w AS world
-FROM (VALUES ('$C/1.21.1/r.0.0.mca', 10), ('$C/1.18.2/r.0.0.mca', 15)) r(f, nx),
-     LATERAL (SELECT slime_import_region(pg_read_binary_file(f), 0, 0) AS region) i,
-     LATERAL generate_series(0, nx, 5) x0, LATERAL generate_series(0, 10, 5) z0,
-     LATERAL (SELECT slime_agg(slime_put_chunk(NULL, c.x, c.z, slime_chunk_nbt(region, c.x, c.z))) AS w
-              FROM slime_chunks(region) c
-              WHERE c.x BETWEEN x0 AND x0 + 4 AND c.z BETWEEN z0 AND z0 + 4) s
-WHERE w IS NOT NULL;
 CREATE TABLE refs AS SELECT id, slime_store(world) AS world FROM seeds;
 EOF
 

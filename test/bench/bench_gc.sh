@@ -21,8 +21,6 @@ SECS=${BENCH_SECONDS:-20}
 CLIENTS=${BENCH_CLIENTS:-2}
 ROWS=${BENCH_GC_ROWS:-100000}
 CORPUS=$(slime_corpus) || exit 1
-A=$CORPUS/anvil-1.18plus/prismarine-provider-anvil/1.21.1/r.0.0.mca
-B=$CORPUS/anvil-1.18plus/prismarine-provider-anvil/1.18.2/r.0.0.mca
 [ -n "${PGHOST:-}" ] || slime_cluster_start
 WORK=$(mktemp -d /tmp/slime-benchgc.XXXXXX)
 chmod 777 "$WORK"
@@ -32,17 +30,9 @@ DB=slime_bench_gc
 slime_log "bench_gc: $ROWS reference-form values and the seed islands in database $DB"
 dropdb --if-exists "$DB" >/dev/null 2>&1 || true
 createdb "$DB"
+slime_psql -d "$DB" -c "CREATE EXTENSION slime" >/dev/null
+slime_psql -d "$DB" -v corpus="$CORPUS" -f "$HERE/seed_islands.sql" >/dev/null
 slime_psql -d "$DB" >/dev/null <<EOF
-CREATE EXTENSION slime;
-CREATE TABLE seeds AS
-SELECT row_number() OVER (ORDER BY f, x0, z0)::int AS id, w AS world
-FROM (VALUES ('$A', 10), ('$B', 15)) r(f, nx),
-     LATERAL (SELECT slime_import_region(pg_read_binary_file(f), 0, 0) AS region) i,
-     LATERAL generate_series(0, nx, 5) x0, LATERAL generate_series(0, 10, 5) z0,
-     LATERAL (SELECT slime_agg(slime_put_chunk(NULL, c.x, c.z, slime_chunk_nbt(region, c.x, c.z))) AS w
-              FROM slime_chunks(region) c
-              WHERE c.x BETWEEN x0 AND x0 + 4 AND c.z BETWEEN z0 AND z0 + 4) s
-WHERE w IS NOT NULL;
 CREATE TABLE saves (id bigserial PRIMARY KEY, island int, world slime);
 CREATE TRIGGER saves_store BEFORE INSERT OR UPDATE ON saves
     FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
