@@ -1,0 +1,433 @@
+/*
+ * sl_render.c - top-down maps of a value's chunks (see sl_render.h).
+ *
+ * Per chunk: the blocks are opened by sl_blocks (the same decoding as the
+ * counts), then each of the 256 columns is walked from the top down to the
+ * first block the map draws. Palette entries are given a colour once per
+ * section, and only for sections a column reaches; numeric ids once per
+ * render. Shading is a second pass over the whole map, since a pixel's
+ * shade depends on the column north of it, which may be in another chunk.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sl_mapcolor.h"
+#include "sl_render.h"
+
+#define NOT_LOOKED_UP	0xFF
+#define NAMESPACE		"minecraft:"
+#define NAMESPACE_LEN	10
+
+/* Per-chunk state of the column walk. */
+typedef struct walk
+{
+	const sl_chunk_blocks *c;
+	sl_map_cache *cache;
+	int16_t		slot[256];		/* section index by section Y + 128, -1 none */
+	uint8_t   **pal;			/* per section: colours of its palette, NULL until needed */
+	uint8_t    *drawn;			/* per section: 1 when some palette entry is drawn */
+} walk;
+
+/* FNV-1a of a name, for the colour of names the table does not know. */
+static uint32_t
+name_hash(const char *s, size_t len)
+{
+	uint32_t	h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		h ^= (uint8_t) s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* Stable colour of an unknown name: one of the base colours but NONE and WATER. */
+static int
+unknown_color(const char *name, size_t len)
+{
+	int			c = 1 + (int) (name_hash(name, len) % (SL_MAP_COLORS - 2));
+
+	return c >= SL_MAP_WATER ? c + 1 : c;
+}
+
+/* Base colour of a block name: the table's, else a stable colour. */
+int
+sl_map_color_of(const char *name, size_t len)
+{
+	char		buf[256];
+	int			c;
+
+	if (memchr(name, ':', len) == NULL && len + NAMESPACE_LEN <= sizeof(buf))
+	{
+		memcpy(buf, NAMESPACE, NAMESPACE_LEN);
+		memcpy(buf + NAMESPACE_LEN, name, len);
+		name = buf;
+		len += NAMESPACE_LEN;
+	}
+	c = sl_map_color_find(name, len);
+	return c >= 0 ? c : unknown_color(name, len);
+}
+
+/* Colour of a checked palette entry {Name, Properties}; waterlogged blocks show water. */
+static uint8_t
+entry_color(const sl_nbt *entry)
+{
+	const sl_nbt *name = sl_nbt_child(entry, "Name");
+	const sl_nbt *props = sl_nbt_child(entry, "Properties");
+	const sl_nbt *wl = props ? sl_nbt_child(props, "waterlogged") : NULL;
+
+	if (wl && wl->type == SL_TAG_STRING && wl->v.str.len == 4 && memcmp(wl->v.str.s, "true", 4) == 0)
+		return SL_MAP_WATER;
+	return (uint8_t) sl_map_color_of(name->v.str.s, name->v.str.len);
+}
+
+/* Colour of a legacy key (id << 4 | data), looked up once per render. */
+static int
+legacy_color(sl_map_cache *cache, uint32_t key, sl_err *err)
+{
+	const char *name;
+	char		fallback[48];
+	size_t		len;
+
+	if (cache->legacy == NULL)
+	{
+		cache->legacy = sl_alloc_err(SL_LEGACY_KEYS, err);
+		if (cache->legacy == NULL)
+			return -1;
+		memset(cache->legacy, NOT_LOOKED_UP, SL_LEGACY_KEYS);
+	}
+	if (cache->legacy[key] != NOT_LOOKED_UP)
+		return cache->legacy[key];
+	name = sl_legacy_block_name((int) (key >> 4), (int) (key & 15));
+	if (name)
+	{
+		const char *props = strchr(name, '[');
+
+		len = props ? (size_t) (props - name) : strlen(name);
+	}
+	else
+	{
+		/* the name the counts give it (sl_legacy_state_name) */
+		len = (size_t) snprintf(fallback, sizeof(fallback), "minecraft:legacy_%u_%u",
+								(key >> 4) & 4095, key & 15);
+		name = fallback;
+	}
+	cache->legacy[key] = (uint8_t) sl_map_color_of(name, len);
+	return cache->legacy[key];
+}
+
+/* Give every palette entry of section i its colour. */
+static int
+resolve_palette(walk *w, int i, sl_err *err)
+{
+	const sl_section *s = &w->c->sections[i];
+	uint8_t    *pal = sl_arena_alloc(w->c->arena, s->npalette ? s->npalette : 1, err);
+
+	if (pal == NULL)
+		return -1;
+	w->drawn[i] = 0;
+	for (uint32_t k = 0; k < s->npalette; k++)
+	{
+		pal[k] = entry_color(s->palette[k]);
+		w->drawn[i] |= pal[k] != SL_MAP_NONE;
+	}
+	w->pal[i] = pal;
+	return 0;
+}
+
+/* Colour of block (x, local y, z) of section i. */
+static int
+block_color(walk *w, int i, int x, int ly, int z, sl_err *err)
+{
+	const sl_section *s = &w->c->sections[i];
+	uint32_t	key;
+
+	if (s->kind == 0)
+		return SL_MAP_NONE;
+	if (sl_section_key(w->c, i, x, ly, z, &key, err))
+		return -1;
+	if (s->kind != SL_SEC_PALETTE)
+		return legacy_color(w->cache, key, err);
+	if (w->pal[i] == NULL && resolve_palette(w, i, err))
+		return -1;
+	return w->pal[i][key];
+}
+
+/* Colour at world y of column (x, z); sections the chunk lacks are air. */
+static int
+color_at(walk *w, int x, int y, int z, sl_err *err)
+{
+	int			sy = y >= 0 ? y / 16 : -((-y + 15) / 16);
+
+	if (sy < -128 || sy > 127 || w->slot[sy + 128] < 0)
+		return SL_MAP_NONE;
+	return block_color(w, w->slot[sy + 128], x, y - sy * 16, z, err);
+}
+
+/* Water below a surface at y: blocks down to and including the first that is not water. */
+static int
+water_depth(walk *w, int x, int y, int z, sl_err *err)
+{
+	int			bottom = w->c->sections[0].y * 16;
+	int			depth = 0;
+	int			c;
+
+	do
+	{
+		y--;
+		depth++;
+		c = color_at(w, x, y, z, err);
+		if (c < 0)
+			return -1;
+	} while (c == SL_MAP_WATER && y > bottom && depth < 255);
+	return depth;
+}
+
+/* Find the block column (x, z) shows, from the top (or y_max) down. */
+static int
+walk_column(walk *w, const sl_map_opts *o, int x, int z, sl_map_column *col, sl_err *err)
+{
+	const sl_chunk_blocks *c = w->c;
+
+	memset(col, 0, sizeof(*col));
+	for (int i = c->nsections - 1; i >= 0; i--)
+	{
+		const sl_section *s = &c->sections[i];
+		int			ybase = s->y * 16;
+		int			top = 15;
+
+		if (s->kind == 0)
+			continue;
+		if (o->has_y_max)
+		{
+			if (ybase > o->y_max)
+				continue;
+			if (o->y_max - ybase < 15)
+				top = o->y_max - ybase;
+		}
+		if (s->kind == SL_SEC_PALETTE)
+		{
+			if (w->pal[i] == NULL && resolve_palette(w, i, err))
+				return -1;
+			if (!w->drawn[i])
+				continue;
+		}
+		for (int ly = top; ly >= 0; ly--)
+		{
+			int			color = block_color(w, i, x, ly, z, err);
+			int			depth = 0;
+
+			if (color < 0)
+				return -1;
+			if (color == SL_MAP_NONE)
+				continue;
+			if (color == SL_MAP_WATER && (depth = water_depth(w, x, ybase + ly, z, err)) < 0)
+				return -1;
+			col->base = (uint8_t) color;
+			col->depth = (uint8_t) depth;
+			col->height = (int16_t) (ybase + ly);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* The 256 columns of an opened chunk. */
+int
+sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache,
+			 sl_map_column cols[256], sl_err *err)
+{
+	walk		w;
+	int			n = c->nsections ? c->nsections : 1;
+
+	memset(cols, 0, 256 * sizeof(sl_map_column));
+	if (c->nsections == 0)
+		return 0;
+	memset(&w, 0, sizeof(w));
+	w.c = c;
+	w.cache = cache;
+	memset(w.slot, 0xff, sizeof(w.slot));
+	for (int i = 0; i < c->nsections; i++)
+		w.slot[c->sections[i].y + 128] = (int16_t) i;
+	w.pal = sl_arena_alloc(c->arena, (size_t) n * sizeof(uint8_t *), err);
+	w.drawn = sl_arena_alloc(c->arena, (size_t) n, err);
+	if (w.pal == NULL || w.drawn == NULL)
+		return -1;
+	memset(w.pal, 0, (size_t) n * sizeof(uint8_t *));
+	for (int z = 0; z < 16; z++)
+		for (int x = 0; x < 16; x++)
+			if (walk_column(&w, o, x, z, &cols[z * 16 + x], err))
+				return -1;
+	return 0;
+}
+
+/* Shade of a column as the game's map gives it: 0 darker, 1 flat, 2 lighter. */
+static int
+shade(const sl_map_column *c, const sl_map_column *north, uint32_t parity)
+{
+	int			f10;
+
+	if (c->base == SL_MAP_WATER)
+	{
+		/* depth * 0.1 + parity * 0.2: < 0.5 lighter, > 0.9 darker */
+		f10 = c->depth + 2 * (int) parity;
+		return f10 < 5 ? 2 : f10 > 9 ? 0 : 1;
+	}
+	/* (height - north) + (parity - 0.5) * 0.4: > 0.6 lighter, < -0.6 darker */
+	f10 = 10 * (c->height - north->height) + (parity ? 2 : -2);
+	return f10 > 6 ? 2 : f10 < -6 ? 0 : 1;
+}
+
+/* Shade every column into m->colors. */
+int
+sl_map_shade(sl_map *m, sl_err *err)
+{
+	size_t		n = (size_t) m->width * m->height;
+
+	if (m->colors == NULL && (m->colors = sl_alloc_err(n ? n : 1, err)) == NULL)
+		return -1;
+	for (uint32_t z = 0; z < m->height; z++)
+	{
+		const sl_map_column *row = m->cols + (size_t) z * m->width;
+		const sl_map_column *up = z ? row - m->width : row;
+		uint8_t    *out = m->colors + (size_t) z * m->width;
+
+		if ((z & 63) == 63)
+			sl_interrupt();
+		for (uint32_t x = 0; x < m->width; x++)
+		{
+			const sl_map_column *c = &row[x];
+			const sl_map_column *north = up[x].base ? &up[x] : c;
+			uint32_t	parity = ((uint32_t) m->x0 + x + (uint32_t) m->z0 + z) & 1;
+
+			out[x] = c->base ? (uint8_t) (c->base * 4 + shade(c, north, parity)) : 0;
+		}
+	}
+	return 0;
+}
+
+/* Size in block columns of the map of a value, within the cap. */
+int
+sl_map_size(const sl_header *h, const sl_map_opts *o, uint32_t *width, uint32_t *height,
+			sl_err *err)
+{
+	uint64_t	w;
+	uint64_t	hh;
+	uint64_t	s = o->scale;
+
+	if (o->scale < 1)
+		return sl_fail(err, SL_ERR_INVALID, "scale must be at least 1");
+	if (h->chunk_count == 0)
+		return sl_fail(err, SL_ERR_INVALID, "the value has no chunks to draw");
+	if (h->max_x < h->min_x || h->max_z < h->min_z)
+		return sl_fail(err, SL_ERR_CORRUPT, "chunk bounds (%d,%d)..(%d,%d) are inverted",
+					   h->min_x, h->min_z, h->max_x, h->max_z);
+	w = ((uint64_t) ((int64_t) h->max_x - h->min_x) + 1) * 16;
+	hh = ((uint64_t) ((int64_t) h->max_z - h->min_z) + 1) * 16;
+	if (w * s > INT32_MAX || hh * s > INT32_MAX || (w * s) * (hh * s) > o->max_pixels)
+		return sl_fail(err, SL_ERR_LIMIT,
+					   "a map of %llu x %llu pixels (chunks %d..%d by %d..%d, scale %u) exceeds the cap of %llu pixels",
+					   (unsigned long long) (w * s), (unsigned long long) (hh * s),
+					   h->min_x, h->max_x, h->min_z, h->max_z, o->scale,
+					   (unsigned long long) o->max_pixels);
+	*width = (uint32_t) w;
+	*height = (uint32_t) hh;
+	return 0;
+}
+
+/* Copy a chunk's columns into the map. */
+static void
+place_chunk(sl_map *m, int32_t cx, int32_t cz, const sl_map_column cols[256])
+{
+	size_t		px = (size_t) ((int64_t) cx * 16 - m->x0);
+	size_t		pz = (size_t) ((int64_t) cz * 16 - m->z0);
+
+	for (int z = 0; z < 16; z++)
+		memcpy(&m->cols[(pz + z) * m->width + px], &cols[z * 16], 16 * sizeof(sl_map_column));
+}
+
+/* Render one chunk (directory entry i) into the map. */
+static int
+render_chunk(sl_value *v, uint32_t i, const sl_map_opts *o, const sl_limits *lim,
+			 sl_map_cache *cache, sl_map *m, sl_err *err)
+{
+	const uint8_t *comp[SL_NCOMP];
+	sl_dirent	d;
+	sl_arena	arena = {0};
+	sl_chunk_blocks cb;
+	sl_map_column cols[256];
+	int			rc;
+
+	if (sl_value_chunk(v, i, &d, comp, err))
+		return -1;
+	if ((int64_t) d.x * 16 < m->x0 || (int64_t) d.z * 16 < m->z0 ||
+		(int64_t) d.x * 16 + 16 > (int64_t) m->x0 + m->width ||
+		(int64_t) d.z * 16 + 16 > (int64_t) m->z0 + m->height)
+		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) lies outside the value's bounds", d.x, d.z);
+	if (d.len[SL_COMP_REGION] == 0)
+		return 0;
+	rc = sl_chunk_blocks_open(comp[SL_COMP_REGION], d.len[SL_COMP_REGION], d.data_version,
+							  SL_WANT_BLOCKS, lim, &arena, &cb, err);
+	if (rc == 0)
+		rc = sl_map_chunk(&cb, o, cache, cols, err);
+	sl_arena_free(&arena);
+	if (rc)
+	{
+		sl_err_prefix(err, "chunk (%d,%d)", d.x, d.z);
+		if (err->code == SL_ERR_FORMAT)
+			err->code = SL_ERR_CORRUPT;
+		return -1;
+	}
+	place_chunk(m, d.x, d.z, cols);
+	return 0;
+}
+
+/* Render every chunk of an open value into m. */
+int
+sl_map_render(sl_value *v, const sl_map_opts *o, const sl_limits *lim, sl_map *m, sl_err *err)
+{
+	sl_map_cache cache = {0};
+	size_t		n;
+	int			rc = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (sl_map_size(&v->hdr, o, &m->width, &m->height, err))
+		return -1;
+	m->x0 = (int32_t) ((int64_t) v->hdr.min_x * 16);
+	m->z0 = (int32_t) ((int64_t) v->hdr.min_z * 16);
+	n = (size_t) m->width * m->height;
+	m->cols = sl_alloc_err(n * sizeof(sl_map_column), err);
+	if (m->cols == NULL)
+		return -1;
+	memset(m->cols, 0, n * sizeof(sl_map_column));
+	for (uint32_t i = 0; i < v->hdr.chunk_count && rc == 0; i++)
+	{
+		sl_interrupt();
+		rc = render_chunk(v, i, o, lim, &cache, m, err);
+	}
+	sl_map_cache_free(&cache);
+	if (rc == 0)
+		rc = sl_map_shade(m, err);
+	if (rc)
+		sl_map_free(m);
+	return rc;
+}
+
+/* Free a render's caches. */
+void
+sl_map_cache_free(sl_map_cache *cache)
+{
+	sl_free(cache->legacy);
+	cache->legacy = NULL;
+}
+
+/* Free a map. */
+void
+sl_map_free(sl_map *m)
+{
+	sl_free(m->cols);
+	sl_free(m->colors);
+	m->cols = NULL;
+	m->colors = NULL;
+}
