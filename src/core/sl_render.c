@@ -405,6 +405,8 @@ sl_map_render(sl_value *v, const sl_map_opts *o, const sl_limits *lim, sl_map *m
 	{
 		sl_interrupt();
 		rc = render_chunk(v, i, o, lim, &cache, m, err);
+		if (rc == 0 && o->progress)
+			o->progress(o->progress_ctx, i + 1, v->hdr.chunk_count);
 	}
 	sl_map_cache_free(&cache);
 	if (rc == 0)

@@ -22,6 +22,9 @@ typedef struct sl_map_opts
 	int32_t		y_max;			/* highest block y drawn */
 	uint32_t	scale;			/* pixels per block column, each way (PNG only) */
 	uint64_t	max_pixels;		/* cap on the image's pixels (width * height * scale^2) */
+	/* called after each chunk with chunks done and their total, or NULL */
+	void		(*progress) (void *ctx, uint32_t done, uint32_t total);
+	void	   *progress_ctx;
 } sl_map_opts;
 
 /* One block column of a chunk. */
