@@ -23,7 +23,6 @@ typedef struct walk
 {
 	const sl_chunk_blocks *c;
 	sl_map_cache *cache;
-	int16_t		slot[256];		/* section index by section Y + 128, -1 none */
 	uint8_t   **pal;			/* per section: colours of its palette, NULL until needed */
 	uint8_t    *drawn;			/* per section: 1 when some palette entry is drawn */
 } walk;
@@ -136,101 +135,137 @@ resolve_palette(walk *w, int i, sl_err *err)
 	return 0;
 }
 
-/* Colour of block (x, local y, z) of section i. */
+/* Fail on a palette index past the palette, as the counts do. */
 static int
-block_color(walk *w, int i, int x, int ly, int z, sl_err *err)
+index_past(const sl_section *s, uint32_t v, sl_err *err)
+{
+	return sl_fail(err, SL_ERR_FORMAT, "section Y=%d: palette index %u past palette of %u entries",
+				   s->y, v, s->npalette);
+}
+
+/* The colours of a paletted section's 4096 blocks (index y * 256 + z * 16 + x). */
+static int
+palette_colors(walk *w, int i, uint8_t col[SL_SECTION_VOLUME], sl_err *err)
 {
 	const sl_section *s = &w->c->sections[i];
-	uint32_t	key;
+	const uint8_t *pal = w->pal[i];
+	uint64_t	mask = ((uint64_t) 1 << s->bits) - 1;
+	uint32_t	n = 0;
 
-	if (s->kind == 0)
-		return SL_MAP_NONE;
-	if (sl_section_key(w->c, i, x, ly, z, &key, err))
-		return -1;
-	if (s->kind != SL_SEC_PALETTE)
-		return legacy_color(w->cache, key, err);
-	if (w->pal[i] == NULL && resolve_palette(w, i, err))
-		return -1;
-	return w->pal[i][key];
-}
-
-/* Colour at world y of column (x, z); sections the chunk lacks are air. */
-static int
-color_at(walk *w, int x, int y, int z, sl_err *err)
-{
-	int			sy = y >= 0 ? y / 16 : -((-y + 15) / 16);
-
-	if (sy < -128 || sy > 127 || w->slot[sy + 128] < 0)
-		return SL_MAP_NONE;
-	return block_color(w, w->slot[sy + 128], x, y - sy * 16, z, err);
-}
-
-/* Water below a surface at y: blocks down to and including the first that is not water. */
-static int
-water_depth(walk *w, int x, int y, int z, sl_err *err)
-{
-	int			bottom = w->c->sections[0].y * 16;
-	int			depth = 0;
-	int			c;
-
-	do
+	if (s->states == NULL)
 	{
-		y--;
-		depth++;
-		c = color_at(w, x, y, z, err);
-		if (c < 0)
-			return -1;
-	} while (c == SL_MAP_WATER && y > bottom && depth < 255);
-	return depth;
-}
-
-/* Find the block column (x, z) shows, from the top (or y_max) down. */
-static int
-walk_column(walk *w, const sl_map_opts *o, int x, int z, sl_map_column *col, sl_err *err)
-{
-	const sl_chunk_blocks *c = w->c;
-
-	memset(col, 0, sizeof(*col));
-	for (int i = c->nsections - 1; i >= 0; i--)
+		memset(col, pal[0], SL_SECTION_VOLUME);
+		return 0;
+	}
+	if (s->spanning)
 	{
-		const sl_section *s = &c->sections[i];
-		int			ybase = s->y * 16;
-		int			top = 15;
+		for (; n < SL_SECTION_VOLUME; n++)
+		{
+			uint32_t	v = sl_packed_get(s->states, s->bits, 1, n);
 
-		if (s->kind == 0)
-			continue;
-		if (o->has_y_max)
-		{
-			if (ybase > o->y_max)
-				continue;
-			if (o->y_max - ybase < 15)
-				top = o->y_max - ybase;
+			if (v >= s->npalette)
+				return index_past(s, v, err);
+			col[n] = pal[v];
 		}
-		if (s->kind == SL_SEC_PALETTE)
-		{
-			if (w->pal[i] == NULL && resolve_palette(w, i, err))
-				return -1;
-			if (!w->drawn[i])
-				continue;
-		}
-		for (int ly = top; ly >= 0; ly--)
-		{
-			int			color = block_color(w, i, x, ly, z, err);
-			int			depth = 0;
+		return 0;
+	}
+	for (uint32_t l = 0; l < s->nstates && n < SL_SECTION_VOLUME; l++)
+	{
+		uint64_t	word = sl_get_u64be(s->states + 8 * (size_t) l);
 
-			if (color < 0)
-				return -1;
-			if (color == SL_MAP_NONE)
-				continue;
-			if (color == SL_MAP_WATER && (depth = water_depth(w, x, ybase + ly, z, err)) < 0)
-				return -1;
-			col->base = (uint8_t) color;
-			col->depth = (uint8_t) depth;
-			col->height = (int16_t) (ybase + ly);
-			return 0;
+		for (uint32_t k = 0; k < 64 / s->bits && n < SL_SECTION_VOLUME; k++, n++)
+		{
+			uint32_t	v = (uint32_t) (word & mask);
+
+			if (v >= s->npalette)
+				return index_past(s, v, err);
+			col[n] = pal[v];
+			word >>= s->bits;
 		}
 	}
 	return 0;
+}
+
+/* The colours of section i's 4096 blocks, any kind. */
+static int
+section_colors(walk *w, int i, uint8_t col[SL_SECTION_VOLUME], sl_err *err)
+{
+	const sl_section *s = &w->c->sections[i];
+
+	if (s->kind == SL_SEC_PALETTE)
+		return palette_colors(w, i, col, err);
+	for (int y = 0; y < 16; y++)
+		for (int z = 0; z < 16; z++)
+			for (int x = 0; x < 16; x++)
+			{
+				uint32_t	key;
+				int			c;
+
+				if (sl_section_key(w->c, i, x, y, z, &key, err) ||
+					(c = legacy_color(w->cache, key, err)) < 0)
+					return -1;
+				col[y * 256 + z * 16 + x] = (uint8_t) c;
+			}
+	return 0;
+}
+
+/* Column states of the walk. */
+enum
+{
+	SEARCHING = 0,				/* no block drawn found yet */
+	DEPTH,						/* on water: counting the water below */
+	DONE
+};
+
+/* End the water of every column still counting (air below: one more block). */
+static int
+end_water(uint8_t st[256], sl_map_column cols[256])
+{
+	for (int c = 0; c < 256; c++)
+		if (st[c] == DEPTH)
+		{
+			if (cols[c].depth < 255)
+				cols[c].depth++;
+			st[c] = DONE;
+		}
+	return 0;
+}
+
+/*
+ * Walk column c down one section (colours col, local y from top): find the
+ * block drawn, then count the water under a water surface.
+ */
+static void
+walk_column(const uint8_t *col, int c, int ybase, int top, uint8_t *st, sl_map_column *out)
+{
+	int			ly = top;
+
+	if (*st == SEARCHING)
+	{
+		for (; ly >= 0 && col[ly * 256 + c] == SL_MAP_NONE; ly--)
+			;
+		if (ly < 0)
+			return;
+		out->base = col[ly * 256 + c];
+		out->height = (int16_t) (ybase + ly);
+		if (out->base != SL_MAP_WATER)
+		{
+			*st = DONE;
+			return;
+		}
+		*st = DEPTH;
+		ly--;
+	}
+	/* depth: blocks down to and including the first that is not water */
+	for (; ly >= 0; ly--)
+	{
+		out->depth++;
+		if (col[ly * 256 + c] != SL_MAP_WATER || out->depth == 255)
+		{
+			*st = DONE;
+			return;
+		}
+	}
 }
 
 /* The 256 columns of an opened chunk. */
@@ -239,26 +274,63 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 			 sl_map_column cols[256], sl_err *err)
 {
 	walk		w;
+	uint8_t		col[SL_SECTION_VOLUME];
+	uint8_t		st[256];
 	int			n = c->nsections ? c->nsections : 1;
+	int			above = INT32_MAX;	/* section Y of the last section walked */
 
 	memset(cols, 0, 256 * sizeof(sl_map_column));
+	memset(st, SEARCHING, sizeof(st));
 	if (c->nsections == 0)
 		return 0;
 	memset(&w, 0, sizeof(w));
 	w.c = c;
 	w.cache = cache;
-	memset(w.slot, 0xff, sizeof(w.slot));
-	for (int i = 0; i < c->nsections; i++)
-		w.slot[c->sections[i].y + 128] = (int16_t) i;
 	w.pal = sl_arena_alloc(c->arena, (size_t) n * sizeof(uint8_t *), err);
 	w.drawn = sl_arena_alloc(c->arena, (size_t) n, err);
 	if (w.pal == NULL || w.drawn == NULL)
 		return -1;
 	memset(w.pal, 0, (size_t) n * sizeof(uint8_t *));
-	for (int z = 0; z < 16; z++)
-		for (int x = 0; x < 16; x++)
-			if (walk_column(&w, o, x, z, &cols[z * 16 + x], err))
+	for (int i = c->nsections - 1; i >= 0; i--)
+	{
+		const sl_section *s = &c->sections[i];
+		int			ybase = s->y * 16;
+		int			top = 15;
+		int			searching = 0,
+					depth = 0;
+
+		if (s->kind == 0)
+			continue;
+		if (above != INT32_MAX && s->y != above - 1)
+			end_water(st, cols);	/* a section the chunk lacks: air */
+		above = s->y;
+		if (o->has_y_max && ybase > o->y_max)
+			continue;
+		if (o->has_y_max && o->y_max - ybase < 15)
+			top = o->y_max - ybase;
+		for (int k = 0; k < 256; k++)
+		{
+			searching |= st[k] == SEARCHING;
+			depth |= st[k] == DEPTH;
+		}
+		if (!searching && !depth)
+			break;
+		if (s->kind == SL_SEC_PALETTE)
+		{
+			if (w.pal[i] == NULL && resolve_palette(&w, i, err))
 				return -1;
+			if (!w.drawn[i])
+			{
+				end_water(st, cols);	/* nothing drawn: air, or blocks the map looks through */
+				continue;
+			}
+		}
+		if (section_colors(&w, i, col, err))
+			return -1;
+		for (int k = 0; k < 256; k++)
+			if (st[k] != DONE)
+				walk_column(col, k, ybase, st[k] == DEPTH ? 15 : top, &st[k], &cols[k]);
+	}
 	return 0;
 }
 
