@@ -10,6 +10,11 @@
 #include "sl_mapcolor.h"
 #include "sl_png.h"
 
+/* zlib level: 3 is about 3x faster than the default 6 on maps, for 1.15x the bytes */
+#define PNG_LEVEL 3
+
+
+
 /* libspng's allocator: the core's hooks (PostgreSQL memory contexts in the extension). */
 static void *
 png_malloc(size_t n)
@@ -93,6 +98,7 @@ png_setup(spng_ctx *ctx, uint32_t width, uint32_t height, sl_err *err)
 		(rc = spng_set_plte(ctx, &plte)) ||
 		(rc = spng_set_trns(ctx, &trns)) ||
 		(rc = spng_set_option(ctx, SPNG_FILTER_CHOICE, SPNG_FILTER_CHOICE_NONE)) ||
+		(rc = spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, PNG_LEVEL)) ||
 		(rc = spng_encode_image(ctx, NULL, 0, SPNG_FMT_PNG,
 								SPNG_ENCODE_PROGRESSIVE | SPNG_ENCODE_FINALIZE)))
 		return png_fail(err, rc, "set-up");

@@ -143,69 +143,74 @@ index_past(const sl_section *s, uint32_t v, sl_err *err)
 				   s->y, v, s->npalette);
 }
 
-/* The colours of a paletted section's 4096 blocks (index y * 256 + z * 16 + x). */
+/* The colours of layer ly (256 blocks, index z * 16 + x) of a paletted section. */
 static int
-palette_colors(walk *w, int i, uint8_t col[SL_SECTION_VOLUME], sl_err *err)
+palette_layer(walk *w, int i, int ly, uint8_t lay[256], sl_err *err)
 {
 	const sl_section *s = &w->c->sections[i];
 	const uint8_t *pal = w->pal[i];
-	uint64_t	mask = ((uint64_t) 1 << s->bits) - 1;
-	uint32_t	n = 0;
+	uint32_t	n0 = (uint32_t) ly * 256;
 
 	if (s->states == NULL)
 	{
-		memset(col, pal[0], SL_SECTION_VOLUME);
+		memset(lay, pal[0], 256);
 		return 0;
 	}
 	if (s->spanning)
 	{
-		for (; n < SL_SECTION_VOLUME; n++)
+		for (uint32_t n = 0; n < 256; n++)
 		{
-			uint32_t	v = sl_packed_get(s->states, s->bits, 1, n);
+			uint32_t	v = sl_packed_get(s->states, s->bits, 1, n0 + n);
 
 			if (v >= s->npalette)
 				return index_past(s, v, err);
-			col[n] = pal[v];
+			lay[n] = pal[v];
 		}
 		return 0;
 	}
-	for (uint32_t l = 0; l < s->nstates && n < SL_SECTION_VOLUME; l++)
 	{
-		uint64_t	word = sl_get_u64be(s->states + 8 * (size_t) l);
+		uint32_t	per = 64 / s->bits;
+		uint32_t	l = n0 / per;
+		uint32_t	k = n0 % per;
+		uint64_t	mask = ((uint64_t) 1 << s->bits) - 1;
+		uint64_t	word = sl_get_u64be(s->states + 8 * (size_t) l) >> (k * s->bits);
 
-		for (uint32_t k = 0; k < 64 / s->bits && n < SL_SECTION_VOLUME; k++, n++)
+		for (uint32_t n = 0; n < 256; n++, k++)
 		{
-			uint32_t	v = (uint32_t) (word & mask);
+			uint32_t	v;
 
+			if (k == per)
+			{
+				word = sl_get_u64be(s->states + 8 * (size_t) ++l);
+				k = 0;
+			}
+			v = (uint32_t) (word & mask);
+			word >>= s->bits;
 			if (v >= s->npalette)
 				return index_past(s, v, err);
-			col[n] = pal[v];
-			word >>= s->bits;
+			lay[n] = pal[v];
 		}
 	}
 	return 0;
 }
 
-/* The colours of section i's 4096 blocks, any kind. */
+/* The colours of layer ly of section i, any kind. */
 static int
-section_colors(walk *w, int i, uint8_t col[SL_SECTION_VOLUME], sl_err *err)
+layer_colors(walk *w, int i, int ly, uint8_t lay[256], sl_err *err)
 {
-	const sl_section *s = &w->c->sections[i];
+	if (w->c->sections[i].kind == SL_SEC_PALETTE)
+		return palette_layer(w, i, ly, lay, err);
+	for (int z = 0; z < 16; z++)
+		for (int x = 0; x < 16; x++)
+		{
+			uint32_t	key;
+			int			c;
 
-	if (s->kind == SL_SEC_PALETTE)
-		return palette_colors(w, i, col, err);
-	for (int y = 0; y < 16; y++)
-		for (int z = 0; z < 16; z++)
-			for (int x = 0; x < 16; x++)
-			{
-				uint32_t	key;
-				int			c;
-
-				if (sl_section_key(w->c, i, x, y, z, &key, err) ||
-					(c = legacy_color(w->cache, key, err)) < 0)
-					return -1;
-				col[y * 256 + z * 16 + x] = (uint8_t) c;
-			}
+			if (sl_section_key(w->c, i, x, ly, z, &key, err) ||
+				(c = legacy_color(w->cache, key, err)) < 0)
+				return -1;
+			lay[z * 16 + x] = (uint8_t) c;
+		}
 	return 0;
 }
 
@@ -221,62 +226,62 @@ enum
 static int
 end_water(uint8_t st[256], sl_map_column cols[256])
 {
+	int			ended = 0;
+
 	for (int c = 0; c < 256; c++)
 		if (st[c] == DEPTH)
 		{
 			if (cols[c].depth < 255)
 				cols[c].depth++;
 			st[c] = DONE;
+			ended++;
 		}
-	return 0;
+	return ended;
 }
 
 /*
- * Walk column c down one section (colours col, local y from top): find the
- * block drawn, then count the water under a water surface.
+ * One block of every column not done (layer colours lay at world y):
+ * find the block drawn, then count the water under a water surface, down
+ * to and including the first block that is not water. Returns the number
+ * of columns done.
  */
-static void
-walk_column(const uint8_t *col, int c, int ybase, int top, uint8_t *st, sl_map_column *out)
+static int
+walk_layer(const uint8_t lay[256], int y, int search, uint8_t st[256], sl_map_column cols[256])
 {
-	int			ly = top;
+	int			done = 0;
 
-	if (*st == SEARCHING)
+	for (int c = 0; c < 256; c++)
 	{
-		for (; ly >= 0 && col[ly * 256 + c] == SL_MAP_NONE; ly--)
-			;
-		if (ly < 0)
-			return;
-		out->base = col[ly * 256 + c];
-		out->height = (int16_t) (ybase + ly);
-		if (out->base != SL_MAP_WATER)
+		uint8_t		v = lay[c];
+
+		if (st[c] == SEARCHING)
 		{
-			*st = DONE;
-			return;
+			if (!search || v == SL_MAP_NONE)
+				continue;
+			cols[c].base = v;
+			cols[c].height = (int16_t) y;
+			st[c] = v == SL_MAP_WATER ? DEPTH : DONE;
+			done += st[c] == DONE;
 		}
-		*st = DEPTH;
-		ly--;
-	}
-	/* depth: blocks down to and including the first that is not water */
-	for (; ly >= 0; ly--)
-	{
-		out->depth++;
-		if (col[ly * 256 + c] != SL_MAP_WATER || out->depth == 255)
+		else if (st[c] == DEPTH && (++cols[c].depth, v != SL_MAP_WATER || cols[c].depth == 255))
 		{
-			*st = DONE;
-			return;
+			st[c] = DONE;
+			done++;
 		}
 	}
+	return done;
 }
 
-/* The 256 columns of an opened chunk. */
+/* The 256 columns of an opened chunk: sections from the top, layer by layer. */
 int
 sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache,
 			 sl_map_column cols[256], sl_err *err)
 {
 	walk		w;
-	uint8_t		col[SL_SECTION_VOLUME];
+	uint8_t		lay[256];
 	uint8_t		st[256];
 	int			n = c->nsections ? c->nsections : 1;
+	int			active = 256;	/* columns not done */
 	int			above = INT32_MAX;	/* section Y of the last section walked */
 
 	memset(cols, 0, 256 * sizeof(sl_map_column));
@@ -291,45 +296,39 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 	if (w.pal == NULL || w.drawn == NULL)
 		return -1;
 	memset(w.pal, 0, (size_t) n * sizeof(uint8_t *));
-	for (int i = c->nsections - 1; i >= 0; i--)
+	for (int i = c->nsections - 1; i >= 0 && active > 0; i--)
 	{
 		const sl_section *s = &c->sections[i];
 		int			ybase = s->y * 16;
-		int			top = 15;
-		int			searching = 0,
-					depth = 0;
 
 		if (s->kind == 0)
 			continue;
 		if (above != INT32_MAX && s->y != above - 1)
-			end_water(st, cols);	/* a section the chunk lacks: air */
+			active -= end_water(st, cols);	/* a section the chunk lacks: air */
 		above = s->y;
-		if (o->has_y_max && ybase > o->y_max)
-			continue;
-		if (o->has_y_max && o->y_max - ybase < 15)
-			top = o->y_max - ybase;
-		for (int k = 0; k < 256; k++)
-		{
-			searching |= st[k] == SEARCHING;
-			depth |= st[k] == DEPTH;
-		}
-		if (!searching && !depth)
-			break;
 		if (s->kind == SL_SEC_PALETTE)
 		{
 			if (w.pal[i] == NULL && resolve_palette(&w, i, err))
 				return -1;
 			if (!w.drawn[i])
 			{
-				end_water(st, cols);	/* nothing drawn: air, or blocks the map looks through */
+				active -= end_water(st, cols);	/* air, or blocks the map looks through */
 				continue;
 			}
 		}
-		if (section_colors(&w, i, col, err))
-			return -1;
-		for (int k = 0; k < 256; k++)
-			if (st[k] != DONE)
-				walk_column(col, k, ybase, st[k] == DEPTH ? 15 : top, &st[k], &cols[k]);
+		for (int ly = 15; ly >= 0 && active > 0; ly--)
+		{
+			int			search = !o->has_y_max || ybase + ly <= o->y_max;
+			int			need = 0;
+
+			for (int k = 0; k < 256 && !need; k++)
+				need = st[k] == DEPTH || (search && st[k] == SEARCHING);
+			if (!need)
+				continue;
+			if (layer_colors(&w, i, ly, lay, err))
+				return -1;
+			active -= walk_layer(lay, ybase + ly, search, st, cols);
+		}
 	}
 	return 0;
 }
