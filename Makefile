@@ -134,6 +134,10 @@ fuzz-regress: fuzz-build fuzz-seeds
 build/blocks_check: build/libslimecore.a test/corpus/blocks_check.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/blocks_check.c build/libslimecore.a $(LIBS_CORE) -o $@
 
+# one world of each era rendered, the PNG decoded again by libspng (test/corpus.sh)
+build/render_check: build/libslimecore.a test/corpus/render_check.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/render_check.c build/libslimecore.a $(LIBS_CORE) -o $@
+
 # every corpus schematic pasted into corpus worlds, extracted back, restored (test/corpus.sh)
 build/schem_check: build/libslimecore.a test/corpus/schem_check.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/schem_check.c build/libslimecore.a $(LIBS_CORE) -o $@
