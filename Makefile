@@ -131,6 +131,7 @@ fuzz-regress: fuzz-build fuzz-seeds
 #                     difference (test/corpus/blocks_check.c)
 # make legacy-check   regenerate src/core/sl_legacy.c from data/*.tsv into
 #                     build/ and fail when the committed copy differs
+# make mapcolor-check the same for src/core/sl_mapcolor.c (data/map_colors.tsv)
 build/blocks_check: build/libslimecore.a test/corpus/blocks_check.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/blocks_check.c build/libslimecore.a $(LIBS_CORE) -o $@
 
@@ -146,12 +147,21 @@ build/sl_legacy.c: data/gen_legacy.sh data/legacy_blocks.tsv data/legacy_biomes.
 	@mkdir -p build
 	sh data/gen_legacy.sh > $@
 
-.PHONY: blocks-check legacy-check
+build/sl_mapcolor.c: data/gen_mapcolors.sh data/map_colors.tsv
+	@mkdir -p build
+	sh data/gen_mapcolors.sh > $@
+
+.PHONY: blocks-check legacy-check mapcolor-check
 blocks-check: build/blocks_check
 	./build/blocks_check "$(SLIME_CORPUS)" data
 
 legacy-check: build/sl_legacy.c
 	cmp build/sl_legacy.c src/core/sl_legacy.c
+
+# make mapcolor-check: regenerate src/core/sl_mapcolor.c from data/map_colors.tsv
+# into build/ and fail when the committed copy differs
+mapcolor-check: build/sl_mapcolor.c
+	cmp build/sl_mapcolor.c src/core/sl_mapcolor.c
 # ==== end of blocks and biomes ===============================================
 
 # ==== the AdvancedSlimePaper loader (clients/java) ============================
