@@ -80,6 +80,14 @@ unit: build/unit
 
 tool: build/slimetool
 
+# the map in the README: a corpus world drawn by slimetool render (the code
+# of slime_render_map); make doc-map regenerates it
+DOC_MAP_SOURCE = anvil-1.2-1.12/pymclevel/AnvilWorld/r.0.0.mca
+.PHONY: doc-map
+doc-map: build/slimetool
+	@mkdir -p doc/img
+	./build/slimetool render "$(SLIME_CORPUS)/$(DOC_MAP_SOURCE)" --quiet -o doc/img/map-anvilworld.png
+
 clean: clean-core
 clean-core:
 	rm -rf build test/regress-out
