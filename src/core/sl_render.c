@@ -27,25 +27,11 @@ typedef struct walk
 	uint8_t    *drawn;			/* per section: 1 when some palette entry is drawn */
 } walk;
 
-/* FNV-1a of a name, for the colour of names the table does not know. */
-static uint32_t
-name_hash(const char *s, size_t len)
-{
-	uint32_t	h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-	{
-		h ^= (uint8_t) s[i];
-		h *= 16777619u;
-	}
-	return h;
-}
-
 /* Stable colour of an unknown name: one of the base colours but NONE and WATER. */
 static int
 unknown_color(const char *name, size_t len)
 {
-	int			c = 1 + (int) (name_hash(name, len) % (SL_MAP_COLORS - 2));
+	int			c = 1 + (int) (sl_fnv1a(name, len) % (SL_MAP_COLORS - 2));
 
 	return c >= SL_MAP_WATER ? c + 1 : c;
 }
