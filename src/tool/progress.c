@@ -87,12 +87,17 @@ draw(double t)
 	if (pr.files || pr.files_total)
 		put_count("files", pr.files, pr.files_total);
 	put_count("chunks", pr.chunks, pr.chunks_total);
-	fprintf(stderr, "  %.1f", pr.bytes / 1e6);
-	if (pr.bytes_total)
-		fprintf(stderr, "/%.1f", pr.bytes_total / 1e6);
-	fprintf(stderr, " MB");
-	if (elapsed > 0.05)
-		fprintf(stderr, "  %.1f MB/s", pr.bytes / 1e6 / elapsed);
+	if (pr.bytes || pr.bytes_total)
+	{
+		fprintf(stderr, "  %.1f", pr.bytes / 1e6);
+		if (pr.bytes_total)
+			fprintf(stderr, "/%.1f", pr.bytes_total / 1e6);
+		fprintf(stderr, " MB");
+		if (elapsed > 0.05)
+			fprintf(stderr, "  %.1f MB/s", pr.bytes / 1e6 / elapsed);
+	}
+	else if (elapsed > 0.05)
+		fprintf(stderr, "  %.0f chunks/s", pr.chunks / elapsed);
 	if (f > 0.001 && f < 1)
 	{
 		long		left = (long) (elapsed * (1 - f) / f + 0.5);

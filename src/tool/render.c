@@ -212,6 +212,9 @@ cmd_render(int argc, char **argv)
 	{
 		tool_progress_total(1, 0, len);
 		rc = region_value(&o, &value);
+		/* the read counted the file's chunks: count them again as rendered */
+		tool_progress_clear();
+		tool_progress_start("render", o.quiet);
 	}
 	if (rc == 0)
 	{
