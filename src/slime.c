@@ -61,6 +61,7 @@ static int	max_chunk_size = (int) SL_DEFAULT_MAX_CHUNK_RAW;
 static int	max_world_size = (int) SL_DEFAULT_MAX_VALUE_RAW;
 static int	max_nbt_depth = SL_DEFAULT_MAX_DEPTH;
 static int	max_palette = SL_DEFAULT_MAX_PALETTE;
+static int	max_render_pixels = SLIME_DEFAULT_MAX_RENDER_PIXELS;
 
 void		_PG_init(void);
 
@@ -104,6 +105,12 @@ _PG_init(void)
 							"A section holds 4096 blocks, so no valid palette is longer.",
 							&max_palette, SL_DEFAULT_MAX_PALETTE, 1, SL_DEFAULT_MAX_PALETTE,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("slime.max_render_pixels",
+							"Largest image (width x height pixels) slime_render_map draws.",
+							"A map takes about 5 bytes of memory per block column; a larger "
+							"value is refused before anything is allocated.",
+							&max_render_pixels, SLIME_DEFAULT_MAX_RENDER_PIXELS, 256, PG_INT32_MAX,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("slime.input_check",
 							 "How much text input, binary input and casts check of a slime value.",
 							 "full: everything, content hash included (decompresses the value); "
@@ -131,6 +138,13 @@ slime_limits(void)
 	lim.max_depth = max_nbt_depth;
 	lim.max_palette = (uint32_t) max_palette;
 	return &lim;
+}
+
+/* The slime.max_render_pixels cap. */
+uint64
+slime_max_render_pixels(void)
+{
+	return (uint64) max_render_pixels;
 }
 
 /* SQLSTATE for a core error class. */

@@ -138,6 +138,21 @@ sl_interrupt(void)
 	sl_hooks.interrupt();
 }
 
+/* FNV-1a (64-bit) of len bytes. */
+uint64_t
+sl_fnv1a(const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint64_t	h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		h ^= p[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
 /* Allocate or fail with SL_ERR_NOMEM. */
 void *
 sl_alloc_err(size_t size, sl_err *err)

@@ -76,6 +76,9 @@ void	   *sl_realloc(void *ptr, size_t size);
 void		sl_free(void *ptr);
 void		sl_interrupt(void);
 
+/* FNV-1a (64-bit) of len bytes: the hash of names (count maps, map colours). */
+uint64_t	sl_fnv1a(const void *data, size_t len);
+
 /* Allocate or fail with SL_ERR_NOMEM. */
 void	   *sl_alloc_err(size_t size, sl_err *err);
 
