@@ -39,7 +39,23 @@ FROM islands WHERE id = 1;
 -- text and binary forms round-trip and are checked alike
 SELECT count(*) AS text_round_trip FROM islands WHERE world::text::slime = world;
 SELECT count(*) AS bytea_round_trip FROM islands WHERE world::bytea::slime = world;
-SELECT left(world::text, 10) AS text_form FROM islands WHERE id = 2;
+SELECT left(world::text, 12) AS text_form FROM islands WHERE id = 2;
+-- the text form is "b64:" and standard base64 of the value bytes (since 0.4.0)
+SELECT count(*) AS standard_base64 FROM islands
+WHERE decode(substr(world::text, 5), 'base64') = world::bytea
+  AND octet_length(world::text) = 4 + (octet_length(world::bytea) + 2) / 3 * 4;
+-- the hex form 0.1.0 to 0.3.0 wrote ("\x" + hex digits, what their dumps hold) reads forever,
+-- in either case; slime.text_output = hex writes it again
+SELECT count(*) AS hex_reads FROM islands
+WHERE ('\x' || encode(world::bytea, 'hex'))::slime = world
+  AND ('\x' || upper(encode(world::bytea, 'hex')))::slime::bytea = world::bytea;
+SET slime.text_output = hex;
+SELECT left(world::text, 10) AS hex_text_form, world::text = '\x' || encode(world::bytea, 'hex') AS as_before,
+       world::text::slime = world AS round_trip
+FROM islands WHERE id = 2;
+RESET slime.text_output;
+SELECT world::text = 'b64:' || translate(encode(world::bytea, 'base64'), E'\n', '') AS base64_again
+FROM islands WHERE id = 2;
 SELECT world = test_world(3) AS equal, world <> test_world(2) AS not_equal FROM islands WHERE id = 1;
 SELECT count(*) AS distinct_worlds
 FROM (SELECT world FROM (SELECT world FROM islands UNION ALL SELECT world FROM islands) u GROUP BY world) t;
@@ -48,6 +64,14 @@ FROM (SELECT world FROM (SELECT world FROM islands UNION ALL SELECT world FROM i
 SELECT 'not hex'::slime;
 SELECT '\x00'::slime;
 SELECT '\x534c494d0100'::slime;
+SELECT '\x534'::slime;
+SELECT '\x53zz'::slime;
+SELECT 'b64:'::slime;
+SELECT 'b64:U0xJTQ=='::slime;
+SELECT 'b64:U0xJTQ'::slime;
+SELECT 'b64:U0xJ TQ=='::slime;
+SELECT 'b64:U0xJTR=='::slime;
+SELECT 'B64:U0xJTQ=='::slime;
 -- flip one byte inside the compressed payload: caught by the checksums
 SELECT set_byte(world::bytea, octet_length(world::bytea) - 3,
                 get_byte(world::bytea, octet_length(world::bytea) - 3) # 1)::slime

@@ -178,9 +178,17 @@ merge_into(MemoryContext aggcontext, sl_counts *dst, const sl_counts *src)
 	MemoryContextSwitchTo(old);
 }
 
+/* What a totals aggregate counts. */
+typedef enum totals_kind
+{
+	TOTALS_BLOCKS,
+	TOTALS_BIOMES,
+	TOTALS_BLOCK_ENTITIES
+} totals_kind;
+
 /* Transition: count one world (in a short-lived context) into the state. */
 static Datum
-totals_transfn(FunctionCallInfo fcinfo, bool biomes)
+totals_transfn(FunctionCallInfo fcinfo, totals_kind kind)
 {
 	MemoryContext aggcontext;
 	sl_counts  *state = totals_state(fcinfo, &aggcontext);
@@ -189,7 +197,10 @@ totals_transfn(FunctionCallInfo fcinfo, bool biomes)
 	{
 		sl_counts	world = {0};
 
-		count_world(PG_GETARG_DATUM(1), biomes, &world);
+		if (kind == TOTALS_BLOCK_ENTITIES)
+			slime_count_block_entities(PG_GETARG_DATUM(1), &world);
+		else
+			count_world(PG_GETARG_DATUM(1), kind == TOTALS_BIOMES, &world);
 		merge_into(aggcontext, state, &world);
 		sl_counts_free(&world);
 	}
@@ -201,7 +212,7 @@ PG_FUNCTION_INFO_V1(slime_block_totals_transfn);
 Datum
 slime_block_totals_transfn(PG_FUNCTION_ARGS)
 {
-	return totals_transfn(fcinfo, false);
+	return totals_transfn(fcinfo, TOTALS_BLOCKS);
 }
 
 PG_FUNCTION_INFO_V1(slime_biome_totals_transfn);
@@ -209,7 +220,15 @@ PG_FUNCTION_INFO_V1(slime_biome_totals_transfn);
 Datum
 slime_biome_totals_transfn(PG_FUNCTION_ARGS)
 {
-	return totals_transfn(fcinfo, true);
+	return totals_transfn(fcinfo, TOTALS_BIOMES);
+}
+
+PG_FUNCTION_INFO_V1(slime_block_entity_totals_transfn);
+/* slime_block_entity_totals transition. */
+Datum
+slime_block_entity_totals_transfn(PG_FUNCTION_ARGS)
+{
+	return totals_transfn(fcinfo, TOTALS_BLOCK_ENTITIES);
 }
 
 PG_FUNCTION_INFO_V1(slime_totals_combinefn);

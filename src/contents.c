@@ -11,6 +11,7 @@
 #include "utils/uuid.h"
 
 #include "sl_chunk.h"
+#include "sl_counts.h"
 #include "sl_nbt.h"
 
 /* jsonb of one tag (a list item or a named tag), by the lossless mapping. */
@@ -126,6 +127,45 @@ block_entities(FunctionCallInfo fcinfo, bool one, int32 cx, int32 cz)
 	}
 	sl_value_close(&o.v);
 	PG_RETURN_NULL();
+}
+
+/*
+ * Count the block entities of every chunk of a world by id, as written (for
+ * slime_block_entity_totals); block entities without an id are not counted.
+ */
+void
+slime_count_block_entities(Datum world, sl_counts *m)
+{
+	slime_open_value o;
+
+	slime_open(&o, world, true);
+	for (uint32_t i = 0; i < o.v.hdr.chunk_count; i++)
+	{
+		sl_arena	arena = {0};
+		sl_dirent	d;
+		const sl_nbt *root,
+				   *list;
+		sl_err		err;
+
+		CHECK_FOR_INTERRUPTS();
+		root = parse_chunk(&o, i, SL_COMP_REGION, &arena, &d);
+		list = root ? sl_chunk_block_entities(root) : NULL;
+		if (list && list->v.list.elem_type == SL_TAG_COMPOUND)
+			for (uint32_t j = 0; j < list->v.list.count; j++)
+			{
+				uint16_t	len;
+				const char *id = sl_nbt_get_string(list->v.list.items[j], "id", &len);
+				sl_buf		name = {0};
+
+				if (id == NULL || sl_mutf8_to_utf8(id, len, &name, &err) != 0)
+					continue;
+				if (sl_counts_add(m, (const char *) name.data, name.len, 1, &err))
+					slime_raise(&err, false);
+				sl_buf_free(&name);
+			}
+		sl_arena_free(&arena);
+	}
+	sl_value_close(&o.v);
 }
 
 PG_FUNCTION_INFO_V1(slime_block_entities);

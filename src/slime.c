@@ -57,6 +57,12 @@ static const struct config_enum_entry input_check_options[] = {
 	{"structure", SLIME_CHECK_STRUCTURE, false},
 	{NULL, 0, false}
 };
+static int	text_output = 0;
+static const struct config_enum_entry text_output_options[] = {
+	{"base64", 0, false},
+	{"hex", 1, false},
+	{NULL, 0, false}
+};
 static int	max_chunk_size = (int) SL_DEFAULT_MAX_CHUNK_RAW;
 static int	max_world_size = (int) SL_DEFAULT_MAX_VALUE_RAW;
 static int	max_nbt_depth = SL_DEFAULT_MAX_DEPTH;
@@ -118,6 +124,13 @@ _PG_init(void)
 							 "(content is checked when it is read).",
 							 &input_check, SLIME_CHECK_FULL, input_check_options,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("slime.text_output",
+							 "Text form slime values are written in.",
+							 "base64: \"b64:\" and the base64 of the value bytes (1.33 characters a byte); "
+							 "hex: \"\\x\" and hex digits (2 characters a byte), as versions before 0.4.0 wrote. "
+							 "Input reads both.",
+							 &text_output, 0, text_output_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("slime");
 	sl_hooks.alloc = pg_alloc;
 	sl_hooks.realloc = pg_realloc;
@@ -273,6 +286,13 @@ bool
 slime_check_full(void)
 {
 	return input_check == SLIME_CHECK_FULL;
+}
+
+/* Whether output writes the hex text form (slime.text_output = hex). */
+bool
+slime_text_hex(void)
+{
+	return text_output == 1;
 }
 
 /* Encoder settings: the defaults with slime.compression_level. */

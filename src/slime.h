@@ -20,6 +20,9 @@ void		slime_raise(const sl_err *err, bool in_input) pg_attribute_noreturn();
 /* Whether input checks the whole content (slime.input_check = full). */
 bool		slime_check_full(void);
 
+/* Whether output writes the hex text form (slime.text_output = hex). */
+bool		slime_text_hex(void);
+
 /* Raise an error found in the stored data of chunk (x,z) as data corruption. */
 void		slime_raise_chunk(sl_err *err, int32 x, int32 z) pg_attribute_noreturn();
 
@@ -78,6 +81,10 @@ extern const char *const slime_kind_names[SL_NCOMP];
 
 /* Component index (SL_COMP_*) of a kind name, or raise. */
 int			slime_kind(text *kind);
+
+/* Count a world's block entities by id into m (contents.c). */
+struct sl_counts;
+void		slime_count_block_entities(Datum world, struct sl_counts *m);
 
 /* Lowercase hex of len bytes, palloc'd and NUL-terminated. */
 char	   *slime_hex(const uint8_t *data, size_t len);

@@ -1,15 +1,19 @@
 /*
  * type.c - the slime type: text and binary input/output, casts, equality.
  *
- * Text form is "\x" followed by the hex digits of the value bytes, as bytea
- * prints. Every way in (text, binary, cast from bytea) runs the same full
- * check, sl_value_verify, and never reads tables or the search path.
+ * Text form (sl_text): "b64:" followed by the base64 of the value bytes, or
+ * with slime.text_output = hex the "\x" + hex digits that 0.1.0 to 0.3.0
+ * wrote; input reads both. Every way in (text, binary, cast from bytea) runs
+ * the same check, sl_value_check, and never reads tables or the search path.
  */
 #include "slime.h"
 
 #include "common/hashfn.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "sl_text.h"
 
 /* Check value bytes and wrap them in a slime datum, or raise. */
 static struct varlena *
@@ -26,64 +30,45 @@ checked_slime(const uint8_t *data, size_t len)
 	return slime_from_bytes(data, len);
 }
 
-/* Value of one hex digit, or -1. */
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 PG_FUNCTION_INFO_V1(slime_in);
-/* Parse the text form of a slime value. */
+/* Parse the text form of a slime value (base64 or the older hex). */
 Datum
 slime_in(PG_FUNCTION_ARGS)
 {
 	char	   *s = PG_GETARG_CSTRING(0);
-	size_t		slen = strlen(s);
-	size_t		n;
 	uint8_t    *buf;
+	size_t		n;
+	sl_err		err;
 
-	if (slen < 2 || s[0] != '\\' || s[1] != 'x' || (slen - 2) % 2 != 0)
+	if (sl_text_decode(s, strlen(s), &buf, &n, &err))
+	{
+		if (err.code == SL_ERR_NOMEM)
+			slime_raise(&err, true);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type slime"),
-				 errdetail("A slime value is written as \\x followed by an even number of hex digits.")));
-	n = (slen - 2) / 2;
-	buf = palloc(n ? n : 1);
-	for (size_t i = 0; i < n; i++)
-	{
-		int			hi = hex_digit(s[2 + 2 * i]);
-		int			lo = hex_digit(s[3 + 2 * i]);
-
-		if (hi < 0 || lo < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-					 errmsg("invalid input syntax for type slime"),
-					 errdetail("Invalid hex digit at position %zu.", 2 + 2 * i + (hi < 0 ? 0 : 1))));
-		buf[i] = (uint8_t) (hi << 4 | lo);
+				 errdetail("%c%s.", pg_toupper((unsigned char) err.msg[0]), err.msg + 1)));
 	}
 	PG_RETURN_POINTER(checked_slime(buf, n));
 }
 
 PG_FUNCTION_INFO_V1(slime_out);
-/* Write the text form of a slime value. */
+/* Write the text form of a slime value (slime.text_output: base64 or hex). */
 Datum
 slime_out(PG_FUNCTION_ARGS)
 {
 	struct varlena *v = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	char	   *hex = slime_hex((const uint8_t *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
-	size_t		n = strlen(hex);
-	char	   *s = palloc(n + 3);
+	size_t		n = VARSIZE_ANY_EXHDR(v);
+	sl_text_form form = slime_text_hex() ? SL_TEXT_HEX : SL_TEXT_BASE64;
+	size_t		len = sl_text_len(n, form);
+	char	   *s;
 
-	s[0] = '\\';
-	s[1] = 'x';
-	memcpy(s + 2, hex, n + 1);
+	if (len >= MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("slime value of %zu bytes is too large for its text form", n)));
+	s = palloc(len + 1);
+	sl_text_encode((const uint8_t *) VARDATA_ANY(v), n, form, s);
 	PG_RETURN_CSTRING(s);
 }
 

@@ -150,61 +150,6 @@ start_clients() {   # start_clients GENERATOR N PHASE
     done
 }
 
-# Gone = no /proc entry, or a zombie nobody reaped yet.
-alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]; }
-
-# children PID: the pids whose parent is PID (from /proc; procps may be absent)
-children() {
-    local f line rest
-    for f in /proc/[0-9]*/stat; do
-        line=$(cat "$f" 2>/dev/null) || continue
-        rest=${line##*) }                   # "state ppid ..."
-        rest=${rest#* }
-        [ "${rest%% *}" = "$1" ] && { f=${f#/proc/}; printf '%s ' "${f%/stat}"; }
-    done
-    return 0
-}
-
-# crash MODE: SIGKILL the postmaster (MODE all: and every child at the same
-# moment; MODE orphan: the children are left to notice, stragglers killed
-# after 10 s); then wait until every one of them is gone.
-crash() {
-    local mode=$1 pm kids p t
-    pm=$(head -n 1 "$PGDATA/postmaster.pid")
-    kids=$(children "$pm")
-    echo "crash: SIGKILL postmaster $pm ($mode; children: $kids)"
-    if [ "$mode" = all ]; then
-        # shellcheck disable=SC2086
-        kill -9 "$pm" $kids 2>/dev/null || true
-    else
-        kill -9 "$pm"
-    fi
-    local left=()
-    for ((t = 0; t < 300; t++)); do
-        left=()
-        for p in $pm $kids; do alive "$p" && left+=("$p"); done
-        [ ${#left[@]} = 0 ] && break
-        if [ "$t" = 100 ]; then
-            echo "crash: still alive after 10 s, SIGKILL: ${left[*]}"
-            kill -9 "${left[@]}" 2>/dev/null || true
-        fi
-        sleep 0.1
-    done
-    [ ${#left[@]} = 0 ] || { echo "crash: server processes did not go away: ${left[*]}" >&2; return 1; }
-    # The new postmaster refuses to start while the old pid still exists,
-    # zombies included: wait for init to reap them.
-    for ((t = 0; t < 300; t++)); do
-        left=()
-        for p in $pm $kids; do [ -e "/proc/$p" ] && left+=("$p"); done
-        [ ${#left[@]} = 0 ] && return 0
-        sleep 0.1
-    done
-    # init does not reap here: the processes are dead (zombies), so the lock
-    # file is stale; put it aside as an administrator would.
-    echo "crash: zombies not reaped after 30 s (${left[*]}); moving the stale postmaster.pid aside"
-    mv "$PGDATA/postmaster.pid" "$WORK/postmaster.pid.stale"
-}
-
 restart() {
     local before
     before=$(grep -c 'database system was interrupted\|not properly shut down' "$SERVER_LOG" || true)
@@ -224,9 +169,9 @@ run_phase() {
     start_clients "$gen" "$n" "$phase"
     sleep "$RUN_SECONDS.$((RANDOM % 10))"
     for ((k = 0; k < n; k++)); do
-        alive "${CLIENT_PIDS[k]}" || { echo "crash: client $((k + 1)) ended before the kill:"; cat "$WORK/$phase.$((k + 1)).err"; bad=1; }
+        slime_alive "${CLIENT_PIDS[k]}" || { echo "crash: client $((k + 1)) ended before the kill:"; cat "$WORK/$phase.$((k + 1)).err"; bad=1; }
     done
-    crash "$mode" || return 1
+    slime_cluster_kill "$mode" || return 1
     for p in "${CLIENT_PIDS[@]}"; do wait "$p" || true; done
     CLIENT_PIDS=()
     restart || return 1

@@ -98,8 +98,9 @@ slime_corpus() {
 # initdb (as OS user postgres, trust auth) into a fresh /tmp/slime-pg.XXXXXX,
 # starts it on a unix socket in that dir only (and on TCP at the address
 # SLIME_PG_LISTEN when set, e.g. 127.0.0.1 for JDBC), and exports PGHOST
-# PGPORT PGUSER PGDATABASE PGDATA SLIME_PGTMP.  Without --keep, the cluster is
-# stopped and removed on EXIT.
+# PGPORT PGUSER PGDATABASE PGDATA SLIME_PGTMP.  SLIME_PG_CONF, when set, is
+# appended to postgresql.conf (later lines win over the defaults below).
+# Without --keep, the cluster is stopped and removed on EXIT.
 # shellcheck disable=SC2120  # --keep is for the callers in other scripts
 slime_cluster_start() {
     local keep=0 tmp port
@@ -111,7 +112,7 @@ slime_cluster_start() {
     chown postgres:postgres "$tmp"
     SLIME_PGTMP=$tmp
     export SLIME_PGTMP PGDATA="$tmp/data"
-    [ $keep = 1 ] || slime_on_exit slime_cluster_stop
+    [ $keep = 1 ] || slime_on_exit "slime_cluster_stop '$tmp'"
 
     # The socket lives in our own dir, so the port only has to avoid TCP
     # listeners and lock files in case someone looks; pick the first free.
@@ -136,6 +137,7 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 max_wal_size = 1GB
+${SLIME_PG_CONF:-}
 EOF
     (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$PGDATA" \
         -l "$tmp/server.log" -w -t 60 start >/dev/null) ||
@@ -145,11 +147,12 @@ EOF
     echo "cluster: PGHOST=$PGHOST PGPORT=$PGPORT (log $tmp/server.log)" >&2
 }
 
-# slime_cluster_stop [TMPDIR] — stops the cluster and removes its dir.
+# slime_cluster_stop [TMPDIR] — stops the cluster (pg_ctl -D of its own data
+# dir; nothing to stop when its postmaster is gone) and removes its dir.
 slime_cluster_stop() {
     local tmp=${1:-${SLIME_PGTMP:-}}
     case "$tmp" in /tmp/slime-pg.*) ;; *) return 0 ;; esac   # never rm elsewhere
-    if [ -f "$tmp/data/postmaster.pid" ]; then
+    if [ -f "$tmp/data/postmaster.pid" ] && slime_alive "$(head -n 1 "$tmp/data/postmaster.pid")"; then
         (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$tmp/data" \
             -m fast -w -t 60 stop >/dev/null 2>&1) ||
             slime_warn "pg_ctl stop failed for $tmp"
@@ -161,6 +164,138 @@ slime_cluster_stop() {
 
 # psql that stops on the first error and reads no ~/.psqlrc.
 slime_psql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+# Gone = no /proc entry, or a zombie nobody reaped yet.
+slime_alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]; }
+
+# slime_children PID: the pids whose parent is PID (from /proc; procps may be absent)
+slime_children() {
+    local f line rest
+    for f in /proc/[0-9]*/stat; do
+        line=$(cat "$f" 2>/dev/null) || continue
+        rest=${line##*) }                   # "state ppid ..."
+        rest=${rest#* }
+        [ "${rest%% *}" = "$1" ] && { f=${f#/proc/}; printf '%s ' "${f%/stat}"; }
+    done
+    return 0
+}
+
+# slime_cluster_kill MODE [DATADIR]: SIGKILL the postmaster of DATADIR
+# (default $PGDATA), found by its postmaster.pid (MODE all: and every child
+# at the same moment; MODE orphan: the children are left to notice,
+# stragglers killed after 10 s); then wait until every one of them is gone.
+slime_cluster_kill() {
+    local mode=$1 data=${2:-$PGDATA} pm kids p t
+    pm=$(head -n 1 "$data/postmaster.pid")
+    kids=$(slime_children "$pm")
+    echo "kill: SIGKILL postmaster $pm of $data ($mode; children: $kids)"
+    if [ "$mode" = all ]; then
+        # shellcheck disable=SC2086
+        kill -9 "$pm" $kids 2>/dev/null || true
+    else
+        kill -9 "$pm"
+    fi
+    local left=()
+    for ((t = 0; t < 300; t++)); do
+        left=()
+        for p in $pm $kids; do slime_alive "$p" && left+=("$p"); done
+        [ ${#left[@]} = 0 ] && break
+        if [ "$t" = 100 ]; then
+            echo "kill: still alive after 10 s, SIGKILL: ${left[*]}"
+            kill -9 "${left[@]}" 2>/dev/null || true
+        fi
+        sleep 0.1
+    done
+    [ ${#left[@]} = 0 ] || { echo "kill: server processes did not go away: ${left[*]}" >&2; return 1; }
+    # The new postmaster refuses to start while the old pid still exists,
+    # zombies included: wait for init to reap them.
+    for ((t = 0; t < 300; t++)); do
+        left=()
+        for p in $pm $kids; do [ -e "/proc/$p" ] && left+=("$p"); done
+        [ ${#left[@]} = 0 ] && return 0
+        sleep 0.1
+    done
+    # init does not reap here: the processes are dead (zombies), so the lock
+    # file is stale; put it aside as an administrator would.
+    echo "kill: zombies not reaped after 30 s (${left[*]}); moving the stale postmaster.pid aside"
+    mv "$data/postmaster.pid" "$data/../postmaster.pid.stale"
+}
+
+# ---- several nodes in one script (test/shard.sh, bench_shard.sh) ------------
+# A node is a throwaway cluster with a name: its socket dir and port are in
+# SLIME_NODE_HOST[NAME] and SLIME_NODE_PORT[NAME], its dir in
+# SLIME_NODE_DIR[NAME]; the PG* environment is left as it was. Every node is
+# stopped by its own data dir on EXIT.
+declare -A SLIME_NODE_DIR=() SLIME_NODE_HOST=() SLIME_NODE_PORT=()
+
+# Put PGHOST PGPORT SLIME_PGTMP PGDATA back as they were ("" = unset).
+_slime_env_restore() {
+    local v val i=1
+    for v in PGHOST PGPORT SLIME_PGTMP PGDATA; do
+        val=${!i}; i=$((i + 1))
+        if [ -n "$val" ]; then export "$v=$val"; else unset "$v"; fi
+    done
+}
+
+# slime_node_start NAME: a fresh cluster (slime_cluster_start; SLIME_PG_CONF
+# and SLIME_PG_LISTEN apply).
+slime_node_start() {
+    local name=$1 host=${PGHOST-} port=${PGPORT-} tmp=${SLIME_PGTMP-} data=${PGDATA-} rc=0
+    # shellcheck disable=SC2119  # not a cluster of the caller's environment
+    slime_cluster_start --keep || rc=1
+    if [ -n "${SLIME_PGTMP:-}" ] && [ "$SLIME_PGTMP" != "$tmp" ]; then
+        slime_on_exit "slime_cluster_stop '$SLIME_PGTMP'"
+        SLIME_NODE_DIR[$name]=$SLIME_PGTMP
+        SLIME_NODE_HOST[$name]=$SLIME_PGTMP
+        SLIME_NODE_PORT[$name]=$PGPORT
+    fi
+    _slime_env_restore "$host" "$port" "$tmp" "$data"
+    return $rc
+}
+
+# slime_standby_start NAME PRIMARY: a streaming hot standby of node PRIMARY
+# (pg_basebackup -R over its socket, application_name NAME, which
+# synchronous_standby_names on the primary can name) in its own
+# /tmp/slime-pg.XXXXXX, on its own socket and port; synchronous_standby_names
+# is cleared there, so that it commits alone once promoted.
+slime_standby_start() {
+    local name=$1 primary=$2 tmp port
+    tmp=$(mktemp -d /tmp/slime-pg.XXXXXX) || return 1
+    chmod 755 "$tmp"
+    chown postgres:postgres "$tmp"
+    slime_on_exit "slime_cluster_stop '$tmp'"
+    port=$((SLIME_NODE_PORT[$primary] + 1))
+    while [ $port -lt 55632 ]; do
+        if ! ss -Hltn "sport = :$port" 2>/dev/null | grep -q . &&
+           [ ! -e "/tmp/.s.PGSQL.$port" ]; then break; fi
+        port=$((port + 1))
+    done
+    runuser -u postgres -- "$SLIME_PG_BIN/pg_basebackup" -D "$tmp/data" -R -X stream -c fast -N \
+        -d "host=${SLIME_NODE_HOST[$primary]} port=${SLIME_NODE_PORT[$primary]} user=postgres application_name=$name" \
+        >"$tmp/basebackup.log" 2>&1 || { cat "$tmp/basebackup.log" >&2; return 1; }
+    cat >>"$tmp/data/postgresql.conf" <<EOF
+
+# ---- slime throwaway standby of $primary ----
+port = $port
+unix_socket_directories = '$tmp'
+synchronous_standby_names = ''
+hot_standby = on
+EOF
+    (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$tmp/data" \
+        -l "$tmp/server.log" -w -t 60 start >/dev/null) ||
+        { echo "pg_ctl start of standby $name failed; server log:" >&2; cat "$tmp/server.log" >&2; return 1; }
+    SLIME_NODE_DIR[$name]=$tmp
+    SLIME_NODE_HOST[$name]=$tmp
+    SLIME_NODE_PORT[$name]=$port
+    echo "standby $name of $primary: PGHOST=$tmp PGPORT=$port (log $tmp/server.log)" >&2
+}
+
+# slime_node_psql NAME [psql args]: slime_psql against node NAME.
+slime_node_psql() {
+    local name=$1; shift
+    PGHOST=${SLIME_NODE_HOST[$name]} PGPORT=${SLIME_NODE_PORT[$name]} PGUSER=postgres \
+        PGDATABASE=${SLIME_NODE_DB:-postgres} slime_psql "$@"
+}
 
 # Pass/fail counting for the suite scripts (crash.sh, concurrency.sh):
 # `result OK|FAIL text` counts one check; `finish` prints the server log's
@@ -235,4 +370,68 @@ slime_suite_setup() {
     n=$(slime_psql -At -c "SELECT count(*) FROM seed_chunks")
     [ "$n" -gt 0 ] || { echo "$SLIME_SUITE: no seed chunks" >&2; exit 1; }
     printf -v "$1" '%s' "$n"
+}
+
+# ---- a sharded islands table (test/shard.sh, bench_shard.sh) ----------------
+# The schema of README "Growing from one node to many", as SQL on stdout.
+# On a shard, partition P is the table islands_P (id bigint primary key,
+# world slime, saved_at) with slime_store_trigger() and the view
+# islands_P_load (its values self-contained, for loads through the
+# coordinator); the coordinator has islands and islands_loads, hash
+# partitioned on id, each partition a postgres_fdw foreign table.
+
+# slime_shard_sql P...: a shard node holding partitions P... (e.g. p0 p2)
+slime_shard_sql() {
+    local p
+    echo "CREATE EXTENSION IF NOT EXISTS slime;"
+    for p in "$@"; do
+        cat <<EOF
+CREATE TABLE islands_$p (id bigint PRIMARY KEY, world slime NOT NULL, saved_at timestamptz NOT NULL DEFAULT now());
+CREATE TRIGGER islands_${p}_store BEFORE INSERT OR UPDATE ON islands_$p
+    FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
+CREATE VIEW islands_${p}_load AS SELECT id, slime_resolve(world) AS world, saved_at FROM islands_$p;
+EOF
+    done
+}
+
+# slime_shard_server_sql NAME HOST PORT [OPTION VALUE]...: a postgres_fdw
+# server for a node (extensions 'slime', async_capable) and the mapping of
+# postgres to it
+slime_shard_server_sql() {
+    local name=$1 host=$2 port=$3 opts=""
+    shift 3
+    while [ $# -ge 2 ]; do opts+=", $1 $(slime_sq "$2")"; shift 2; done
+    cat <<EOF
+CREATE EXTENSION IF NOT EXISTS postgres_fdw;
+CREATE SERVER $name FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '$host', port '$port',
+    dbname 'postgres', extensions 'slime', async_capable 'true'$opts);
+CREATE USER MAPPING FOR postgres SERVER $name OPTIONS (user 'postgres');
+EOF
+}
+
+# slime_shard_coord_sql SERVER...: the coordinator's islands and
+# islands_loads, one hash partition per argument (MODULUS = their number),
+# partition r (islands_r, islands_loads_r) on the r-th server's islands_pr
+slime_shard_coord_sql() {
+    local t r remote servers=("$@")
+    echo "CREATE EXTENSION IF NOT EXISTS slime; CREATE EXTENSION IF NOT EXISTS postgres_fdw;"
+    for t in islands islands_loads; do
+        echo "CREATE TABLE $t (id bigint NOT NULL, world slime NOT NULL,
+                  saved_at timestamptz NOT NULL DEFAULT now()) PARTITION BY HASH (id);"
+        for ((r = 0; r < ${#servers[@]}; r++)); do
+            if [ "$t" = islands ]; then remote=islands_p$r; else remote=islands_p${r}_load; fi
+            echo "CREATE FOREIGN TABLE ${t}_$r PARTITION OF $t FOR VALUES WITH (MODULUS ${#servers[@]}, REMAINDER $r)
+                  SERVER ${servers[r]} OPTIONS (table_name '$remote');"
+        done
+    done
+}
+
+# slime_stamp_sql: the SQL function stamp(nbt, n): a chunk NBT (root compound)
+# with one more tag, Stamp: long n (new content for a save)
+slime_stamp_sql() {
+    cat <<'EOF'
+CREATE FUNCTION stamp(nbt bytea, n bigint) RETURNS bytea LANGUAGE sql IMMUTABLE STRICT AS $$
+  SELECT substring(nbt FROM 1 FOR length(nbt) - 1) || '\x04'::bytea || '\x0005'::bytea
+         || convert_to('Stamp', 'UTF8') || int8send(n) || '\x00'::bytea $$;
+EOF
 }

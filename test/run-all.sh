@@ -3,6 +3,8 @@
 #   deps → build+install → unit (make unit) → throwaway cluster →
 #   regress (make installcheck) → corpus (test/corpus.sh) → pgdump (test/pgdump.sh)
 #   → world (test/world.sh: world folders -> table -> folders, identical)
+#   → crash, concurrency (own clusters) → shard (test/shard.sh: a coordinator,
+#     two shards and a standby; postgres_fdw, promotion)
 #   → java (test/java.sh: the AdvancedSlimePaper loader's JUnit tests)
 #   → sanitize (test/sanitize.sh: the extension under ASan+UBSan)
 #   → valgrind (build/unit under memcheck) → fuzz (make fuzz-regress + a short
@@ -16,7 +18,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SUITES=(unit regress corpus pgdump world hostile crash concurrency java sanitize valgrind fuzz)
+SUITES=(unit regress corpus pgdump world hostile crash concurrency shard java sanitize valgrind fuzz)
 declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
 declare -A TIME=()
 START=$SECONDS
@@ -124,6 +126,11 @@ suite_crash() { bash test/crash.sh; }
 # (own cluster; SLIME_CONCURRENCY_SECONDS, default 20).
 suite_concurrency() { bash test/concurrency.sh; }
 
+# Islands sharded over two shard nodes behind a postgres_fdw coordinator,
+# analytics pushed down, a synchronous standby promoted mid-run (four
+# clusters of its own, unix sockets only).
+suite_shard() { bash test/shard.sh; }
+
 # The AdvancedSlimePaper loader (clients/java): installs a JDK, pgJDBC and
 # JUnit 5 from Debian, JUnit tests on its own cluster (on 127.0.0.1).
 suite_java() { bash test/java.sh; }
@@ -197,6 +204,7 @@ fi
 
 run_suite crash 300 suite_crash
 run_suite concurrency 300 suite_concurrency
+run_suite shard 420 suite_shard
 run_suite java 600 suite_java
 
 # After the shared cluster is gone: sanitize installs an instrumented
