@@ -9,7 +9,7 @@ CORE_SRCS = $(sort $(wildcard src/core/*.c))
 PG_SRCS = $(sort $(wildcard src/*.c))
 OBJS = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
 
-LIBS_CORE = -lzstd -ldeflate -llz4 -lxxhash -lnettle
+LIBS_CORE = -lzstd -ldeflate -llz4 -lxxhash -lnettle -lspng
 # -Bsymbolic: the core's calls to its own functions stay inside slime.so. Without
 # it, sl_free resolves to libbsd's sl_free (stringlist) once the JIT provider
 # (llvmjit -> libedit -> libbsd) is loaded first, and JIT-compiled queries crash.
@@ -17,7 +17,7 @@ SHLIB_LINK = $(LIBS_CORE) -Wl,-Bsymbolic
 PG_CPPFLAGS = -Isrc/core
 PG_CFLAGS = -std=gnu99 -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = setup type region contents blocks limits store upgrade corpus slimefile schem lease shard
+REGRESS = setup type region contents blocks limits store upgrade corpus slimefile schem lease render shard
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
 
 # the shared corpus of real world files, read in place by the corpus tests
@@ -72,6 +72,11 @@ build/bench_bcodec: build/libslimecore.a test/bench/bench_bcodec.c test/corpus/c
 build/bench_granularity: build/libslimecore.a test/bench/bench_granularity.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_granularity.c build/libslimecore.a $(LIBS_CORE) -o $@
 
+# the benchmarks' libpq client (test/bench/bench_sql.sh, bench_store.sh, bench_save.sh)
+build/bench_client: test/bench/bench_client.c
+	@mkdir -p build
+	$(CORE_CC) -O2 -Wall -I$(shell $(PG_CONFIG) --includedir) $< -lpq -lpthread -o $@
+
 .PHONY: unit tool corpus
 corpus: build/corpus_test
 	./build/corpus_test
@@ -79,6 +84,14 @@ unit: build/unit
 	cd $(CURDIR) && ./build/unit
 
 tool: build/slimetool
+
+# the map in the README: a corpus world drawn by slimetool render (the code
+# of slime_render_map); make doc-map regenerates it
+DOC_MAP_SOURCE = anvil-1.2-1.12/pymclevel/AnvilWorld/r.0.0.mca
+.PHONY: doc-map
+doc-map: build/slimetool
+	@mkdir -p doc/img
+	./build/slimetool render "$(SLIME_CORPUS)/$(DOC_MAP_SOURCE)" --quiet -o doc/img/map-anvilworld.png
 
 clean: clean-core
 clean-core:
@@ -131,8 +144,13 @@ fuzz-regress: fuzz-build fuzz-seeds
 #                     difference (test/corpus/blocks_check.c)
 # make legacy-check   regenerate src/core/sl_legacy.c from data/*.tsv into
 #                     build/ and fail when the committed copy differs
+# make mapcolor-check the same for src/core/sl_mapcolor.c (data/map_colors.tsv)
 build/blocks_check: build/libslimecore.a test/corpus/blocks_check.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/blocks_check.c build/libslimecore.a $(LIBS_CORE) -o $@
+
+# one world of each era rendered, the PNG decoded again by libspng (test/corpus.sh)
+build/render_check: build/libslimecore.a test/corpus/render_check.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/render_check.c build/libslimecore.a $(LIBS_CORE) -o $@
 
 # every corpus schematic pasted into corpus worlds, extracted back, restored (test/corpus.sh)
 build/schem_check: build/libslimecore.a test/corpus/schem_check.c test/corpus/corpus_util.h
@@ -142,12 +160,21 @@ build/sl_legacy.c: data/gen_legacy.sh data/legacy_blocks.tsv data/legacy_biomes.
 	@mkdir -p build
 	sh data/gen_legacy.sh > $@
 
-.PHONY: blocks-check legacy-check
+build/sl_mapcolor.c: data/gen_mapcolors.sh data/map_colors.tsv
+	@mkdir -p build
+	sh data/gen_mapcolors.sh > $@
+
+.PHONY: blocks-check legacy-check mapcolor-check
 blocks-check: build/blocks_check
 	./build/blocks_check "$(SLIME_CORPUS)" data
 
 legacy-check: build/sl_legacy.c
 	cmp build/sl_legacy.c src/core/sl_legacy.c
+
+# make mapcolor-check: regenerate src/core/sl_mapcolor.c from data/map_colors.tsv
+# into build/ and fail when the committed copy differs
+mapcolor-check: build/sl_mapcolor.c
+	cmp build/sl_mapcolor.c src/core/sl_mapcolor.c
 # ==== end of blocks and biomes ===============================================
 
 # ==== the AdvancedSlimePaper loader (clients/java) ============================

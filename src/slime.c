@@ -9,6 +9,7 @@
 #endif
 
 #include "access/detoast.h"
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -70,8 +71,17 @@ static int	max_chunk_size = (int) SL_DEFAULT_MAX_CHUNK_RAW;
 static int	max_world_size = (int) SL_DEFAULT_MAX_VALUE_RAW;
 static int	max_nbt_depth = SL_DEFAULT_MAX_DEPTH;
 static int	max_palette = SL_DEFAULT_MAX_PALETTE;
+static int	max_render_pixels = SLIME_DEFAULT_MAX_RENDER_PIXELS;
 
 void		_PG_init(void);
+
+/* After a transaction aborts no value is open: the scratch buffer is free. */
+static void
+slime_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		sl_scratch_reset();
+}
 
 /* Plug PostgreSQL's memory, interrupts and stack check into the core. */
 void
@@ -104,6 +114,12 @@ _PG_init(void)
 							"Largest block or biome palette of one chunk section accepted.",
 							"A section holds 4096 blocks, so no valid palette is longer.",
 							&max_palette, SL_DEFAULT_MAX_PALETTE, 1, SL_DEFAULT_MAX_PALETTE,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("slime.max_render_pixels",
+							"Largest image (width x height pixels) slime_render_map draws.",
+							"A map takes about 5 bytes of memory per block column; a larger "
+							"value is refused before anything is allocated.",
+							&max_render_pixels, SLIME_DEFAULT_MAX_RENDER_PIXELS, 256, PG_INT32_MAX,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("slime.input_check",
 							 "How much text input, binary input and casts check of a slime value.",
@@ -142,6 +158,7 @@ _PG_init(void)
 	sl_hooks.free = pg_free;
 	sl_hooks.interrupt = pg_interrupt;
 	sl_hooks.stack_too_deep = pg_stack_too_deep;
+	RegisterXactCallback(slime_xact_callback, NULL);
 }
 
 /* The active size caps, from the slime.max_* settings. */
@@ -155,6 +172,13 @@ slime_limits(void)
 	lim.max_depth = max_nbt_depth;
 	lim.max_palette = (uint32_t) max_palette;
 	return &lim;
+}
+
+/* The slime.max_render_pixels cap. */
+uint64
+slime_max_render_pixels(void)
+{
+	return (uint64) max_render_pixels;
 }
 
 /* SQLSTATE for a core error class. */

@@ -29,6 +29,10 @@ void		slime_raise_chunk(sl_err *err, int32 x, int32 z) pg_attribute_noreturn();
 /* The active size caps. */
 const sl_limits *slime_limits(void);
 
+/* slime.max_render_pixels: the largest image slime_render_map draws (default 4096 x 4096). */
+#define SLIME_DEFAULT_MAX_RENDER_PIXELS (4096 * 4096)
+uint64		slime_max_render_pixels(void);
+
 /* An opened slime datum. */
 typedef struct slime_open_value
 {

@@ -16,6 +16,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_extension.h"
@@ -301,19 +302,77 @@ rebuild(Datum d, sl_add_mode mode)
 	return slime_from_builder(&b);
 }
 
-/* Run a store query with hashes ($1) and maybe data ($2) as bytea[] parameters. */
-static void
-run_store_query(const char *sql_fmt, const char *store, bool with_data,
-				ArrayType *hashes, ArrayType *data, int expect)
+/* The queries slime_store() runs on the store (SQ_PIN: on the pins table). */
+typedef enum store_query
 {
-	Oid			types[2] = {BYTEAARRAYOID, BYTEAARRAYOID};
-	Datum		args[2] = {PointerGetDatum(hashes), PointerGetDatum(data)};
-	char	   *q = psprintf(sql_fmt, store);
-	int			rc = SPI_execute_with_args(q, with_data ? 2 : 1, types, args, NULL, false, 0);
+	SQ_PRESENT,					/* which of $1 the store holds */
+	SQ_PRESENT_LOCKED,			/* the same, locking them FOR KEY SHARE */
+	SQ_INSERT,					/* store entries ($1 hashes, $2 data) */
+	SQ_PIN,						/* pin $1 while slime_gc() runs */
+	SQ_COUNT
+} store_query;
 
+static const char *const store_sql[SQ_COUNT] = {
+	"SELECT s.hash FROM unnest($1) h(hash) JOIN %s s ON s.hash = h.hash",
+	"SELECT s.hash FROM unnest($1) h(hash) JOIN %s s ON s.hash = h.hash FOR KEY SHARE OF s",
+	"INSERT INTO %s (hash, data) SELECT * FROM unnest($1, $2) ON CONFLICT (hash) DO NOTHING",
+	"INSERT INTO %s (hash) SELECT unnest($1)"
+};
+
+/*
+ * Prepared plans of store_sql, kept for the store table they were made for.
+ * The lookups join unnest($1) to the store rather than test hash = ANY ($1):
+ * a generic plan of that could scan the whole store.
+ */
+static SPIPlanPtr store_plans[SQ_COUNT];
+static Oid	store_plans_rel = InvalidOid;
+
+/* Run store query q with hashes ($1) and maybe data ($2), from a kept plan. */
+static void
+run_store_query(store_query q, Relation store, ArrayType *hashes, ArrayType *data, int expect)
+{
+	Datum		args[2] = {PointerGetDatum(hashes), PointerGetDatum(data)};
+	int			rc;
+
+	if (store_plans_rel != RelationGetRelid(store))
+	{
+		for (int i = 0; i < SQ_COUNT; i++)
+			if (store_plans[i])
+				SPI_freeplan(store_plans[i]);
+		memset(store_plans, 0, sizeof(store_plans));
+		store_plans_rel = RelationGetRelid(store);
+	}
+	if (store_plans[q] == NULL)
+	{
+		const char *nsp = get_namespace_name(RelationGetNamespace(store));
+		char	   *sql = psprintf(store_sql[q],
+								   quote_qualified_identifier(nsp, q == SQ_PIN ? "slime_store_pins" :
+															  RelationGetRelationName(store)));
+		Oid			types[2] = {BYTEAARRAYOID, BYTEAARRAYOID};
+		SPIPlanPtr	plan = SPI_prepare(sql, q == SQ_INSERT ? 2 : 1, types);
+
+		if (plan == NULL || SPI_keepplan(plan))
+			elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql, SPI_result_code_string(SPI_result));
+		store_plans[q] = plan;
+	}
+	rc = SPI_execute_plan(store_plans[q], args, NULL, false, 0);
 	if (rc != expect)
-		elog(ERROR, "store query failed (SPI %d): %s", rc, q);
-	pfree(q);
+		elog(ERROR, "store query failed (SPI %d): %s", rc, store_sql[q]);
+}
+
+/*
+ * Whether a slime_gc() is running: it holds the advisory lock
+ * (1936484717, 1700751203) exclusively for its whole transaction. When it
+ * is not, this takes the lock in share mode to the end of the transaction,
+ * so no collection can start its scan before this save commits.
+ */
+static bool
+gc_running(void)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 1936484717, 1700751203, 2);
+	return LockAcquire(&tag, ShareLock, false, true) == LOCKACQUIRE_NOT_AVAIL;
 }
 
 /* The hashes (sorted) an SPI result's first column holds. */
@@ -377,9 +436,14 @@ PG_FUNCTION_INFO_V1(slime_store);
  * Put a value's chunks in the store and return its reference form; a value
  * that already refers to the store is checked (every chunk it refers to
  * must be there). Runs as the extension's owner (SECURITY DEFINER). The
- * ROW EXCLUSIVE lock on the store, held to commit, keeps slime_gc() (SHARE
- * ROW EXCLUSIVE) from running between these checks and the commit of the
- * row that holds the value. Under REPEATABLE READ or SERIALIZABLE the
+ * ROW EXCLUSIVE lock on the store, held to commit, keeps slime_gc()'s
+ * delete (SHARE ROW EXCLUSIVE) from running between these checks and the
+ * commit of the row that holds the value; a collection whose scan is
+ * running meanwhile gets the value's hashes as pins (gc_running()), and
+ * one that has not started waits for this commit before it scans (the
+ * SQL of slime_gc() in sql/slime--0.3.0--0.4.0.sql has the whole
+ * argument). Queries run from plans prepared once per backend. Under
+ * REPEATABLE READ or SERIALIZABLE the
  * entries relied on are also locked FOR KEY SHARE, so an entry collected
  * after this transaction's snapshot is a serialization failure, not a loss.
  * Each chunk is decompressed and hashed once.
@@ -389,9 +453,6 @@ slime_store(PG_FUNCTION_ARGS)
 {
 	slime_open_value o;
 	Relation	rel = open_store();
-	char	   *store = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
-												   RelationGetRelationName(rel));
-	const char *lock_rows = IsolationUsesXactSnapshot() ? " FOR KEY SHARE" : "";
 	uint32_t	n;
 	slime_hashed *all,
 			   *want,
@@ -405,7 +466,6 @@ slime_store(PG_FUNCTION_ARGS)
 	sl_err		err;
 
 	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
-	table_close(rel, AccessShareLock);
 	slime_open(&o, PG_GETARG_DATUM(0), true);
 	n = o.v.hdr.chunk_count;
 	all = palloc(sizeof(slime_hashed) * (n ? n : 1));
@@ -423,10 +483,13 @@ slime_store(PG_FUNCTION_ARGS)
 	/* which of the chunks are stored already (locking them where needed) */
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	run_store_query(psprintf("SELECT s.hash FROM %%s s WHERE s.hash = ANY ($1)%s", lock_rows),
-					store, false, hashes_to_array(want, nwant), NULL, SPI_OK_SELECT);
+	run_store_query(IsolationUsesXactSnapshot() ? SQ_PRESENT_LOCKED : SQ_PRESENT, rel,
+					hashes_to_array(want, nwant), NULL, SPI_OK_SELECT);
 	npresent = result_hashes(&present);
 	check_present(&o, present, npresent);
+	/* a collection running now may not have seen the rows relying on these */
+	if (nwant > 0 && gc_running())
+		run_store_query(SQ_PIN, rel, hashes_to_array(want, nwant), NULL, SPI_OK_INSERT);
 
 	/* store the chunks held inline that the store lacks, each once */
 	new_hash = palloc(sizeof(Datum) * (nwant ? nwant : 1));
@@ -456,12 +519,12 @@ slime_store(PG_FUNCTION_ARGS)
 		npresent = sort_unique(present, npresent);
 	}
 	if (nnew > 0)
-		run_store_query("INSERT INTO %s (hash, data) SELECT * FROM unnest($1, $2) "
-						"ON CONFLICT (hash) DO NOTHING", store, true,
+		run_store_query(SQ_INSERT, rel,
 						construct_array(new_hash, nnew, BYTEAOID, -1, false, TYPALIGN_INT),
 						construct_array(new_data, nnew, BYTEAOID, -1, false, TYPALIGN_INT),
 						SPI_OK_INSERT);
 	SPI_finish();
+	table_close(rel, AccessShareLock);
 
 	/* the reference form, from the hashes computed above */
 	memset(&b, 0, sizeof(b));

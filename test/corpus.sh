@@ -21,6 +21,9 @@ make -s build/slimefile_corpus
 # read back block by block, extracted back, and the box restored
 make -s build/schem_check
 ./build/schem_check "$corpus" | grep -v '^ok ' || exit 1
+# maps: one world of each era rendered, its PNG decoded by libspng, sizes and colours checked
+make -s build/render_check
+./build/render_check "$corpus" || exit 1
 # block codec (sl_bcodec): every region input and every chunk alone round-trip
 make -s build/bench_bcodec
 ./build/bench_bcodec --check "$corpus" 2>/dev/null || exit 1

@@ -12,16 +12,40 @@
 # (build/slimetool gen-world), or else a sample from the shared corpus.
 # SLIME_DEMO_STRICT=false makes the import repair damaged chunks instead of
 # failing on them (slimetool --lenient, or strict => false in the fallback).
+# The demo prints its steps and results; package, compiler and make output
+# goes to a log file (SLIME_DEMO_LOG, default /tmp/slime-demo.log) whose
+# tail it prints when a step fails.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-ENV_FILE=/tmp/slime-demo.env
+ENV_FILE=${SLIME_DEMO_ENV:-/tmp/slime-demo.env}
 DB=slime_demo
 TABLE=demo_worlds
 case "${SLIME_DEMO_STRICT:-true}" in false|off|0) STRICT=false ;; *) STRICT=true ;; esac
 
-usage() { sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+usage() { sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+
+LOG=${SLIME_DEMO_LOG:-/tmp/slime-demo.log}
+
+# step TEXT CMD...: run CMD with its output in $LOG; print TEXT and ok, or
+# FAILED and the log's tail. Returns CMD's status.
+step() {
+    local what=$1 t0=$SECONDS rc=0
+    shift
+    printf '== %s ... ' "$what"
+    { echo; echo "==== $what"; } >>"$LOG"
+    "$@" >>"$LOG" 2>&1 || rc=$?
+    if [ "$rc" = 0 ]; then
+        echo "ok ($((SECONDS - t0)) s)"
+    else
+        echo "FAILED (exit $rc)"
+        echo "---- last 40 lines of $LOG ----"
+        tail -n 40 "$LOG"
+        echo "---- end of $LOG ----"
+    fi
+    return "$rc"
+}
 
 # Stops the cluster recorded in $ENV_FILE (only its SLIME_PGTMP line is used).
 stop_demo() {
@@ -106,21 +130,21 @@ SQL
 }
 
 # ---- set up -----------------------------------------------------------------
-slime_log "demo: dependencies"
-slime_install_deps
-slime_log "demo: build and install"
-rc=0; slime_build_install || rc=$?
+: >"$LOG"
+echo "demo: package, compiler and make output goes to $LOG"
+step "install the Debian packages slime needs" slime_install_deps || exit 1
+rc=0; step "build and install the extension and build/slimetool" slime_build_install || rc=$?
 case $rc in
     0) ;;
-    2) slime_warn "build/slimetool did not build; going on without it" ;;
-    *) echo "demo: the extension did not build" >&2; exit 1 ;;
+    2) slime_warn "build/slimetool did not build; going on without it (see $LOG)" ;;
+    *) echo "demo: the extension did not build (see $LOG)" >&2; exit 1 ;;
 esac
 
 if [ -f "$ENV_FILE" ]; then
-    slime_log "demo: stopping the previous demo cluster first"
+    echo "== stopping the previous demo cluster first"
     stop_demo
 fi
-slime_log "demo: starting a throwaway cluster"
+echo "== starting a throwaway cluster"
 slime_cluster_start --keep
 DEMO_OK=0
 slime_on_exit '[ "$DEMO_OK" = 1 ] || { echo "demo: FAILED, removing the cluster" >&2; slime_cluster_stop; }'
@@ -132,7 +156,7 @@ slime_psql -c "CREATE EXTENSION slime"
 # ---- the world to show ------------------------------------------------------
 if [ -z "$WORLD" ]; then
     WORLD=$SLIME_PGTMP/gen-world
-    if [ -x build/slimetool ] && build/slimetool gen-world "$WORLD"; then
+    if [ -x build/slimetool ] && build/slimetool gen-world "$WORLD" >>"$LOG" 2>&1; then
         echo "demo: generated a world with build/slimetool gen-world in $WORLD"
     else
         corpus=$(slime_corpus)
@@ -149,7 +173,7 @@ fi
 runuser -u postgres -- test -r "$WORLD" ||
     slime_warn "$WORLD may not be readable by OS user postgres (the server reads region files)"
 
-slime_log "demo: importing $WORLD into $DB.$TABLE"
+echo "== importing $WORLD into $DB.$TABLE"
 if [ -f test/import-world.sh ] && [ -x build/slimetool ]; then
     [ "$STRICT" = false ] && export SLIMETOOL_OPTS=${SLIMETOOL_OPTS:---lenient}
     bash test/import-world.sh "$WORLD" "$TABLE"
@@ -170,7 +194,7 @@ LCOL=$(slime_psql -At -c "SELECT quote_ident(attname) FROM pg_attribute
 [ -n "$SCOL" ] || { echo "demo: $TABLE has no slime column" >&2; exit 1; }
 LCOL=${LCOL:-"'row ' || ctid::text"}
 
-slime_log "demo: what $TABLE holds"
+echo "== what $TABLE holds"
 slime_psql -P footer=off <<SQL
 \echo 'Per dimension (slime_info):'
 SELECT $LCOL AS dimension,
@@ -206,6 +230,17 @@ WHERE k <= 15
 ORDER BY dimension, n DESC, block_entity;
 SQL
 
+# ---- a picture: the top-down map of the first dimension ---------------------
+MAP=$SLIME_PGTMP/map.png
+echo "== a top-down map of the first dimension (slime_render_map)"
+if slime_psql -At -c "SELECT encode(m, 'hex') FROM (SELECT $LCOL AS label, slime_render_map(t.$SCOL) AS m
+                      FROM $TABLE t) s WHERE m IS NOT NULL ORDER BY label LIMIT 1" |
+        perl -ne 'chomp; print pack("H*", $_)' >"$MAP" && [ -s "$MAP" ]; then
+    echo "demo: $MAP ($(stat -c %s "$MAP") bytes): open it in an image viewer"
+else
+    slime_warn "no map rendered (no chunks?)"
+fi
+
 # ---- keep running: tell how to connect and stop -----------------------------
 {
     echo "# slime demo cluster (written by test/demo.sh); 'source' it to use psql"
@@ -222,5 +257,6 @@ The demo cluster keeps running (data in $PGDATA, log $SLIME_PGTMP/server.log).
   connect:  source $ENV_FILE && psql
             (or: psql -h $PGHOST -p $PGPORT -U postgres $DB)
             e.g.  SELECT $LCOL, slime_info($SCOL) FROM $TABLE;
+                  SELECT slime_render_map($SCOL, scale => 2) FROM $TABLE;   -- a PNG
   stop:     bash test/demo.sh --stop
 EOF

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/import-world.sh WORLD_DIR TABLE [WORLD_NAME]
+# test/import-world.sh [--quiet] WORLD_DIR TABLE [WORLD_NAME]
 #
 # One-command import of a Minecraft world folder into PostgreSQL from a
 # client machine: creates TABLE (world text, dimension text, data slime,
@@ -14,12 +14,21 @@
 #
 # WORLD_NAME defaults to the folder's base name. The import is one COPY:
 # if anything fails (a damaged chunk, a duplicate world) nothing is stored.
+# On a terminal, copy-world shows its progress on one line of stderr (files
+# and chunks done of their totals, MB, rate, time left); --quiet, or a
+# stderr that is not a terminal, leaves only the summary lines.
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 WORLD_DIR TABLE [WORLD_NAME]" >&2
+    echo "usage: $0 [--quiet] WORLD_DIR TABLE [WORLD_NAME]" >&2
     exit 2
 }
+
+quiet=()
+if [ "${1:-}" = --quiet ] || [ "${1:-}" = -q ]; then
+    quiet=(--quiet)
+    shift
+fi
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then usage; fi
 world_dir=$1
@@ -55,7 +64,7 @@ psql_ -c "SET client_min_messages = warning" \
       -c "CREATE TABLE IF NOT EXISTS $table (world text, dimension text, data slime, PRIMARY KEY (world, dimension))"
 
 # shellcheck disable=SC2086  # SLIMETOOL_OPTS is a list of options
-if ! "$tool" copy-world "$world_dir" --name "$world_name" ${SLIMETOOL_OPTS:-} |
+if ! "$tool" copy-world "$world_dir" --name "$world_name" "${quiet[@]}" ${SLIMETOOL_OPTS:-} |
         psql_ -c "\\copy $table(world, dimension, data) FROM STDIN WITH (FORMAT binary)"; then
     echo "$0: import of '$world_name' failed; nothing was stored" >&2
     exit 1

@@ -10,13 +10,8 @@
 static uint64_t
 name_hash(const char *s, size_t len)
 {
-	uint64_t	h = 1469598103934665603ULL;
+	uint64_t	h = sl_fnv1a(s, len);
 
-	for (size_t i = 0; i < len; i++)
-	{
-		h ^= (uint8_t) s[i];
-		h *= 1099511628211ULL;
-	}
 	return h ? h : 1;
 }
 

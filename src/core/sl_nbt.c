@@ -410,14 +410,160 @@ nbt_next(nbt_reader *r, sl_err *err)
 	return nbt_next_in_compound(r, f, err);
 }
 
-/* Check one well-formed root tag and report its size. */
+/* Open containers the fast check tracks; deeper documents take the scanner. */
+#define NBT_FAST_DEPTH	64
+
+/* An open container of the fast check. */
+typedef struct nbt_fast_frame
+{
+	uint8_t		elem;			/* list element type; SL_TAG_END: a compound */
+	uint32_t	left;			/* list elements not read yet */
+} nbt_fast_frame;
+
+/*
+ * Skip one payload of type t at *pos, or open it on the stack; false when
+ * the bytes are not well formed (or the document is too deep to follow).
+ */
+static inline int
+nbt_fast_payload(const uint8_t *buf, size_t len, size_t *pos, uint8_t t,
+				 nbt_fast_frame *stack, int *depth, int max_depth)
+{
+	size_t		p = *pos;
+	size_t		rest = len - p;
+	int64_t		n;
+
+	switch (t)
+	{
+		case SL_TAG_BYTE_ARRAY:
+		case SL_TAG_INT_ARRAY:
+		case SL_TAG_LONG_ARRAY:
+			if (rest < 4)
+				return 0;
+			n = (int32_t) sl_get_u32be(buf + p);
+			if (n < 0 || (uint64_t) n * (t == SL_TAG_BYTE_ARRAY ? 1 : t == SL_TAG_INT_ARRAY ? 4 : 8) > rest - 4)
+				return 0;
+			*pos = p + 4 + (size_t) n * (t == SL_TAG_BYTE_ARRAY ? 1 : t == SL_TAG_INT_ARRAY ? 4 : 8);
+			return 1;
+		case SL_TAG_STRING:
+			if (rest < 2 || rest - 2 < sl_get_u16be(buf + p))
+				return 0;
+			*pos = p + 2 + sl_get_u16be(buf + p);
+			return 1;
+		case SL_TAG_LIST:
+			if (rest < 5 || buf[p] > SL_TAG_LONG_ARRAY)
+				return 0;
+			n = (int32_t) sl_get_u32be(buf + p + 1);
+			if (n < 0 || (n > 0 && buf[p] == SL_TAG_END) ||
+				(uint64_t) n * nbt_min_size[buf[p]] > rest - 5)
+				return 0;
+			*pos = p + 5;
+			if (*depth >= max_depth || *depth >= NBT_FAST_DEPTH)
+				return 0;
+			if (buf[p] >= SL_TAG_BYTE && buf[p] <= SL_TAG_DOUBLE)
+			{
+				/* numbers have a fixed size: the whole list at once */
+				*pos += (size_t) n * nbt_min_size[buf[p]];
+				return 1;
+			}
+			if (n > 0)
+			{
+				stack[*depth].elem = buf[p];
+				stack[*depth].left = (uint32_t) n;
+				(*depth)++;
+			}
+			return 1;
+		case SL_TAG_COMPOUND:
+			if (*depth >= max_depth || *depth >= NBT_FAST_DEPTH)
+				return 0;
+			stack[*depth].elem = SL_TAG_END;
+			stack[(*depth)++].left = 0;
+			return 1;
+		default:
+			if (rest < nbt_min_size[t])
+				return 0;
+			*pos = p + nbt_min_size[t];
+			return 1;
+	}
+}
+
+/*
+ * Check a document without events, in one tight loop: true when it is
+ * well formed (*consumed set), false when it is not or when it nests deeper
+ * than the fast path follows. Accepts exactly what the scanner accepts.
+ */
+static int
+nbt_fast_check(const uint8_t *buf, size_t len, int any_root, int max_depth,
+			   size_t *consumed)
+{
+	nbt_fast_frame stack[NBT_FAST_DEPTH];
+	int			depth = 0;
+	size_t		pos;
+	uint32_t	ticks = 0;
+	uint8_t		t;
+
+	if (buf == NULL || len < 3 || buf[0] == SL_TAG_END || buf[0] > SL_TAG_LONG_ARRAY ||
+		(!any_root && buf[0] != SL_TAG_COMPOUND) || sl_hooks.stack_too_deep())
+		return 0;
+	if (len - 3 < sl_get_u16be(buf + 1))
+		return 0;
+	pos = 3 + (size_t) sl_get_u16be(buf + 1);
+	if (!nbt_fast_payload(buf, len, &pos, buf[0], stack, &depth, max_depth))
+		return 0;
+	while (depth > 0)
+	{
+		nbt_fast_frame *f = &stack[depth - 1];
+
+		if ((++ticks & NBT_TICK_MASK) == 0)
+			sl_interrupt();
+		if (f->elem != SL_TAG_END)
+		{
+			if (f->left == 0)
+			{
+				depth--;
+				continue;
+			}
+			f->left--;
+			t = f->elem;
+		}
+		else
+		{
+			if (pos >= len || buf[pos] > SL_TAG_LONG_ARRAY)
+				return 0;
+			t = buf[pos++];
+			if (t == SL_TAG_END)
+			{
+				depth--;
+				continue;
+			}
+			if (len - pos < 2 || len - pos - 2 < sl_get_u16be(buf + pos))
+				return 0;
+			pos += 2 + (size_t) sl_get_u16be(buf + pos);
+		}
+		if (!nbt_fast_payload(buf, len, &pos, t, stack, &depth, max_depth))
+			return 0;
+	}
+	*consumed = pos;
+	return 1;
+}
+
+/*
+ * Check one well-formed root tag and report its size: the fast check
+ * first, and the scanner when that says no, for the error and its offset.
+ */
 int
 sl_nbt_check(const uint8_t *buf, size_t len, int any_root,
 			 const sl_limits *lim, size_t *consumed, sl_err *err)
 {
 	nbt_reader	r;
 	int			ev;
+	size_t		used;
 
+	if (nbt_fast_check(buf, len, any_root, (lim ? lim : &sl_default_limits)->max_depth, &used))
+	{
+		if (consumed)
+			*consumed = used;
+		return 0;
+	}
 	if (nbt_reader_init(&r, buf, len, lim, err))
 		return -1;
 	ev = nbt_next(&r, err);

@@ -7,6 +7,7 @@
 #define _XOPEN_SOURCE 700		/* realpath */
 
 #include "tool.h"
+#include "progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ typedef struct copy_opts
 	const char *world;
 	const char *name;
 	int			strict;
+	int			quiet;			/* no progress line */
 } copy_opts;
 
 /* 1 when dir holds a region/, entities/ or poi/ folder. */
@@ -373,6 +375,7 @@ report_dim(const char *name, const tool_stats *st, const sl_buf *value)
 
 	if (sl_value_summary(value->data, value->len, &h, &err))
 		memset(&h, 0, sizeof(h));
+	tool_progress_clear();
 	fprintf(stderr, "%s: %d files (%llu bytes), %u chunks, %d skipped chunks",
 			name, st->files, (unsigned long long) st->file_bytes, h.chunk_count, st->skipped);
 	if (st->bad_files)
@@ -383,13 +386,40 @@ report_dim(const char *name, const tool_stats *st, const sl_buf *value)
 			(unsigned long long) h.raw_bytes, value->len, h.world_len ? ", with level.dat" : "");
 }
 
-/* Build and emit the row of every dimension. */
+static int	copy_rows(const copy_opts *o, const dim_list *dims, copy_out *outp,
+					  const uint8_t *level, size_t level_len);
+
+/* Build and emit the row of every dimension, with a progress line. */
 static int
 copy_dims(const copy_opts *o, const dim_list *dims, const uint8_t *level, size_t level_len)
 {
 	copy_out	out = {stdout, -1};
+	int			rc;
 
+	tool_progress_start("copy-world", o->quiet);
+	for (int i = 0; i < dims->n; i++)
+		for (int k = 0; k < SL_NCOMP; k++)
+		{
+			char	   *dir = tool_path(dims->v[i].dir, kind_dirs[k]);
+			uint64_t	files = 0,
+						bytes = 0;
+
+			if (dir)
+				tool_count_regions(dir, &files, &bytes);
+			tool_progress_total(files, 0, bytes);
+			free(dir);
+		}
 	put_header(&out);
+	rc = copy_rows(o, dims, &out, level, level_len);
+	tool_progress_end();
+	return rc;
+}
+
+/* Emit the row of every dimension and the trailer. */
+static int
+copy_rows(const copy_opts *o, const dim_list *dims, copy_out *outp, const uint8_t *level,
+		  size_t level_len)
+{
 	for (int i = 0; i < dims->n; i++)
 	{
 		const dimension *d = &dims->v[i];
@@ -405,13 +435,13 @@ copy_dims(const copy_opts *o, const dim_list *dims, const uint8_t *level, size_t
 			sl_buf_free(&value);
 			return tool_fail("%s: dimension %s not copied", o->world, d->name);
 		}
-		put_row(&out, o->name, d->name, &value);
+		put_row(outp, o->name, d->name, &value);
 		report_dim(d->name, &st, &value);
 		sl_buf_free(&value);
 		if (ferror(stdout))
 			return tool_fail("error writing the COPY stream to stdout");
 	}
-	return put_trailer(&out);
+	return put_trailer(outp);
 }
 
 /* Parse the arguments of copy-world; 0 ok, else an exit status. */
@@ -426,18 +456,20 @@ parse_copy(int argc, char **argv, copy_opts *o)
 			o->strict = argv[i][2] == 's';
 		else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc)
 			o->name = argv[++i];
+		else if (tool_progress_quiet_arg(argv[i]))
+			o->quiet = 1;
 		else if (argv[i][0] != '-' && o->world == NULL)
 			o->world = argv[i];
 		else
 		{
 			tool_fail("copy-world: unexpected argument %s", argv[i]);
-			fputs("usage: slimetool copy-world WORLD_DIR [--name NAME] [--lenient] | psql ...\n", stderr);
+			fputs("usage: slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet] | psql ...\n", stderr);
 			return 2;
 		}
 	}
 	if (o->world == NULL)
 	{
-		fputs("usage: slimetool copy-world WORLD_DIR [--name NAME] [--lenient] | psql ...\n", stderr);
+		fputs("usage: slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet] | psql ...\n", stderr);
 		return 2;
 	}
 	return 0;

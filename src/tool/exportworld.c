@@ -24,6 +24,7 @@
 #define _XOPEN_SOURCE 700
 
 #include "tool.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +56,7 @@ typedef struct export_opts
 	const char *dir;
 	const char *world;			/* --world: export only this world's rows */
 	int			force;
+	int			quiet;			/* --quiet: no progress line */
 } export_opts;
 
 /* Everything one run writes or decides. */
@@ -644,7 +646,10 @@ write_region(exporter *ex, const char *kdir, int kind, int mcr, int32_t rx, int3
 		st->external++;
 	}
 	if (rc == 0)
+	{
 		st->files[kind]++;
+		tool_progress_add(1, 0, 0);
+	}
 	for (int i = 0; i < next; i++)
 		sl_free((void *) ext[i].data);
 	sl_free(ext);
@@ -749,6 +754,7 @@ write_regions(exporter *ex, sl_value *v, const char *base, int mcr, const char *
 				rc = write_region(ex, kdir[k], k, mcr, idx[s].rx, idx[s].rz, chunks[k], n[k], st);
 		}
 		st->chunks += e - s;
+		tool_progress_add(0, (uint64_t) (e - s), 0);
 		free_gathered(chunks, n);
 		s = e;
 	}
@@ -875,6 +881,7 @@ export_row(exporter *ex, int row, const char *world, const char *dim,
 		return tool_fail("%s: damaged value: %s", label, err.msg);
 	}
 	memset(&st, 0, sizeof(st));
+	tool_progress_total(0, v.hdr.chunk_count, 0);
 	rc = mcregion_dimension(&v, label, &mcr, &mixed);
 	base = rc == 0 ? ensure_path(ex, folder) : NULL;
 	if (rc == 0 && base == NULL)
@@ -885,6 +892,7 @@ export_row(exporter *ex, int row, const char *world, const char *dim,
 		rc = note_world(ex, &v, dim, row, label);
 	if (rc == 0)
 	{
+		tool_progress_clear();
 		fprintf(stderr, "%s -> %s%s%s: %u chunks, %d region, %d entities, %d poi files%s",
 				dim, ex->o->dir, folder[0] ? "/" : "", folder, st.chunks,
 				st.files[0], st.files[1], st.files[2], mcr ? " (McRegion .mcr)" : "");
@@ -912,6 +920,7 @@ write_level(exporter *ex)
 	sl_err		err;
 	int			rc;
 
+	tool_progress_clear();
 	if (ex->level == NULL)
 	{
 		fprintf(stderr, "slimetool: warning: no dimension holds a world compound: no level.dat "
@@ -963,6 +972,7 @@ read_exact(copy_in *in, void *buf, size_t len, const char *what)
 	size_t		got = len ? fread(buf, 1, len, in->f) : 0;
 
 	in->offset += got;
+	tool_progress_add(0, 0, got);
 	if (got == len)
 		return 0;
 	if (ferror(in->f))
@@ -1091,7 +1101,7 @@ export_usage(void)
 {
 	fputs("usage: psql -c \"\\copy (SELECT world, dimension, slime_resolve(data) FROM t WHERE world = 'w') "
 		  "TO STDOUT (FORMAT binary)\" |\n"
-		  "         slimetool export-world DIR [--force] [--world NAME]\n", stderr);
+		  "         slimetool export-world DIR [--force] [--world NAME] [--quiet]\n", stderr);
 	return 2;
 }
 
@@ -1106,6 +1116,8 @@ parse_export_world(int argc, char **argv, export_opts *o)
 			o->force = 1;
 		else if (strcmp(argv[i], "--world") == 0 && i + 1 < argc)
 			o->world = argv[++i];
+		else if (tool_progress_quiet_arg(argv[i]))
+			o->quiet = 1;
 		else if (argv[i][0] != '-' && o->dir == NULL && argv[i][0] != '\0')
 			o->dir = argv[i];
 		else
@@ -1229,6 +1241,7 @@ cmd_export_world(int argc, char **argv)
 	}
 	memset(&ex, 0, sizeof(ex));
 	ex.o = &o;
+	tool_progress_start("export-world", o.quiet);
 	rc = prepare_dir(&ex);
 	if (rc == 0)
 		rc = read_header(&in);
@@ -1241,6 +1254,7 @@ cmd_export_world(int argc, char **argv)
 		rc = write_level(&ex);
 	if (rc == 0)
 		rc = commit(&ex);
+	tool_progress_end();
 	if (rc == 0)
 		fprintf(stderr, "world '%s': %d dimensions, %d files (%llu bytes)%s written to %s\n",
 				ex.world, ex.rows, ex.nfiles, (unsigned long long) ex.bytes,

@@ -8,17 +8,20 @@
  *                           [REGION.mca] -o OUT.slime
  *   slimetool export-region FILE.slime RX RZ [--kind region|entities|poi]
  *                           -o OUT.mca
- *   slimetool copy-world WORLD_DIR [--name NAME] [--lenient]
- *   slimetool export-world DIR [--force] [--world NAME]
+ *   slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet]
+ *   slimetool export-world DIR [--force] [--world NAME] [--quiet]
  *   slimetool gen-world DIR [--size N]
+ *   slimetool render IN.slime|r.X.Z.mca [--y-max N] [--scale N] [--quiet] -o OUT.png
  *
  * A .slime file holds the raw value bytes (the type's binary form).
  */
 #include "tool.h"
+#include "progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const kind_names[SL_NCOMP] = {"region", "entities", "poi"};
 
@@ -30,13 +33,15 @@ usage(FILE *f)
 		  "  slimetool info FILE.slime\n"
 		  "  slimetool verify FILE.slime\n"
 		  "  slimetool import-region [--strict|--lenient] [--entities F] [--poi F]\n"
-		  "                          [--rx N --rz N] [--format-version N] [--level N] [REGION.mca] -o OUT.slime\n"
+		  "                          [--rx N --rz N] [--format-version N] [--level N] [--quiet] [REGION.mca] -o OUT.slime\n"
 		  "  slimetool export-region FILE.slime RX RZ [--kind region|entities|poi] -o OUT.mca\n"
-		  "  slimetool copy-world WORLD_DIR [--name NAME] [--lenient]  > binary COPY stream\n"
-		  "  slimetool export-world DIR [--force] [--world NAME]  < binary COPY stream\n"
+		  "  slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet]  > binary COPY stream\n"
+		  "  slimetool export-world DIR [--force] [--world NAME] [--quiet]  < binary COPY stream\n"
 		  "  slimetool gen-world DIR [--size N]\n"
 		  "  slimetool import-slime FILE.slime -o OUT.slime   (a slime file, any version, as a value)\n"
-		  "  slimetool export-slime VALUE.slime -o FILE.slime (a value as a version-13 slime file)\n", f);
+		  "  slimetool export-slime VALUE.slime -o FILE.slime (a value as a version-13 slime file)\n"
+		  "  slimetool render IN.slime|r.X.Z.mca [--y-max N] [--scale N] [--max-pixels N] [--rx N --rz N]\n"
+		  "                   [--quiet] -o OUT.png          (a top-down map, as slime_render_map draws it)\n", f);
 }
 
 /* Report a usage error and return the exit status for it. */
@@ -172,6 +177,7 @@ typedef struct import_opts
 	const char *rz_arg;
 	int32_t		rx;
 	int32_t		rz;
+	int			quiet;			/* --quiet: no progress line */
 } import_opts;
 
 /* Parse the arguments of import-region; 0 ok, else an exit status. */
@@ -185,7 +191,9 @@ parse_import(int argc, char **argv, import_opts *o)
 		const char *a = argv[i];
 		int			has_val = i + 1 < argc;
 
-		if (strcmp(a, "--strict") == 0 || strcmp(a, "--lenient") == 0)
+		if (tool_progress_quiet_arg(a))
+			o->quiet = 1;
+		else if (strcmp(a, "--strict") == 0 || strcmp(a, "--lenient") == 0)
 			o->strict = a[2] == 's';
 		else if (strcmp(a, "--entities") == 0 && has_val)
 			o->files[SL_COMP_ENTITIES] = argv[++i];
@@ -357,10 +365,19 @@ cmd_import_region(int argc, char **argv)
 		return 1;
 	memset(&b, 0, sizeof(b));
 	memset(&st, 0, sizeof(st));
+	tool_progress_start("import-region", o.quiet);
+	for (int k = 0; k < SL_NCOMP; k++)
+		if (o.files[k])
+		{
+			struct stat sb;
+
+			tool_progress_total(1, 0, stat(o.files[k], &sb) == 0 ? (uint64_t) sb.st_size : 0);
+		}
 	for (int k = 0; k < SL_NCOMP && rc == 0; k++)
 		if (o.files[k])
 			rc = read_one(&b, k, o.files[k], &o, &st);
 	snprintf(what, sizeof(what), "region (%d,%d)", o.rx, o.rz);
+	tool_progress_end();
 	if (rc == 0)
 		rc = encode_to_file(&b, o.out, what, o.version, o.level, &st);
 	sl_builder_free(&b);
@@ -552,6 +569,7 @@ main(int argc, char **argv)
 		{"gen-world", cmd_gen_world},
 		{"import-slime", cmd_import_slime},
 		{"export-slime", cmd_export_slime},
+		{"render", cmd_render},
 	};
 
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)

@@ -48,6 +48,9 @@ int			tool_parse_int(const char *s, int32_t *out);
 int			tool_parse_coords(const char *name, const char *prefix, const char *ext,
 							  int32_t *a, int32_t *b);
 
+/* Count the region-format files (r.X.Z.mca / .mcr) of dir and their bytes into *files, *bytes. */
+void		tool_count_regions(const char *dir, uint64_t *files, uint64_t *bytes);
+
 /* Counters for reading region-format files into a builder. */
 typedef struct tool_stats
 {
@@ -82,5 +85,6 @@ int			cmd_export_world(int argc, char **argv);
 int			cmd_gen_world(int argc, char **argv);
 int			cmd_import_slime(int argc, char **argv);
 int			cmd_export_slime(int argc, char **argv);
+int			cmd_render(int argc, char **argv);
 
 #endif

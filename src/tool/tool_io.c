@@ -3,6 +3,7 @@
  * files (with their external .mcc chunks) into a builder.
  */
 #include "tool.h"
+#include "progress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +22,7 @@ tool_fail(const char *fmt,...)
 {
 	va_list		ap;
 
+	tool_progress_clear();
 	fputs("slimetool: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -309,6 +311,9 @@ report_problems(const char *path, const sl_region *r, tool_stats *st)
 {
 	int			listed[2] = {0, 0};
 	int			cap[2] = {MAX_LISTED_REPAIRS, MAX_LISTED_PROBLEMS};
+
+	if (r->nproblems)
+		tool_progress_clear();
 	int			count[2] = {0, 0};
 
 	for (int i = 0; i < r->nproblems; i++)
@@ -345,6 +350,7 @@ parse_region(const char *path, const uint8_t *file, size_t len, int32_t rx, int3
 			fputs("slimetool: hint: --lenient skips damaged chunks and lists them\n", stderr);
 		return -1;
 	}
+	tool_progress_clear();
 	fprintf(stderr, "slimetool: %s: whole file skipped: %s\n", path, err.msg);
 	st->bad_files++;
 	return 1;
@@ -379,6 +385,7 @@ tool_read_region(sl_builder *b, int comp, const char *dir, const char *name,
 	st->files++;
 	st->file_bytes += len;
 	st->chunks += r.nchunks;
+	tool_progress_add(1, (uint64_t) r.nchunks, len);
 	rc = sl_builder_add_region(b, comp, &r, &err) ? tool_fail_err(&err, path) : 0;
 	sl_region_free(&r);
 done:
@@ -386,4 +393,34 @@ done:
 	sl_free(file);
 	free(path);
 	return rc;
+}
+
+/* Count the region-format files (r.X.Z.mca / .mcr) of dir and their bytes. */
+void
+tool_count_regions(const char *dir, uint64_t *files, uint64_t *bytes)
+{
+	char	  **names;
+	int			n;
+	int32_t		a,
+				b;
+
+	if (!tool_is_dir(dir) || tool_list_dir(dir, &names, &n))
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		char	   *path;
+		struct stat st;
+
+		if (!tool_parse_coords(names[i], "r", "mca", &a, &b) &&
+			!tool_parse_coords(names[i], "r", "mcr", &a, &b))
+			continue;
+		path = tool_path(dir, names[i]);
+		if (path && stat(path, &st) == 0)
+		{
+			(*files)++;
+			*bytes += (uint64_t) st.st_size;
+		}
+		free(path);
+	}
+	tool_free_names(names, n);
 }

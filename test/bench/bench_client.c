@@ -11,7 +11,8 @@
  *       order; best of 3 rounds each.
  *   islands FILE SECONDS THREADS
  *       (ii) island values from FILE (u32 LE length + value bytes, as written
- *       by bench_size --emit-islands) saved with INSERT ... ON CONFLICT and
+ *       by bench_size --emit-islands; "sql:QUERY": the first column of the
+ *       rows QUERY returns) saved with INSERT ... ON CONFLICT and
  *       loaded with SELECT, binary parameters and results, THREADS
  *       connections for SECONDS each, slime column vs bytea column.
  *   hwm FILE RX RZ
@@ -291,10 +292,38 @@ run_phase(const char *table, int save, int nthreads, double acc[3])
 	free(w);
 }
 
+/* Take the island values from the first column of a query's binary result. */
+static void
+load_islands_sql(const char *query, double *total, int *minlen, int *maxlen)
+{
+	PGconn	   *c = connect_db();
+	PGresult   *r = PQexecParams(c, query, 0, NULL, NULL, NULL, NULL, 1);
+
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+		die(query, c, r);
+	for (int i = 0; i < PQntuples(r); i++)
+	{
+		int			len = PQgetlength(r, i, 0);
+
+		isl = realloc(isl, (nisl + 1) * sizeof(island));
+		isl[nisl].data = malloc(len);
+		isl[nisl].len = len;
+		memcpy(isl[nisl].data, PQgetvalue(r, i, 0), len);
+		*total += len;
+		if (len < *minlen)
+			*minlen = len;
+		if (len > *maxlen)
+			*maxlen = len;
+		nisl++;
+	}
+	PQclear(r);
+	PQfinish(c);
+}
+
 static void
 cmd_islands(const char *path, double seconds, int nthreads)
 {
-	FILE	   *f = fopen(path, "rb");
+	FILE	   *f = strncmp(path, "sql:", 4) == 0 ? NULL : fopen(path, "rb");
 	PGconn	   *c;
 	double		total = 0;
 	unsigned char lenb[4];
@@ -302,12 +331,14 @@ cmd_islands(const char *path, double seconds, int nthreads)
 	int			minlen = 1 << 30,
 				maxlen = 0;
 
-	if (f == NULL)
+	if (strncmp(path, "sql:", 4) == 0)
+		load_islands_sql(path + 4, &total, &minlen, &maxlen);
+	else if (f == NULL)
 	{
 		fprintf(stderr, "bench_client: cannot open %s\n", path);
 		exit(2);
 	}
-	while (fread(lenb, 1, 4, f) == 4)
+	while (f != NULL && fread(lenb, 1, 4, f) == 4)
 	{
 		int			len = lenb[0] | lenb[1] << 8 | lenb[2] << 16 | lenb[3] << 24;
 
@@ -326,7 +357,8 @@ cmd_islands(const char *path, double seconds, int nthreads)
 			maxlen = len;
 		nisl++;
 	}
-	fclose(f);
+	if (f != NULL)
+		fclose(f);
 	if (nisl < nthreads)
 	{
 		fprintf(stderr, "bench_client: %s holds %d values\n", path, nisl);

@@ -2,21 +2,21 @@
 # test/bench/bench_shard.sh — islands sharded over two nodes behind a
 # postgres_fdw coordinator, against the same clients on one node, in one run:
 #
-#   8.1 bulk save of BENCH_SHARD_ISLANDS (2,000) islands, and bytes at rest
+#   11.1 bulk save of BENCH_SHARD_ISLANDS (2,000) islands, and bytes at rest
 #       (tables and chunk stores) sharded, on one node, and without the store;
-#   8.2 pgbench (-c 2 -j 2) saves and loads through the coordinator against
+#   11.2 pgbench (-c 2 -j 2) saves and loads through the coordinator against
 #       the same scripts on one node; WAL, full-page images and CPU per save
 #       and per load (every postgres process of every node, /proc);
-#   8.3 analytics over two shards (pushed down, async) against one node:
+#   11.3 analytics over two shards (pushed down, async) against one node:
 #       per-island totals (GROUP BY id) and network totals;
-#   8.4 bytes on the wire (ss, loopback TCP) and CPU on both ends
+#   11.4 bytes on the wire (ss, loopback TCP) and CPU on both ends
 #       (/proc/self/schedstat of each backend) per value read through
 #       postgres_fdw against a local read: base64 and hex text forms (hex is
 #       what 0.1.0-0.3.0 sent), slime.input_check full and structure, loads
 #       through the resolving view, reference forms;
-#   8.5 moving a partition to a new node with logical replication while
+#   11.5 moving a partition to a new node with logical replication while
 #       saves run (the README recipe): copy, catch-up, write pause, GC;
-#   8.6 what 100 million islands would take, from these figures and the
+#   11.6 what 100 million islands would take, from these figures and the
 #       seeds' rates (1.73M islands, ~23 KB, 3,300 saves and 900 loads a
 #       minute).
 #
@@ -175,8 +175,8 @@ SLIME_NODE_DB=solo Q one -c "CREATE EXTENSION slime" \
 Q coord -c "\\copy src TO STDOUT (FORMAT binary)" | SLIME_NODE_DB=solo Q one -c "\\copy src FROM STDIN (FORMAT binary)" >/dev/null
 Q coord -c "\\copy src TO STDOUT (FORMAT binary)" | SLIME_NODE_DB=solo Q one -c "\\copy src_plain FROM STDIN (FORMAT binary)" >/dev/null
 
-# ---- 8.1 bulk save and bytes at rest --------------------------------------------
-slime_log "bench_shard: 8.1 bulk save of $N islands, sharded and on one node"
+# ---- 11.1 bulk save and bytes at rest --------------------------------------------
+slime_log "bench_shard: 11.1 bulk save of $N islands, sharded and on one node"
 t0=$(now); Q coord -c "INSERT INTO islands (id, world) SELECT id, world FROM island_values" >/dev/null
 t1=$(now); Q one -c "INSERT INTO islands (id, world) SELECT id, world FROM island_values" >/dev/null
 t2=$(now); Q one -c "INSERT INTO islands_plain (id, world) SELECT id, world FROM island_values" >/dev/null
@@ -193,7 +193,7 @@ E_ONE=$(Q one -c "SELECT count(*) FROM slime_store")
 SOLO_STORE=$(SLIME_NODE_DB=solo Q one -c "SELECT pg_total_relation_size('src') + pg_total_relation_size('slime_store')")
 SOLO_PLAIN=$(SLIME_NODE_DB=solo Q one -c "SELECT pg_total_relation_size('src_plain')")
 
-# ---- 8.2 saves and loads: pgbench through the coordinator and on one node -------
+# ---- 11.2 saves and loads: pgbench through the coordinator and on one node -------
 cat >"$work/save.sql" <<EOF
 \\set id random(1, $N)
 \\set u random(1, 2000000000)
@@ -240,7 +240,7 @@ slice() {
 VARIANTS=("save-coord|coord|$work/save.sql" "save-one|one|$work/save.sql" "save-plain|one|$work/save-plain.sql"
           "pass-coord|coord|$work/save-pass.sql" "load-coord|coord|$work/load.sql" "load-one|one|$work/load.sql")
 half=$(awk -v s="$SECS" 'BEGIN { h = int(s / 2); print h < 1 ? 1 : h }')
-slime_log "bench_shard: 8.2 pgbench -c 2 -j 2, ${#VARIANTS[@]} variants x 2 slices of ${half}s"
+slime_log "bench_shard: 11.2 pgbench -c 2 -j 2, ${#VARIANTS[@]} variants x 2 slices of ${half}s"
 order=("${VARIANTS[@]}")
 for ((i = ${#VARIANTS[@]} - 1; i >= 0; i--)); do order+=("${VARIANTS[i]}"); done
 for v in "${order[@]}"; do
@@ -251,7 +251,7 @@ tps() { div "${TX[$1]}" "${TIME[$1]}" 1; }
 per_tx() { div "$2" "${TX[$1]}" "${3:-0}"; }          # per_tx VARIANT TOTAL [DECIMALS]
 ms_tx() { awk -v c="$2" -v n="${TX[$1]}" 'BEGIN { if (n > 0) printf "%.2f", 1000 * c / n; else printf "n/a" }'; }
 
-# ---- 8.3 analytics -----------------------------------------------------------------
+# ---- 11.3 analytics -----------------------------------------------------------------
 PER_ISLAND_Q="SELECT id, slime_block_totals(world) AS blocks, slime_block_entity_totals(world) AS block_entities
     FROM islands GROUP BY id"
 PER_ISLAND="SELECT sum(octet_length(blocks::text) + octet_length(block_entities::text)) FROM ($PER_ISLAND_Q) s"
@@ -266,7 +266,7 @@ run_once() {       # run_once NODE SQL: elapsed seconds
     secs "$t0" "$t1"
 }
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
-slime_log "bench_shard: 8.3 analytics, best of 3, alternating"
+slime_log "bench_shard: 11.3 analytics, best of 3, alternating"
 A_PER_COORD=""; A_PER_ONE=""; A_TOT_COORD=""; A_TOT_ONE=""
 for _ in 1 2 3; do
     A_PER_COORD=$(best "$A_PER_COORD" "$(run_once coord "$PER_ISLAND")")
@@ -280,8 +280,8 @@ for n in coord one; do
     Q "$n" -c "SET enable_partitionwise_aggregate = on" -c "EXPLAIN (ANALYZE, VERBOSE) $PER_ISLAND" >"$work/explain-analyze-$n.txt"
 done
 
-# ---- 8.4 bytes and CPU per value read ------------------------------------------------
-slime_log "bench_shard: 8.4 reading $READS values through postgres_fdw and locally"
+# ---- 11.4 bytes and CPU per value read ------------------------------------------------
+slime_log "bench_shard: 11.4 reading $READS values through postgres_fdw and locally"
 Q shard1 >/dev/null <<'EOF'
 CREATE TABLE plain_p (id bigint PRIMARY KEY, world slime);
 CREATE TABLE stored_p (id bigint PRIMARY KEY, world slime);
@@ -359,8 +359,8 @@ read_remote() {
     read_remote "the stored reference form through postgres_fdw, base64" cpu_b64 "$READ_Q stored_b64 OFFSET 0) s" full
 } >"$work/reads.txt"
 
-# ---- 8.5 moving partition 3 from shard2 to a new node, saves running -----------
-slime_log "bench_shard: 8.5 moving partition 3 from shard2 to shard3 with logical replication"
+# ---- 11.5 moving partition 3 from shard2 to a new node, saves running -----------
+slime_log "bench_shard: 11.5 moving partition 3 from shard2 to shard3 with logical replication"
 slime_node_start shard3
 P2=${SLIME_NODE_PORT[shard2]}
 slime_shard_sql p3 | Q shard3 >/dev/null
@@ -476,11 +476,11 @@ MV_GC2=$(Q shard2 -F ' ' -c "SELECT removed_entries, pg_size_pretty(removed_byte
 MB() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 KB() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1024 }'; }
 {
-echo "== 8. Sharding: two shards behind a postgres_fdw coordinator against one node (bench_shard.sh) =="
+echo "== 11. Sharding: two shards behind a postgres_fdw coordinator against one node (bench_shard.sh) =="
 echo "$N islands from $NSRC corpus sources (10 chunks, $(KB "$AVG") KB a value on average); PostgreSQL $(Q one -c "SHOW server_version"), $(nproc) cores"
 echo "shared by all nodes and by other work on the machine; fsync, synchronous_commit, full_page_writes on"
 echo
-echo "8.1 bulk save (one INSERT ... SELECT of all islands) and bytes at rest"
+echo "11.1 bulk save (one INSERT ... SELECT of all islands) and bytes at rest"
 printf '  %-44s %10s %12s\n' "" "seconds" "islands/s"
 printf '  %-44s %10s %12s\n' "through the coordinator (2 shards, store)" "$BULK_COORD" "$(div "$N" "$BULK_COORD")"
 printf '  %-44s %10s %12s\n' "one node, store" "$BULK_ONE" "$(div "$N" "$BULK_ONE")"
@@ -494,7 +494,7 @@ printf '  %-44s %12s %12s %10s\n' "the $NSRC sources alone, store (nothing share
 printf '  %-44s %12s %12s %10s\n' "the $NSRC sources alone, no store" "$(MB "$SOLO_PLAIN")" "$(KB "$(div "$SOLO_PLAIN" "$NSRC")")" "-"
 echo "  cross-shard dedupe not done: the shards hold $E_SHARDS store entries where one node holds $E_ONE ($(ratio "$E_SHARDS" "$E_ONE")x)"
 echo
-echo "8.2 pgbench -c 2 -j 2, ${SECS}s per variant in two halves, alternating; save = slime_put_chunk of one chunk"
+echo "11.2 pgbench -c 2 -j 2, ${SECS}s per variant in two halves, alternating; save = slime_put_chunk of one chunk"
 echo "    of the island's value (built on the node the client talks to) written over the island; load = the"
 echo "    island self-contained (resolving view / slime_resolve) as text; CPU: every process of the data nodes"
 printf '  %-22s %8s %9s %11s %10s %12s %12s\n' variant tps "ratio" "WAL KB/tx" "FPI KB/tx" "data CPU ms" "coord CPU ms"
@@ -508,20 +508,20 @@ done
 echo "  (ratio: against the same script on one node; save-plain: one node without the chunk store;"
 echo "   pass-coord: a ready value written through the coordinator, nothing new to store: what the coordinator adds)"
 echo
-echo "8.3 analytics over $N islands, best of 3 (pushed down: async foreign scans, partitionwise aggregation)"
+echo "11.3 analytics over $N islands, best of 3 (pushed down: async foreign scans, partitionwise aggregation)"
 printf '  %-52s %10s %10s %8s\n' "" "2 shards s" "1 node s" "ratio"
 printf '  %-52s %10s %10s %8s\n' "per island: block and block entity totals, GROUP BY id" "$A_PER_COORD" "$A_PER_ONE" "$(ratio "$A_PER_COORD" "$A_PER_ONE")"
 printf '  %-52s %10s %10s %8s\n' "network block totals (per partition, summed)" "$A_TOT_COORD" "$A_TOT_ONE" "$(ratio "$A_TOT_COORD" "$A_TOT_ONE")"
 echo "  network totals: $SAME to one node's"
 echo
-echo "8.4 reading $READS values ($(KB "$(div "$VALUE_BYTES" "$READS")") KB each; stored reference form $(div "$REF_BYTES" "$READS") B) x $PASSES passes"
+echo "11.4 reading $READS values ($(KB "$(div "$VALUE_BYTES" "$READS")") KB each; stored reference form $(div "$REF_BYTES" "$READS") B) x $PASSES passes"
 echo "    wire: bytes the coordinator's connection received (ss) per value; CPU per value (schedstat)"
 printf '  %-56s %11s %12s %12s %9s\n' "" "wire B/val" "shard us/val" "coord us/val" "s/pass"
 while IFS='|' read -r label wire scpu ccpu el; do
     printf '  %-56s %11s %12s %12s %9s\n' "$label" "$wire" "$scpu" "$ccpu" "$el"
 done <"$work/reads.txt"
 echo
-echo "8.5 moving partition 3 (of 4) from shard2 to a new node with logical replication, saves running through"
+echo "11.5 moving partition 3 (of 4) from shard2 to a new node with logical replication, saves running through"
 echo "    the coordinator (2 clients, 20 saves/s); snapshot copy (store, then rows), then streaming"
 echo "  copy at the slot's snapshot: store $MV_STORE_ROWS entries ($(MB "$MV_STORE_BYTES") MB) in $MV_STORE_SECS s, $((E3_1 - E3_0)) new on shard3;"
 echo "                               rows $MV_ROWS ($(MB "$MV_ROW_BYTES") MB) in $MV_ROW_SECS s"
@@ -535,7 +535,7 @@ echo "                     shard2, partition 3 dropped: $MV_GC2"
 echo
 SAVES_S=$(awk 'BEGIN { printf "%.0f", 3300 / 60 * 100e6 / 1.73e6 }')
 LOADS_S=$(awk 'BEGIN { printf "%.0f", 900 / 60 * 100e6 / 1.73e6 }')
-echo "8.6 100 million islands at the seeds' rates scaled (3,300 saves and 900 loads a minute for 1.73M islands):"
+echo "11.6 100 million islands at the seeds' rates scaled (3,300 saves and 900 loads a minute for 1.73M islands):"
 echo "    $SAVES_S saves/s, $LOADS_S loads/s"
 WALS=$(awk -v w="$(per_tx save-coord "${WAL[save-coord]}")" -v s="$SAVES_S" 'BEGIN { printf "%.0f", w * s / 1048576 }')
 WALS_NOFPI=$(awk -v w="$(per_tx save-coord "${WAL[save-coord]}")" -v f="$(per_tx save-coord "${FPI[save-coord]}")" -v s="$SAVES_S" 'BEGIN { printf "%.0f", (w - f) * s / 1048576 }')

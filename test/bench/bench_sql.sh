@@ -6,6 +6,8 @@
 #   (ii)  island save/load throughput, slime column vs bytea column
 #   (iii) peak backend memory (VmHWM) during slime_import_region
 #   (iv)  block-count / block-entity scans (once those functions exist)
+#   (v)   parallel block totals; (vi) slime_render_map against
+#         slime_block_counts over the 1024-chunk value (BENCH_RENDER_ROUNDS, 7)
 #
 # Uses the cluster named by the PG* variables (as test/bench/run.sh sets
 # them); without PGHOST it starts a throwaway cluster of its own. The
@@ -24,6 +26,7 @@ CALLS=${BENCH_CHUNK_CALLS:-2000}
 SECS=${BENCH_SECONDS:-10}
 THREADS=${BENCH_THREADS:-2}
 PAR_WORLDS=${BENCH_PARALLEL_WORLDS:-10000}
+RENDER_ROUNDS=${BENCH_RENDER_ROUNDS:-7}
 CLIENT=$SLIME_ROOT/build/bench_client
 ERAS=(anvil-1.2-1.12 anvil-1.13-1.17 anvil-1.18plus mcregion)
 
@@ -32,11 +35,7 @@ for e in "${ERAS[@]}"; do
     [ -d "$CORPUS/$e" ] || { echo "ERROR: corpus era $CORPUS/$e is missing" >&2; exit 1; }
 done
 
-if [ ! -x "$CLIENT" ] || [ "$HERE/bench_client.c" -nt "$CLIENT" ]; then
-    mkdir -p "$SLIME_ROOT/build"
-    gcc -O2 -Wall -I"$("$SLIME_PG_CONFIG" --includedir)" "$HERE/bench_client.c" \
-        -lpq -lpthread -o "$CLIENT"
-fi
+make -s -C "$SLIME_ROOT" build/bench_client PG_CONFIG="$SLIME_PG_CONFIG" >&2
 
 if [ -z "${PGHOST:-}" ]; then
     slime_cluster_start
@@ -184,4 +183,18 @@ SQL
     printf '   %-44s %10s\n' "serial (max_parallel_workers_per_gather = 0)" "$best0 ms"
     printf '   %-44s %10s\n' "parallel (2 workers + leader)" "$best2 ms"
     printf '   %-44s %10s\n' "speed-up" "$(awk -v a="$best0" -v b="$best2" 'BEGIN { printf "%.2fx", a / b }')"
+
+    printf '\n== 3(vi). slime_render_map against slime_block_counts over the 1024-chunk value ==\n'
+    # the same decoding plus one pass (and the PNG); client-side \timing of
+    # each statement in one session, alternating, best of BENCH_RENDER_ROUNDS
+    {
+        echo '\timing on'
+        for _ in $(seq "$RENDER_ROUNDS"); do
+            echo "SELECT count(*) FROM chunkbench, slime_block_counts(world) WHERE id = 0;"
+            echo "SELECT octet_length(slime_render_map(world)) FROM chunkbench WHERE id = 0;"
+        done
+    } | q | awk '/^Time:/ { n++; t = $2 + 0; if (n % 2) { if (!c || t < c) c = t } else { if (!r || t < r) r = t } }
+                 END { printf "   best of %d rounds each\n\n   %-44s %10.1f ms\n   %-44s %10.1f ms\n   %-44s %10.2fx (target <= 1.5x)\n",
+                              '"$RENDER_ROUNDS"', "slime_block_counts (every block counted)", c,
+                              "slime_render_map (512 x 512 PNG)", r, "ratio", r / c }'
 }

@@ -71,11 +71,8 @@ CORPUS=$(slime_corpus) || exit 1
 export SLIME_CORPUS=$CORPUS
 step "build build/bench_size and build/bench_granularity" "$work/build-progs.log" \
     make build/bench_size build/bench_granularity PG_CONFIG="$SLIME_PG_CONFIG"
-if [ ! -x "$CLIENT" ] || [ "$HERE/bench_client.c" -nt "$CLIENT" ]; then
-    step "build build/bench_client" "$work/build-client.log" \
-        gcc -O2 -Wall -I"$("$SLIME_PG_CONFIG" --includedir)" "$HERE/bench_client.c" \
-            -lpq -lpthread -o "$CLIENT"
-fi
+step "build build/bench_client" "$work/build-client.log" \
+    make -C "$SLIME_ROOT" build/bench_client PG_CONFIG="$SLIME_PG_CONFIG"
 
 if [ -z "${PGHOST:-}" ]; then
     slime_log "start a throwaway cluster"

@@ -56,8 +56,7 @@ step "build and install the extension" "$work/build.log" \
 step "build build/bench_size" "$work/build-size.log" \
     make build/bench_size PG_CONFIG="$SLIME_PG_CONFIG"
 step "build build/bench_client" "$work/build-client.log" \
-    gcc -O2 -Wall -I"$("$SLIME_PG_CONFIG" --includedir)" "$HERE/bench_client.c" \
-        -lpq -lpthread -o build/bench_client
+    make build/bench_client PG_CONFIG="$SLIME_PG_CONFIG"
 
 step "bench_size: corpus and ${BENCH_ISLANDS:-10000} synthetic islands (a few minutes)" \
     "$work/size.log" \
@@ -80,6 +79,10 @@ if [ "${BENCH_STORE:-1}" = 1 ]; then
     step "bench_store.sh: the chunk store (about 2.5 minutes)" "$work/store.log" \
         bash -c "SLIME_BENCH_BUILT=1 bash '$HERE/bench_store.sh' > '$work/store.out'"
 fi
+step "bench_save.sh: island saves per slime.input_check mode against bytea" "$work/save.log" \
+    bash -c "bash '$HERE/bench_save.sh' '$work/islands.bin' > '$work/save.out'"
+step "bench_gc.sh: save latency while slime_gc() runs over 100,000 values (about 2 minutes)" \
+    "$work/gc.log" bash -c "bash '$HERE/bench_gc.sh' > '$work/gc.out'"
 slime_cluster_stop
 if [ "${BENCH_SHARD:-1}" = 1 ]; then
     step "bench_shard.sh: two shards behind a postgres_fdw coordinator against one node (about 5 minutes)" \
@@ -101,6 +104,7 @@ mkdir -p build/bench
     cat "$work/size.out"
     cat "$work/sql.out"
     [ ! -f "$work/store.out" ] || cat "$work/store.out"
+    cat "$work/save.out" "$work/gc.out"
     if [ -f "$work/loader.out" ]; then
         echo
         echo "== 7. The AdvancedSlimePaper loader against a bytea loader (JDBC, binary protocol) =="

@@ -8,13 +8,18 @@
  *     counting and lookups must succeed or fail with a clean error, and the
  *     counts of a section must add up to 4096 per counted section;
  *   - block entities, entities and their fields, re-written as documents;
- *   - the count map serialized and read back equals itself.
+ *   - the count map serialized and read back equals itself;
+ *   - the renderer (sl_render): the chunk's 256 columns, from the top and
+ *     under a y_max, shaded and written as a PNG (sl_png) at scale 1 and 3.
  */
 #include "fuzz_common.h"
 #include "sl_blocks.h"
 #include "sl_chunk.h"
 #include "sl_counts.h"
+#include "sl_mapcolor.h"
 #include "sl_nbt.h"
+#include "sl_png.h"
+#include "sl_render.h"
 #include "sl_value.h"
 
 static int
@@ -39,6 +44,37 @@ check_counts(const sl_counts *m)
 	sl_buf_free(&ser);
 }
 
+/* Render an opened chunk as a one-chunk map and write its PNG. */
+static void
+render(const sl_chunk_blocks *cb, int32_t y_max)
+{
+	sl_map_opts o = {0};
+	sl_map_cache cache = {0};
+	sl_map_column cols[256];
+	sl_map		m = {0};
+	sl_buf		png = {0};
+	sl_err		err;
+
+	o.scale = 1;
+	o.has_y_max = y_max != INT32_MIN;
+	o.y_max = y_max;
+	if (sl_map_chunk(cb, &o, &cache, cols, &err) == 0)
+	{
+		m.width = m.height = 16;
+		m.cols = cols;
+		FUZZ_CHECK(sl_map_shade(&m, &err) == 0, "shade: %s", err.msg);
+		for (int i = 0; i < 256; i++)
+			FUZZ_CHECK(m.colors[i] / 4 < SL_MAP_COLORS, "colour %d out of the palette", m.colors[i]);
+		FUZZ_CHECK(sl_png_map(&m, 1, &png, &err) == 0 && sl_png_map(&m, 3, &png, &err) == 0,
+				   "png: %s", err.msg);
+		sl_free(m.colors);
+	}
+	else
+		fuzz_check_err(&err);
+	sl_map_cache_free(&cache);
+	sl_buf_free(&png);
+}
+
 static void
 blocks(const uint8_t *nbt, size_t len, int32_t dv, int want)
 {
@@ -57,6 +93,11 @@ blocks(const uint8_t *nbt, size_t len, int32_t dv, int want)
 			fuzz_check_err(&err);
 		else
 			check_counts(&m);
+		if (want == SL_WANT_BLOCKS)
+		{
+			render(&cb, INT32_MIN);
+			render(&cb, 40);
+		}
 		if (want == SL_WANT_BLOCKS)
 			for (int y = -64; y < 320; y += 37)
 			{

@@ -1,0 +1,119 @@
+/*
+ * render.c - top-down maps in SQL: slime_render_map (a PNG) and
+ * slime_render_map_colors (the map colour of each block column, as
+ * Minecraft's map items store them). The core draws (sl_render, sl_png);
+ * this is memory, the size cap and errors.
+ */
+#include "slime.h"
+
+#include "utils/builtins.h"
+
+#include "sl_png.h"
+#include "sl_render.h"
+
+/* Options from the SQL arguments (y_max at 1, scale at 2 when given). */
+static void
+render_opts(FunctionCallInfo fcinfo, int scale_arg, sl_map_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->scale = 1;
+	o->max_pixels = slime_max_render_pixels();
+	if (!PG_ARGISNULL(1))
+	{
+		o->has_y_max = 1;
+		o->y_max = PG_GETARG_INT32(1);
+	}
+	if (scale_arg > 0 && !PG_ARGISNULL(scale_arg))
+	{
+		int32		scale = PG_GETARG_INT32(scale_arg);
+
+		if (scale < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("scale %d is not a whole number from 1 up", scale)));
+		o->scale = (uint32) scale;
+	}
+}
+
+/*
+ * Render the map of a world into m; false for a value with no chunks. The
+ * size is checked against slime.max_render_pixels before any allocation.
+ */
+static bool
+render(Datum world, const sl_map_opts *o, slime_open_value *ov, sl_map *m)
+{
+	sl_err		err;
+
+	slime_open(ov, world, true);
+	if (ov->v.hdr.chunk_count == 0)
+		return false;
+	if (sl_map_size(&ov->v.hdr, o, &m->width, &m->height, &err))
+	{
+		if (err.code != SL_ERR_LIMIT)
+			slime_raise(&err, false);
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("world too large to render: %s", err.msg),
+				 errhint("Raise slime.max_render_pixels (now %llu) or use a smaller scale.",
+						 (unsigned long long) o->max_pixels)));
+	}
+	if (sl_map_render(&ov->v, o, slime_limits(), m, &err))
+		slime_raise(&err, false);
+	return true;
+}
+
+PG_FUNCTION_INFO_V1(slime_render_map);
+/* The top-down map of a world as a PNG; NULL for a world without chunks. */
+Datum
+slime_render_map(PG_FUNCTION_ARGS)
+{
+	sl_map_opts o;
+	slime_open_value ov;
+	sl_map		m;
+	sl_buf		out = {0};
+	sl_err		err;
+	bytea	   *r;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	render_opts(fcinfo, 2, &o);
+	if (!render(PG_GETARG_DATUM(0), &o, &ov, &m))
+		PG_RETURN_NULL();
+	/* leave room for the varlena header in front of the PNG */
+	if (sl_buf_put_u32be(&out, 0, &err) || sl_png_map(&m, o.scale, &out, &err))
+		slime_raise(&err, false);
+	sl_map_free(&m);
+	sl_value_close(&ov.v);
+	r = (bytea *) out.data;
+	SET_VARSIZE(r, out.len);
+	PG_RETURN_BYTEA_P(r);
+}
+
+PG_FUNCTION_INFO_V1(slime_render_map_colors);
+/*
+ * The map colour (base * 4 + shade, 0 transparent) of every block column of
+ * the same map, row by row from the north-west corner: the bytes of a
+ * Minecraft map item's colors array.
+ */
+Datum
+slime_render_map_colors(PG_FUNCTION_ARGS)
+{
+	sl_map_opts o;
+	slime_open_value ov;
+	sl_map		m;
+	size_t		n;
+	bytea	   *r;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	render_opts(fcinfo, 0, &o);
+	if (!render(PG_GETARG_DATUM(0), &o, &ov, &m))
+		PG_RETURN_NULL();
+	n = (size_t) m.width * m.height;
+	r = (bytea *) palloc(VARHDRSZ + n);
+	SET_VARSIZE(r, VARHDRSZ + n);
+	memcpy(VARDATA(r), m.colors, n);
+	sl_map_free(&m);
+	sl_value_close(&ov.v);
+	PG_RETURN_BYTEA_P(r);
+}

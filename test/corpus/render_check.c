@@ -1,0 +1,189 @@
+/*
+ * render_check.c - the renderer over one world of each era of the shared
+ * corpus: each region file becomes a value, is rendered (sl_render,
+ * sl_png) at scale 1 and 2, and the PNG is decoded again by libspng, the
+ * library that wrote it. Checks: the size is the chunks' bounding box
+ * (times the scale), every pixel decodes to the RGBA of its map colour
+ * (transparent exactly where the map has no block), and the picture has a
+ * plausible number of distinct colours (a real world is not one colour).
+ *
+ *   render_check CORPUS_DIR
+ *
+ * Prints one line per world and "N passed, N failed".
+ */
+#include <spng.h>
+
+#include "corpus_util.h"
+#include "sl_build.h"
+#include "sl_mapcolor.h"
+#include "sl_png.h"
+#include "sl_render.h"
+
+/* One world per era, and the fewest distinct colours its map must show. */
+static const struct
+{
+	const char *path;
+	int			min_colors;
+}			worlds[] =
+{
+	{"anvil-1.18plus/querz-nbt/parsers/r.0.0.mca", 8},
+	{"anvil-1.13-1.17/amulet-core/1_16_5_dimension/r.-1.-1.mca", 8},
+	{"anvil-1.2-1.12/pymclevel/AnvilWorld/r.0.0.mca", 8},
+	{"mcregion/cu_minecraft/r.0.0.mcr", 8},
+};
+
+static int	passed,
+			failed;
+
+/* Count a check. */
+static void
+check(int ok, const char *world, const char *what)
+{
+	if (ok)
+		passed++;
+	else
+	{
+		failed++;
+		printf("FAILED: %s: %s\n", world, what);
+	}
+}
+
+/* A region file as an encoded value. */
+static void
+region_value(const char *path, sl_buf *out)
+{
+	sl_region	r;
+	sl_builder	b;
+	sl_err		err;
+
+	corpus_read_region(path, &r);
+	memset(&b, 0, sizeof(b));
+	if (sl_builder_add_region(&b, SL_COMP_REGION, &r, &err) ||
+		sl_builder_encode(&b, &sl_default_encode_opts, &sl_default_limits, out, &err))
+		die("%s: %s", path, err.msg);
+	sl_builder_free(&b);
+	sl_region_free(&r);
+}
+
+/* Decode a PNG to RGBA8 with libspng; NULL on failure. */
+static uint8_t *
+decode_png(const sl_buf *png, uint32_t *w, uint32_t *h)
+{
+	spng_ctx   *ctx = spng_ctx_new(0);
+	struct spng_ihdr ihdr;
+	size_t		n;
+	uint8_t    *rgba = NULL;
+
+	if (ctx && spng_set_png_buffer(ctx, png->data, png->len) == 0 &&
+		spng_get_ihdr(ctx, &ihdr) == 0 &&
+		spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &n) == 0)
+	{
+		rgba = xmalloc(n);
+		if (spng_decode_image(ctx, rgba, n, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS))
+		{
+			free(rgba);
+			rgba = NULL;
+		}
+		*w = ihdr.width;
+		*h = ihdr.height;
+	}
+	spng_ctx_free(ctx);
+	return rgba;
+}
+
+/* Render one world at a scale and check the decoded PNG against the map. */
+static void
+check_scale(const char *name, const sl_map *m, uint32_t scale)
+{
+	sl_buf		png = {NULL, 0, 0};
+	sl_err		err;
+	uint32_t	w = 0,
+				h = 0;
+	uint8_t    *rgba;
+	long		wrong = 0;
+
+	if (sl_png_map(m, scale, &png, &err))
+	{
+		check(0, name, err.msg);
+		return;
+	}
+	rgba = decode_png(&png, &w, &h);
+	check(rgba != NULL, name, "libspng decodes the PNG");
+	check(w == m->width * scale && h == m->height * scale, name, "image size is the bounding box times the scale");
+	if (rgba && w == m->width * scale && h == m->height * scale)
+		for (uint32_t y = 0; y < h; y++)
+			for (uint32_t x = 0; x < w; x++)
+			{
+				uint8_t		id = m->colors[(size_t) (y / scale) * m->width + x / scale];
+				const uint8_t *p = rgba + 4 * ((size_t) y * w + x);
+				uint8_t		rgb[3];
+
+				sl_png_color(id, rgb);
+				if (id / 4 == SL_MAP_NONE ? p[3] != 0 :
+					(p[3] != 255 || memcmp(p, rgb, 3) != 0))
+					wrong++;
+			}
+	check(wrong == 0, name, "every pixel is its map colour (transparent where nothing is drawn)");
+	free(rgba);
+	sl_buf_free(&png);
+}
+
+/* Render one corpus world and check it. */
+static void
+check_world(const char *corpus, const char *rel, int min_colors)
+{
+	char		path[4096];
+	sl_buf		value = {NULL, 0, 0};
+	sl_value	v;
+	sl_map		m;
+	sl_map_opts o = {0};
+	sl_err		err;
+	int			seen[SL_PNG_ENTRIES] = {0};
+	int			distinct = 0;
+	size_t		drawn = 0;
+	double		t0;
+
+	snprintf(path, sizeof(path), "%s/%s", corpus, rel);
+	region_value(path, &value);
+	if (sl_value_open_mem(&v, value.data, value.len, &sl_default_limits, &err))
+		die("%s: %s", rel, err.msg);
+	o.scale = 1;
+	o.max_pixels = (uint64_t) 1 << 26;
+	t0 = corpus_now();
+	if (sl_map_render(&v, &o, &sl_default_limits, &m, &err))
+	{
+		check(0, rel, err.msg);
+		sl_value_close(&v);
+		sl_buf_free(&value);
+		return;
+	}
+	check(m.width == (uint32_t) (v.hdr.max_x - v.hdr.min_x + 1) * 16 &&
+		  m.height == (uint32_t) (v.hdr.max_z - v.hdr.min_z + 1) * 16, rel, "map covers the chunks' bounding box");
+	for (size_t i = 0; i < (size_t) m.width * m.height; i++)
+	{
+		drawn += m.colors[i] != 0;
+		if (!seen[m.colors[i]]++ && m.colors[i])
+			distinct++;
+	}
+	check(distinct >= min_colors, rel, "a plausible number of distinct colours");
+	check(drawn > (size_t) m.width * m.height / 10, rel, "most of the world is drawn");
+	check_scale(rel, &m, 1);
+	check_scale(rel, &m, 2);
+	printf("%-60s %4u chunks  %4u x %-4u  %3d colours  %5.1f%% drawn  %6.1f ms\n", rel,
+		   v.hdr.chunk_count, m.width, m.height, distinct,
+		   100.0 * drawn / ((double) m.width * m.height), (corpus_now() - t0) * 1e3);
+	sl_map_free(&m);
+	sl_value_close(&v);
+	sl_buf_free(&value);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 2)
+		die("usage: render_check CORPUS_DIR");
+	for (size_t i = 0; i < sizeof(worlds) / sizeof(worlds[0]); i++)
+		check_world(argv[1], worlds[i].path, worlds[i].min_colors);
+	printf("render_check: %d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
