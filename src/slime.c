@@ -75,11 +75,16 @@ static int	max_render_pixels = SLIME_DEFAULT_MAX_RENDER_PIXELS;
 
 void		_PG_init(void);
 
-/* After a transaction aborts no value is open: the scratch buffer is free. */
+/*
+ * When a transaction ends no value is open, so the scratch buffer is free
+ * (an error caught inside the transaction may have left it marked taken).
+ */
 static void
 slime_xact_callback(XactEvent event, void *arg)
 {
-	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PREPARE)
 		sl_scratch_reset();
 }
 
