@@ -162,6 +162,18 @@ slime_cluster_stop() {
     return 0
 }
 
+# slime_step LABEL LOG command...: run a step quietly into LOG; when it
+# fails, print the log's tail and exit 1.
+slime_step() {
+    local label=$1 log=$2; shift 2
+    slime_log "$label"
+    if ! "$@" >"$log" 2>&1; then
+        tail -n 40 "$log" >&2
+        echo "ERROR: $label failed (log above)" >&2
+        exit 1
+    fi
+}
+
 # psql that stops on the first error and reads no ~/.psqlrc.
 slime_psql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 

@@ -39,26 +39,16 @@ CORPUS=$(slime_corpus) || exit 1
 export SLIME_CORPUS=$CORPUS
 REGION=${BENCH_SCHEM_REGION:-$CORPUS/anvil-1.18plus/querz-nbt/parsers/r.0.0.mca}
 
-step() {                     # step LABEL LOG command...: quiet unless it fails
-    local label=$1 log=$2; shift 2
-    slime_log "$label"
-    if ! "$@" >"$log" 2>&1; then
-        tail -n 40 "$log" >&2
-        echo "ERROR: $label failed (log above)" >&2
-        exit 1
-    fi
-}
-
 work=$(mktemp -d /tmp/slime-bench-schem.XXXXXX)
 chmod 755 "$work"
 slime_on_exit "rm -rf '$work'"
 
 if [ "${SLIME_BENCH_BUILT:-0}" != 1 ]; then
     slime_install_deps
-    step "build and install the extension" "$work/build.log" \
+    slime_step "build and install the extension" "$work/build.log" \
         bash -c ". '$SLIME_ROOT/test/lib.sh' && slime_build_install"
 fi
-step "build build/bench_schem" "$work/make.log" make build/bench_schem PG_CONFIG="$SLIME_PG_CONFIG"
+slime_step "build build/bench_schem" "$work/make.log" make build/bench_schem PG_CONFIG="$SLIME_PG_CONFIG"
 
 echo "== 1. core library (build/bench_schem), best of $RUNS; the machine may be shared"
 BENCH_RUNS=$RUNS ./build/bench_schem "$REGION"

@@ -48,16 +48,6 @@ SECS=${BENCH_SECONDS:-10}
 READS=${BENCH_SHARD_READS:-1000}
 PGBENCH=$SLIME_PG_BIN/pgbench
 
-step() {                     # step LABEL LOG command...: quiet unless it fails
-    local label=$1 log=$2; shift 2
-    slime_log "$label"
-    if ! "$@" >"$log" 2>&1; then
-        tail -n 40 "$log" >&2
-        echo "ERROR: $label failed (log above)" >&2
-        exit 1
-    fi
-}
-
 work=$(mktemp -d /tmp/slime-bench-shard.XXXXXX)
 chmod 755 "$work"
 slime_on_exit "rm -rf '$work'"
@@ -65,7 +55,7 @@ BG_PIDS=()
 slime_on_exit 'for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done'
 if [ "${SLIME_BENCH_BUILT:-0}" != 1 ]; then
     slime_install_deps
-    step "build and install the extension" "$work/build.log" \
+    slime_step "build and install the extension" "$work/build.log" \
         bash -c ". '$SLIME_ROOT/test/lib.sh' && slime_build_install"
 fi
 CORPUS=$(slime_corpus) || exit 1
@@ -150,7 +140,7 @@ CROSS JOIN LATERAL (SELECT x, z FROM slime_chunks(s.w) ORDER BY x, z LIMIT 1) c;
 DROP TABLE regions;
 EOF
 } >"$work/coord.sql"
-step "bench_shard: $N islands from corpus regions (coordinator)" "$work/coord.log" Q coord -f "$work/coord.sql"
+slime_step "bench_shard: $N islands from corpus regions (coordinator)" "$work/coord.log" Q coord -f "$work/coord.sql"
 read -r NSRC AVG <<<"$(Q coord -F ' ' -c "SELECT (SELECT count(*) FROM src), avg(octet_length(world::bytea))::int FROM island_values")"
 
 # the one node: the same values, a table with the store (and its load view,

@@ -47,16 +47,6 @@ DB2=slime_bench_store_2
 [ "$SAVES" -ge 2 ] || { echo "ERROR: BENCH_SAVES must be at least 2" >&2; exit 1; }
 [ "$CLONES" -ge 1 ] || { echo "ERROR: BENCH_CLONES must be at least 1" >&2; exit 1; }
 
-step() {                     # step LABEL LOG command...: quiet unless it fails
-    local label=$1 log=$2; shift 2
-    slime_log "$label"
-    if ! "$@" >"$log" 2>&1; then
-        tail -n 40 "$log" >&2
-        echo "ERROR: $label failed (log above)" >&2
-        exit 1
-    fi
-}
-
 work=$(mktemp -d /tmp/slime-bench-store.XXXXXX)
 chmod 755 "$work"
 slime_on_exit "rm -rf '$work'"
@@ -64,14 +54,14 @@ slime_on_exit "rm -rf '$work'"
 if [ "${SLIME_BENCH_BUILT:-0}" != 1 ]; then
     SLIME_DEPS+=(libpq-dev)
     slime_install_deps
-    step "build and install the extension" "$work/build.log" \
+    slime_step "build and install the extension" "$work/build.log" \
         bash -c ". '$SLIME_ROOT/test/lib.sh' && slime_build_install"
 fi
 CORPUS=$(slime_corpus) || exit 1
 export SLIME_CORPUS=$CORPUS
-step "build build/bench_size and build/bench_granularity" "$work/build-progs.log" \
+slime_step "build build/bench_size and build/bench_granularity" "$work/build-progs.log" \
     make build/bench_size build/bench_granularity PG_CONFIG="$SLIME_PG_CONFIG"
-step "build build/bench_client" "$work/build-client.log" \
+slime_step "build build/bench_client" "$work/build-client.log" \
     make -C "$SLIME_ROOT" build/bench_client PG_CONFIG="$SLIME_PG_CONFIG"
 
 if [ -z "${PGHOST:-}" ]; then

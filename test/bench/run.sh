@@ -41,55 +41,45 @@ export SLIME_CORPUS=$CORPUS
 work=$(mktemp -d /tmp/slime-bench.XXXXXX)
 slime_on_exit "rm -rf '$work'"
 
-step() {                     # step LABEL LOG command...: quiet unless it fails
-    local label=$1 log=$2; shift 2
-    slime_log "$label"
-    if ! "$@" >"$log" 2>&1; then
-        tail -n 40 "$log" >&2
-        echo "ERROR: $label failed (log above)" >&2
-        exit 1
-    fi
-}
-
-step "build and install the extension" "$work/build.log" \
+slime_step "build and install the extension" "$work/build.log" \
     bash -c ". '$SLIME_ROOT/test/lib.sh' && slime_build_install"
-step "build build/bench_size" "$work/build-size.log" \
+slime_step "build build/bench_size" "$work/build-size.log" \
     make build/bench_size PG_CONFIG="$SLIME_PG_CONFIG"
-step "build build/bench_client" "$work/build-client.log" \
+slime_step "build build/bench_client" "$work/build-client.log" \
     make build/bench_client PG_CONFIG="$SLIME_PG_CONFIG"
 
-step "bench_size: corpus and ${BENCH_ISLANDS:-10000} synthetic islands (a few minutes)" \
+slime_step "bench_size: corpus and ${BENCH_ISLANDS:-10000} synthetic islands (a few minutes)" \
     "$work/size.log" \
     bash -c "./build/bench_size --islands '${BENCH_ISLANDS:-10000}' \
                  --g-sample '${BENCH_G_SAMPLE:-500}' \
                  --emit-islands '$work/islands.bin' --emit-count 200 > '$work/size.out'"
 
 if [ "${BENCH_IDEAS:-0}" = 1 ]; then
-    step "build build/bench_ideas" "$work/build-ideas.log" \
+    slime_step "build build/bench_ideas" "$work/build-ideas.log" \
         make build/bench_ideas PG_CONFIG="$SLIME_PG_CONFIG"
-    step "bench_ideas: compression ideas of issue #3 (1-2 minutes)" "$work/ideas.log" \
+    slime_step "bench_ideas: compression ideas of issue #3 (1-2 minutes)" "$work/ideas.log" \
         bash -c "./build/bench_ideas > '$work/ideas.out'"
 fi
 
 slime_log "start a throwaway cluster"
 slime_cluster_start
-step "bench_sql.sh: chunk reads, island save/load, backend memory, scans" "$work/sql.log" \
+slime_step "bench_sql.sh: chunk reads, island save/load, backend memory, scans" "$work/sql.log" \
     bash -c "bash '$HERE/bench_sql.sh' '$work/islands.bin' > '$work/sql.out'"
 if [ "${BENCH_STORE:-1}" = 1 ]; then
-    step "bench_store.sh: the chunk store (about 2.5 minutes)" "$work/store.log" \
+    slime_step "bench_store.sh: the chunk store (about 2.5 minutes)" "$work/store.log" \
         bash -c "SLIME_BENCH_BUILT=1 bash '$HERE/bench_store.sh' > '$work/store.out'"
 fi
-step "bench_save.sh: island saves per slime.input_check mode against bytea" "$work/save.log" \
+slime_step "bench_save.sh: island saves per slime.input_check mode against bytea" "$work/save.log" \
     bash -c "bash '$HERE/bench_save.sh' '$work/islands.bin' > '$work/save.out'"
-step "bench_gc.sh: save latency while slime_gc() runs over 100,000 values (about 2 minutes)" \
+slime_step "bench_gc.sh: save latency while slime_gc() runs over 100,000 values (about 2 minutes)" \
     "$work/gc.log" bash -c "bash '$HERE/bench_gc.sh' > '$work/gc.out'"
 slime_cluster_stop
 if [ "${BENCH_SHARD:-1}" = 1 ]; then
-    step "bench_shard.sh: two shards behind a postgres_fdw coordinator against one node (about 5 minutes)" \
+    slime_step "bench_shard.sh: two shards behind a postgres_fdw coordinator against one node (about 5 minutes)" \
         "$work/shard.log" bash -c "SLIME_BENCH_BUILT=1 bash '$HERE/bench_shard.sh' > '$work/shard.out'"
 fi
 if [ "${BENCH_LOADER:-1}" = 1 ]; then
-    step "bench_loader.sh: the AdvancedSlimePaper loader against a bytea loader (JDBC)" "$work/loader.log" \
+    slime_step "bench_loader.sh: the AdvancedSlimePaper loader against a bytea loader (JDBC)" "$work/loader.log" \
         bash -c "bash '$HERE/bench_loader.sh' > '$work/loader.out'"
 fi
 
