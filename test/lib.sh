@@ -416,6 +416,7 @@ slime_shard_server_sql() {
     shift 3
     while [ $# -ge 2 ]; do opts+=", $1 $(slime_sq "$2")"; shift 2; done
     cat <<EOF
+CREATE EXTENSION IF NOT EXISTS slime;
 CREATE EXTENSION IF NOT EXISTS postgres_fdw;
 CREATE SERVER $name FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '$host', port '$port',
     dbname 'postgres', extensions 'slime', async_capable 'true'$opts);
