@@ -9,7 +9,6 @@
 #endif
 
 #include "access/detoast.h"
-#include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -74,19 +73,6 @@ static int	max_palette = SL_DEFAULT_MAX_PALETTE;
 static int	max_render_pixels = SLIME_DEFAULT_MAX_RENDER_PIXELS;
 
 void		_PG_init(void);
-
-/*
- * When a transaction ends no value is open, so the scratch buffer is free
- * (an error caught inside the transaction may have left it marked taken).
- */
-static void
-slime_xact_callback(XactEvent event, void *arg)
-{
-	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
-		event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
-		event == XACT_EVENT_PREPARE)
-		sl_scratch_reset();
-}
 
 /* Plug PostgreSQL's memory, interrupts and stack check into the core. */
 void
@@ -167,7 +153,6 @@ _PG_init(void)
 	sl_hooks.free = pg_free;
 	sl_hooks.interrupt = pg_interrupt;
 	sl_hooks.stack_too_deep = pg_stack_too_deep;
-	RegisterXactCallback(slime_xact_callback, NULL);
 }
 
 /* The active size caps, from the slime.max_* settings. */

@@ -82,55 +82,6 @@ sl_free(void *ptr)
 		sl_hooks.free(ptr);
 }
 
-/* The scratch buffer is kept between uses up to this size. */
-#define SL_SCRATCH_KEEP ((size_t) 16 << 20)
-
-static uint8_t *scratch;
-static size_t scratch_cap;
-static int	scratch_busy;
-
-/* Give the scratch buffer, at least n bytes, to its holder or a new one; NULL if taken. */
-uint8_t *
-sl_scratch_get(uint8_t *held, size_t n)
-{
-	uint8_t    *p;
-
-	if (scratch_busy && (held == NULL || held != scratch))
-		return NULL;
-	if (n > scratch_cap)
-	{
-		p = realloc(scratch, n);
-		if (p == NULL)
-			return NULL;
-		scratch = p;
-		scratch_cap = n;
-	}
-	scratch_busy = 1;
-	return scratch;
-}
-
-/* Give the scratch buffer back (p: what sl_scratch_get returned). */
-void
-sl_scratch_put(uint8_t *p)
-{
-	if (p == NULL || p != scratch)
-		return;
-	scratch_busy = 0;
-	if (scratch_cap > SL_SCRATCH_KEEP)
-	{
-		free(scratch);
-		scratch = NULL;
-		scratch_cap = 0;
-	}
-}
-
-/* Forget the scratch buffer's holder (every user has been unwound). */
-void
-sl_scratch_reset(void)
-{
-	scratch_busy = 0;
-}
-
 /* Give the embedding program a chance to cancel a long loop. */
 void
 sl_interrupt(void)

@@ -82,19 +82,6 @@ uint64_t	sl_fnv1a(const void *data, size_t len);
 /* Allocate or fail with SL_ERR_NOMEM. */
 void	   *sl_alloc_err(size_t size, sl_err *err);
 
-/*
- * The scratch buffer: one large buffer (plain malloc, outside the hooks)
- * kept between values, so that decompressing a frame does not grow and
- * trim the heap on every call. sl_scratch_get gives it to the caller that
- * holds it already (held) or, when nobody holds it, to a new one, grown to
- * at least n bytes; NULL when another holds it or memory is short (then
- * allocate your own). sl_scratch_put gives it back; sl_scratch_reset
- * forgets the holder, for when an error has unwound every user.
- */
-uint8_t    *sl_scratch_get(uint8_t *held, size_t n);
-void		sl_scratch_put(uint8_t *p);
-void		sl_scratch_reset(void);
-
 /* Growable byte buffer. */
 typedef struct sl_buf
 {

@@ -548,11 +548,7 @@ sl_value_summary(const uint8_t *data, size_t len, sl_header *h, sl_err *err)
 void
 sl_value_close(sl_value *v)
 {
-	if (v->frame_scratch)
-		sl_scratch_put(v->frame_buf);
-	else
-		sl_free(v->frame_buf);
-	v->frame_scratch = 0;
+	sl_free(v->frame_buf);
 	sl_free(v->ref_buf);
 	sl_free(v->base_buf);
 	sl_free(v->dir);
@@ -656,30 +652,6 @@ reserve(uint8_t **buf, size_t *cap, size_t n, sl_err *err)
 	return 0;
 }
 
-/* Make the frame buffer hold n bytes: the scratch buffer when it is free, else an own one. */
-static int
-reserve_frame(sl_value *v, size_t n, sl_err *err)
-{
-	uint8_t    *p;
-
-	if (n <= v->frame_cap)
-		return 0;
-	if (v->frame_buf == NULL || v->frame_scratch)
-	{
-		p = sl_scratch_get(v->frame_buf, n);
-		if (p != NULL)
-		{
-			v->frame_buf = p;
-			v->frame_cap = n;
-			v->frame_scratch = 1;
-			return 0;
-		}
-		if (v->frame_scratch)
-			return sl_fail(err, SL_ERR_NOMEM, "out of memory for a %zu-byte frame", n);
-	}
-	return reserve(&v->frame_buf, &v->frame_cap, n, err);
-}
-
 /* Decompress frame i into dst (its raw_len bytes), with the value's prefix if it has one. */
 static int
 unframe(sl_value *v, uint32_t i, const sl_frame *f, uint8_t *dst, sl_err *err)
@@ -723,7 +695,7 @@ load_frame(sl_value *v, uint32_t i, sl_frame *f, sl_err *err)
 		return -1;
 	if (v->cached_frame == i)
 		return 0;
-	if (reserve_frame(v, f->raw_len, err))
+	if (reserve(&v->frame_buf, &v->frame_cap, f->raw_len, err))
 		return -1;
 	v->cached_frame = SL_NO_FRAME;
 	if (unframe(v, i, f, v->frame_buf, err))

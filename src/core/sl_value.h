@@ -167,7 +167,6 @@ typedef struct sl_value
 	uint32_t	cached_frame;	/* SL_NO_FRAME when none */
 	uint8_t    *frame_buf;		/* raw bytes of cached_frame */
 	size_t		frame_cap;
-	int			frame_scratch;	/* frame_buf is the scratch buffer */
 	sl_resolve_fn resolve;		/* NULL: references cannot be read */
 	void	   *resolve_ctx;
 	uint8_t    *ref_buf;		/* raw bytes of the last resolved reference */
