@@ -101,7 +101,6 @@ slime_render_map_colors(PG_FUNCTION_ARGS)
 	sl_map_opts o;
 	slime_open_value ov;
 	sl_map		m;
-	size_t		n;
 	bytea	   *r;
 
 	if (PG_ARGISNULL(0))
@@ -109,10 +108,7 @@ slime_render_map_colors(PG_FUNCTION_ARGS)
 	render_opts(fcinfo, 0, &o);
 	if (!render(PG_GETARG_DATUM(0), &o, &ov, &m))
 		PG_RETURN_NULL();
-	n = (size_t) m.width * m.height;
-	r = (bytea *) palloc(VARHDRSZ + n);
-	SET_VARSIZE(r, VARHDRSZ + n);
-	memcpy(VARDATA(r), m.colors, n);
+	r = (bytea *) slime_from_bytes(m.colors, (size_t) m.width * m.height);
 	sl_map_free(&m);
 	sl_value_close(&ov.v);
 	PG_RETURN_BYTEA_P(r);
