@@ -135,11 +135,11 @@ _PG_init(void)
 	 * of the heap gives the memory back (brk) and the next allocation takes
 	 * it again and page-faults it in: measured on a postgres_fdw shard
 	 * session, 6,000 brk calls and 70% system time for block and block
-	 * entity totals of 87 islands (3.5 s; 0.4 s with these settings). The
-	 * scratch buffer (sl_scratch) keeps frames of the full check off the
-	 * heap, but store entries, NBT arenas and counts still churn it: the
-	 * same totals of 300 islands over two shards took 4.3 s without these
-	 * settings, 0.57 s with them (bench_shard 11.3).
+	 * entity totals of 87 islands (3.5 s; 0.4 s with these settings); the
+	 * same totals of 300 islands over two shards took 4.3 s without them,
+	 * 0.57 s with them (bench_shard 11.3). The full input check's frame
+	 * buffers churned it the same way (brk and TLB flushes were 9% of a
+	 * dense island's check).
 	 * Keep up to 16 MB of free heap in the backend, and serve allocations
 	 * under 8 MB from the heap (bigger ones, whole large values, still use
 	 * their own mappings). Setting them fixes the thresholds glibc would
@@ -369,14 +369,8 @@ slime_kind(text *kind)
 char *
 slime_hex(const uint8_t *data, size_t len)
 {
-	static const char digits[] = "0123456789abcdef";
 	char	   *s = palloc(len * 2 + 1);
 
-	for (size_t i = 0; i < len; i++)
-	{
-		s[2 * i] = digits[data[i] >> 4];
-		s[2 * i + 1] = digits[data[i] & 15];
-	}
-	s[len * 2] = '\0';
+	sl_hex(data, len, s);
 	return s;
 }

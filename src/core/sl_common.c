@@ -82,6 +82,20 @@ sl_free(void *ptr)
 		sl_hooks.free(ptr);
 }
 
+/* Write the lowercase hex of len bytes and a NUL to out. */
+void
+sl_hex(const uint8_t *data, size_t len, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++)
+	{
+		*out++ = digits[data[i] >> 4];
+		*out++ = digits[data[i] & 15];
+	}
+	*out = '\0';
+}
+
 /* Give the embedding program a chance to cancel a long loop. */
 void
 sl_interrupt(void)

@@ -79,6 +79,9 @@ void		sl_interrupt(void);
 /* FNV-1a (64-bit) of len bytes: the hash of names (count maps, map colours). */
 uint64_t	sl_fnv1a(const void *data, size_t len);
 
+/* Lowercase hex of len bytes into out (2 * len digits and a NUL). */
+void		sl_hex(const uint8_t *data, size_t len, char *out);
+
 /* Allocate or fail with SL_ERR_NOMEM. */
 void	   *sl_alloc_err(size_t size, sl_err *err);
 

@@ -11,14 +11,7 @@
 void
 sl_hash_hex(const uint8_t hash[32], char out[65])
 {
-	static const char digits[] = "0123456789abcdef";
-
-	for (int i = 0; i < 32; i++)
-	{
-		out[2 * i] = digits[hash[i] >> 4];
-		out[2 * i + 1] = digits[hash[i] & 15];
-	}
-	out[64] = '\0';
+	sl_hex(hash, 32, out);
 }
 
 /* Encode a chunk as a store entry appended to out; sets its key. */

@@ -38,19 +38,13 @@ sl_text_len(size_t n, sl_text_form form)
 void
 sl_text_encode(const uint8_t *data, size_t n, sl_text_form form, char *out)
 {
-	static const char hex[] = "0123456789abcdef";
 	size_t		i = 0;
 
 	if (form == SL_TEXT_HEX)
 	{
-		*out++ = '\\';
-		*out++ = 'x';
-		for (; i < n; i++)
-		{
-			*out++ = hex[data[i] >> 4];
-			*out++ = hex[data[i] & 15];
-		}
-		*out = '\0';
+		out[0] = '\\';
+		out[1] = 'x';
+		sl_hex(data, n, out + 2);
 		return;
 	}
 	memcpy(out, SL_TEXT_B64_PREFIX, SL_TEXT_B64_PREFIX_LEN);
