@@ -431,6 +431,7 @@ nbt_fast_payload(const uint8_t *buf, size_t len, size_t *pos, uint8_t t,
 	size_t		p = *pos;
 	size_t		rest = len - p;
 	int64_t		n;
+	size_t		esize;
 
 	switch (t)
 	{
@@ -440,9 +441,10 @@ nbt_fast_payload(const uint8_t *buf, size_t len, size_t *pos, uint8_t t,
 			if (rest < 4)
 				return 0;
 			n = (int32_t) sl_get_u32be(buf + p);
-			if (n < 0 || (uint64_t) n * (t == SL_TAG_BYTE_ARRAY ? 1 : t == SL_TAG_INT_ARRAY ? 4 : 8) > rest - 4)
+			esize = t == SL_TAG_BYTE_ARRAY ? 1 : t == SL_TAG_INT_ARRAY ? 4 : 8;
+			if (n < 0 || (uint64_t) n * esize > rest - 4)
 				return 0;
-			*pos = p + 4 + (size_t) n * (t == SL_TAG_BYTE_ARRAY ? 1 : t == SL_TAG_INT_ARRAY ? 4 : 8);
+			*pos = p + 4 + (size_t) n * esize;
 			return 1;
 		case SL_TAG_STRING:
 			if (rest < 2 || rest - 2 < sl_get_u16be(buf + p))
