@@ -22,6 +22,8 @@ SELECT slime_info(slime_recompress(w)) ->> 'format_version' AS rewritten,
        slime_recompress(w) = w AS equal, slime_verify(slime_recompress(w)) AS ok FROM t;
 ALTER EXTENSION slime UPDATE TO '0.4.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
+ALTER EXTENSION slime UPDATE TO '0.5.0';
+SELECT extversion FROM pg_extension WHERE extname = 'slime';
 -- the upgraded extension has the same objects as a fresh install
 SELECT count(*) AS objects FROM pg_depend d JOIN pg_extension e ON d.refobjid = e.oid
 WHERE e.extname = 'slime' AND d.deptype = 'e';
