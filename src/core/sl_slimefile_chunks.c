@@ -446,9 +446,58 @@ rd_zdoc(sf *s, rd *r, const char *field, sl_nbt **out)
 	return 0;
 }
 
+/* The positions of the chunks read so far: an open-addressing set. */
+typedef struct seen_set
+{
+	uint64_t   *keys;			/* packed positions; 0 is an empty slot */
+	size_t		mask;
+	int			origin;			/* (0,0), whose packed form is 0, was seen */
+} seen_set;
+
+/* Make a set for count positions in the world arena. */
+static int
+seen_init(sf *s, seen_set *set, uint32_t count)
+{
+	size_t		cap = 16;
+
+	while (cap < (size_t) count * 2)
+		cap *= 2;
+	set->mask = cap - 1;
+	set->origin = 0;
+	set->keys = sl_arena_alloc(&s->wa, cap * sizeof(uint64_t), s->err);
+	if (set->keys == NULL)
+		return -1;
+	memset(set->keys, 0, cap * sizeof(uint64_t));
+	return 0;
+}
+
+/* Add chunk (x,z) to the set: 0, or 1 when it was there already. */
+static int
+seen_add(seen_set *set, int32_t x, int32_t z)
+{
+	uint64_t	key = ((uint64_t) (uint32_t) x << 32) | (uint32_t) z;
+	size_t		i = (size_t) ((key * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & set->mask;
+
+	if (key == 0)
+	{
+		if (set->origin)
+			return 1;
+		set->origin = 1;
+		return 0;
+	}
+	while (set->keys[i] != 0)
+	{
+		if (set->keys[i] == key)
+			return 1;
+		i = (i + 1) & set->mask;
+	}
+	set->keys[i] = key;
+	return 0;
+}
+
 /* Read one chunk of a v10-v13 file. */
 static int
-rd_chunk_new(sf *s, rd *r)
+rd_chunk_new(sf *s, rd *r, seen_set *seen)
 {
 	int32_t		x,
 				z;
@@ -472,6 +521,10 @@ rd_chunk_new(sf *s, rd *r)
 	if (root == NULL || side == NULL || sections == NULL ||
 		sl_sf_i32(s, r, "chunk x", &x) || sl_sf_i32(s, r, "chunk z", &z))
 		return -1;
+	/* a second chunk at one position would find its entities taken by the first */
+	if (seen_add(seen, x, z))
+		return sl_sf_fail(s, r, r->pos - 8, SL_ERR_FORMAT, "chunk x",
+						  "chunk (%d,%d) appears a second time in the chunk list", x, z);
 	s->in_chunk = 1;
 	s->cx = x;
 	s->cz = z;
@@ -800,6 +853,7 @@ sl_sf_read_v10_13(sf *s, rd *f)
 			   *extra = NULL;
 	uint32_t	count;
 	size_t	   *start;
+	seen_set	seen;
 	rd			c;
 
 	if (sl_sf_i32(s, f, "DataVersion", &dv))
@@ -851,12 +905,13 @@ sl_sf_read_v10_13(sf *s, rd *f)
 	if (sl_sf_count(s, &c, "chunk count", 16, &count))
 		return -1;
 	/* where each counted chunk starts, and where the last one ends */
-	if ((start = sl_arena_alloc(&s->wa, ((size_t) count + 1) * sizeof(size_t), s->err)) == NULL)
+	if ((start = sl_arena_alloc(&s->wa, ((size_t) count + 1) * sizeof(size_t), s->err)) == NULL ||
+		seen_init(s, &seen, count))
 		return -1;
 	for (uint32_t i = 0; i < count; i++)
 	{
 		start[i] = c.pos;
-		if (rd_chunk_new(s, &c))
+		if (rd_chunk_new(s, &c, &seen))
 			return -1;
 		s->info->chunks++;
 		sl_sf_chunk_done(s);

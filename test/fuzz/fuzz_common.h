@@ -46,12 +46,27 @@ static const sl_limits fuzz_limits_deep = {
 
 /* Every error must carry a known code and a NUL-terminated message. */
 static inline void
-fuzz_check_err(const sl_err *err)
+fuzz_check_any_err(const sl_err *err)
 {
 	FUZZ_CHECK(err->code > SL_OK && err->code <= SL_ERR_NOTFOUND,
 			   "error code %d out of range", (int) err->code);
 	FUZZ_CHECK(memchr(err->msg, '\0', sizeof(err->msg)) != NULL,
 			   "error message not terminated");
+}
+
+/*
+ * An error caused by hostile input must be of an input class (malformed,
+ * corrupt, over a cap, out of memory, unsupported): "bad argument", "the same
+ * chunk twice" and "not found" are the caller's errors, and reaching one from
+ * input means a path trusts what it should check.
+ */
+static inline void
+fuzz_check_err(const sl_err *err)
+{
+	fuzz_check_any_err(err);
+	FUZZ_CHECK(err->code != SL_ERR_INVALID && err->code != SL_ERR_DUPLICATE &&
+			   err->code != SL_ERR_NOTFOUND,
+			   "input reached the caller's error code %d: %s", (int) err->code, err->msg);
 }
 
 /* Copy of data in its own allocation, so ASan sees reads past its end. */

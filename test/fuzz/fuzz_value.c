@@ -285,7 +285,11 @@ read_all(const uint8_t *data, size_t size, fstore *st, int verified)
 		st->by_key = 0;
 		if (sl_value_chunk(&v, i, &d, comp, &err))
 		{
-			fuzz_check_err(&err);
+			/* this harness's resolver answers SL_ERR_NOTFOUND for a key it lacks */
+			if (d.ref && st->last < 0)
+				fuzz_check_any_err(&err);
+			else
+				fuzz_check_err(&err);
 			if (d.ref && st->last >= 0)
 			{
 				/* the resolver answered: the entry or the directory is wrong */
