@@ -100,13 +100,18 @@ clean-core:
 # ==== fuzzing (libFuzzer) — test/fuzz/, see test/fuzz/README.md ============
 # make fuzz-build            build/fuzz/fuzz_<target> (clang, ASan + UBSan)
 # make fuzz-seeds            seed corpora under build/fuzz-seeds/ (test/fuzz/seeds.sh)
-# make fuzz FUZZ_SECONDS=60  fuzz every target that long (FUZZ_JOBS at a time);
+# make fuzz-regress          replay test/fuzz/regress/ and the seeds; fails on a crash
+# make fuzz-ci               the repeatable stage CI runs: FUZZ_RUNS inputs a target
+#                            from the fixed seed FUZZ_SEED (same inputs every run)
+# make fuzz FUZZ_SECONDS=1800  the open-ended campaign for developer machines: a
+#                            random seed, FUZZ_SECONDS a target, FUZZ_JOBS at a time;
 #                            FUZZ_TARGETS="nbt value" picks targets; crashes are
 #                            copied into test/fuzz/regress/<target>/ (FUZZ_SAVE=0: not)
-# make fuzz-regress          replay test/fuzz/regress/ and the seeds; fails on a crash
 FUZZ_CC ?= clang
 FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?= 20000
+FUZZ_SEED ?= 1
 FUZZ_JOBS ?= 2
 FUZZ_SAVE ?= 1
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -125,7 +130,7 @@ build/fuzz/gen_seeds: test/fuzz/gen_seeds.c build/libslimecore.a
 	@mkdir -p build/fuzz
 	$(CORE_CC) $(CORE_CFLAGS) -Isrc/core $< build/libslimecore.a $(LIBS_CORE) -o $@
 
-.PHONY: fuzz-build fuzz-seeds fuzz fuzz-regress
+.PHONY: fuzz-build fuzz-seeds fuzz fuzz-regress fuzz-ci
 fuzz-build: $(FUZZ_BINS)
 
 fuzz-seeds: build/fuzz/gen_seeds build/slimetool
@@ -136,6 +141,9 @@ fuzz: fuzz-build fuzz-seeds
 
 fuzz-regress: fuzz-build fuzz-seeds
 	FUZZ_JOBS=$(FUZZ_JOBS) bash test/fuzz/run.sh regress 0 $(FUZZ_TARGETS)
+
+fuzz-ci: fuzz-build fuzz-seeds
+	FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_SAVE=0 FUZZ_SEED=$(FUZZ_SEED) bash test/fuzz/run.sh ci $(FUZZ_RUNS) $(FUZZ_TARGETS)
 # ==== end of fuzzing =========================================================
 
 # ==== blocks and biomes (sl_blocks) — see data/README.md ====================

@@ -31,15 +31,7 @@ slime_from_slimefile(PG_FUNCTION_ARGS)
 	/* leave room for the varlena header in front of the value bytes */
 	if (sl_buf_put_u32be(&out, 0, &err) ||
 		sl_builder_encode(&b, &opts, slime_limits(), &out, &err))
-	{
-		/* the same chunk twice is a malformed file here, not a duplicate key */
-		if (err.code == SL_ERR_DUPLICATE)
-		{
-			err.code = SL_ERR_FORMAT;
-			sl_err_prefix(&err, "slime file v%d", info.version);
-		}
 		slime_raise(&err, true);
-	}
 	sl_builder_free(&b);
 	r = (struct varlena *) out.data;
 	SET_VARSIZE(r, out.len);

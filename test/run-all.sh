@@ -7,8 +7,8 @@
 #     two shards and a standby; postgres_fdw, promotion)
 #   → java (test/java.sh: the AdvancedSlimePaper loader's JUnit tests)
 #   → sanitize (test/sanitize.sh: the extension under ASan+UBSan)
-#   → valgrind (build/unit under memcheck) → fuzz (make fuzz-regress + a short
-#     libFuzzer run of every target, FUZZ_SECONDS each, default 20)
+#   → valgrind (build/unit under memcheck) → fuzz (make fuzz-regress, then
+#     make fuzz-ci: FUZZ_RUNS inputs a target from the fixed seed FUZZ_SEED)
 # Prints a summary ending with one line "N passed, N failed" (one count per
 # suite, plus "tool" for build/slimetool once src/tool/slimetool.c exists)
 # and exits non-zero when any suite failed.  SLIME_SUITES="regress corpus"
@@ -155,8 +155,10 @@ suite_valgrind() {
         { echo "valgrind: no '<N> passed, 0 failed' line from build/unit" >&2; exit 1; }
 }
 
-# Replays test/fuzz/regress/ and the seeds, then fuzzes each target briefly
-# (nothing is saved into the repository; crashes stay in build/fuzz-artifacts/).
+# Replays test/fuzz/regress/ and the seeds, then a repeatable run of every
+# target: FUZZ_RUNS inputs from the fixed seed FUZZ_SEED (make fuzz-ci), so the
+# stage fails only when the code changed. The open-ended campaign (a random
+# seed, `make fuzz FUZZ_SECONDS=1800`) runs on developer machines.
 suite_fuzz() {
     if ! command -v clang >/dev/null || ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
         clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
@@ -165,7 +167,7 @@ suite_fuzz() {
             { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null; }
     fi
     make -s fuzz-regress PG_CONFIG="$SLIME_PG_CONFIG"
-    make -s fuzz PG_CONFIG="$SLIME_PG_CONFIG" FUZZ_SECONDS="${FUZZ_SECONDS:-20}" FUZZ_SAVE=0
+    make -s fuzz-ci PG_CONFIG="$SLIME_PG_CONFIG" FUZZ_RUNS="${FUZZ_RUNS:-20000}" FUZZ_SEED="${FUZZ_SEED:-1}"
 }
 
 # ---- run --------------------------------------------------------------------

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # test/fuzz/run.sh — run or replay the libFuzzer targets (called by make).
 #
-#   run.sh fuzz SECONDS TARGET...    fuzz each target SECONDS long
 #   run.sh regress 0 TARGET...       replay test/fuzz/regress/<t>/ and the seeds
+#   run.sh ci RUNS TARGET...         a repeatable run: RUNS inputs from a fixed
+#                                    seed (FUZZ_SEED, default 1), starting from the
+#                                    seeds and test/fuzz/regress/<t>/ only; what it
+#                                    finds interesting goes to a temporary dir
+#   run.sh fuzz SECONDS TARGET...    the open-ended campaign: a fresh random seed,
+#                                    SECONDS per target, building on build/fuzz-corpus/<t>/
 #
-# Targets run FUZZ_JOBS at a time (default 2). Each fuzzing run reads
-# build/fuzz-seeds/<t>/ and test/fuzz/regress/<t>/, adds what it finds to
-# build/fuzz-corpus/<t>/, and writes crashes, timeouts and OOMs to
-# build/fuzz-artifacts/<t>/ (with FUZZ_SAVE=1 also copied into
-# test/fuzz/regress/<t>/ so that `make fuzz-regress` replays them).
+# Targets run FUZZ_JOBS at a time (default 2). The ci and fuzz modes write
+# crashes, timeouts and OOMs to build/fuzz-artifacts/<t>/ (with FUZZ_SAVE=1 also
+# copied into test/fuzz/regress/<t>/ so that `make fuzz-regress` replays them).
 # Logs: build/fuzz-logs/<t>.log. Exit status non-zero when any target failed.
+# The ci mode is the one CI runs: the same inputs on every machine and every
+# run, so it fails only when the code changed (a campaign's random draw does not
+# belong in CI; run it on a developer machine and keep what it finds).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
-mode=${1:?usage: run.sh fuzz|regress SECONDS TARGET...}
+mode=${1:?usage: run.sh regress|ci|fuzz 0|RUNS|SECONDS TARGET...}
 seconds=${2:?}
 shift 2
 targets=("$@")
@@ -32,6 +38,24 @@ max_len() {
 	esac
 }
 
+# ci mode: the inputs a target runs; bcodec's runs each encode with the dense
+# codec (about 60 a second under ASan), so it runs a tenth of the others
+ci_runs() {
+	case $1 in
+		bcodec) echo $(($2 / 10)) ;;
+		*) echo "$2" ;;
+	esac
+}
+
+norandom=
+if [ "$mode" = ci ]; then
+	if setarch "$(uname -m)" -R true 2>/dev/null; then
+		norandom="setarch $(uname -m) -R"
+	else
+		echo "fuzz: WARNING: setarch -R is refused here; the ci run is repeatable only up to address randomisation" >&2
+	fi
+fi
+
 mkdir -p build/fuzz-logs
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -46,6 +70,17 @@ run_one() {
 		"$bin" -runs=0 -rss_limit_mb="$rss" -timeout=60 -print_final_stats=1 \
 			-artifact_prefix="build/fuzz-artifacts/$t/regress-" \
 			"$regress" "$seeds" >"$log" 2>&1 || rc=$?
+	elif [ "$mode" = ci ]; then
+		local scratch
+		scratch=$(mktemp -d)
+		mkdir -p "build/fuzz-artifacts/$t"
+		# the same inputs every run: a fixed seed, no corpus reloads (timed),
+		# and no address randomisation (compared pointers feed the mutator)
+		$norandom "$bin" -seed="${FUZZ_SEED:-1}" -reload=0 -runs="$(ci_runs "$t" "$seconds")" -max_len="$(max_len "$t")" \
+			-rss_limit_mb="$rss" -timeout=30 -print_final_stats=1 \
+			-artifact_prefix="build/fuzz-artifacts/$t/" \
+			"$scratch" "$seeds" "$regress" >"$log" 2>&1 || rc=$?
+		rm -rf "$scratch"
 	else
 		mkdir -p "build/fuzz-corpus/$t" "build/fuzz-artifacts/$t"
 		"$bin" -max_total_time="$seconds" -max_len="$(max_len "$t")" \
@@ -61,7 +96,7 @@ run_one() {
 	fi
 	printf 'fuzz %-8s %-7s FAILED (exit %s) — log %s:\n' "$t" "$mode" "$rc" "$log"
 	grep -E 'ERROR: |runtime error|FUZZ INVARIANT|SUMMARY|Test unit written|Running:|^ *#[0-9]+ ' "$log" | head -n 60
-	if [ "$mode" = fuzz ] && [ "${FUZZ_SAVE:-0}" = 1 ]; then
+	if [ "$mode" != regress ] && [ "${FUZZ_SAVE:-0}" = 1 ]; then
 		local a
 		for a in "build/fuzz-artifacts/$t"/crash-* "build/fuzz-artifacts/$t"/timeout-* \
 			"build/fuzz-artifacts/$t"/oom-* "build/fuzz-artifacts/$t"/leak-*; do

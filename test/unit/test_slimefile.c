@@ -396,6 +396,29 @@ test_slimefile_v10(void)
 	CHECK(int_of(at(tv_world(&t), "extra", NULL) ? at(at(tv_world(&t), "extra", "properties"), "spawnX", NULL) : NULL) == 8);
 	tv_free(&t);
 	sfg_free(&f);
+
+	/* the second chunk moved onto the first: a format error at its x, not a lost entity */
+	{
+		static const uint8_t second[] = {0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
+		sl_buf		file = {0},
+					value = {0};
+		sl_err		err;
+		sl_slimefile_info info;
+		size_t		at = 4;
+
+		sfg_v10(&f);
+		while (at + sizeof(second) <= f.chunks.len && memcmp(f.chunks.data + at, second, sizeof(second)) != 0)
+			at++;
+		CHECK(at + sizeof(second) <= f.chunks.len);
+		memset(f.chunks.data + at, 0, 4);
+		sfg_assemble(&f, SIZE_MAX, &file);
+		CHECK(read_file(file.data, file.len, &value, &info, &err) != 0 &&
+			  err.code == SL_ERR_FORMAT && strstr(err.msg, "chunk (0,0) appears a second time") &&
+			  strstr(err.msg, "offset"));
+		sl_buf_free(&file);
+		sl_buf_free(&value);
+		sfg_free(&f);
+	}
 }
 
 void
