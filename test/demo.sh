@@ -70,6 +70,18 @@ fi
 
 sql_lit() { local s=${1//\'/\'\'}; printf "'%s'" "$s"; }     # SQL string literal
 
+# world_dir DIR: succeeds when DIR is a world folder as slimetool copy-world
+# sees one (level.dat; region/, entities/ or poi/ of its own, of DIM-1/, DIM1/
+# or dimensions/*/*/; or region files of its own): the check without slimetool.
+world_dir() {
+    local d k
+    compgen -G "$1/level.dat" || compgen -G "$1/r.*.mc[ar]" && return 0
+    for d in "$1" "$1"/DIM-1 "$1"/DIM1 "$1"/dimensions/*/*; do
+        for k in region entities poi; do [ -d "$d/$k" ] && return 0; done
+    done
+    return 1
+}
+
 # ---- fallback importer (used while test/import-world.sh does not exist) ----
 # import_fallback WORLD TABLE: one row per dimension, every region file read
 # server-side and merged with slime_agg; entities/ and poi/ beside region/.
@@ -139,6 +151,19 @@ case $rc in
     2) slime_warn "build/slimetool did not build; going on without it (see $LOG)" ;;
     *) echo "demo: the extension did not build (see $LOG)" >&2; exit 1 ;;
 esac
+
+# Check the folder before anything is stopped or created: a wrong path must
+# not cost the previous demo's tables.
+if [ -n "$WORLD" ]; then
+    if [ -x build/slimetool ]; then
+        build/slimetool copy-world "$WORLD" --check || exit 1
+    elif ! world_dir "$WORLD" >/dev/null; then
+        echo "demo: $WORLD is not a world folder: it holds no level.dat, no region/, entities/ or poi/" \
+             "folder, no DIM-1/ or DIM1/ with one of those, no dimensions/<namespace>/<name>/ with one," \
+             "and no region files (r.X.Z.mca or r.X.Z.mcr) of its own" >&2
+        exit 1
+    fi
+fi
 
 if [ -f "$ENV_FILE" ]; then
     echo "== stopping the previous demo cluster first"

@@ -60,6 +60,9 @@ fi
 
 psql_() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
+# Before anything is created: is it a world folder at all? (says what it looked for)
+"$tool" copy-world "$world_dir" --check >/dev/null || exit 1
+
 psql_ -c "SET client_min_messages = warning" \
       -c "CREATE TABLE IF NOT EXISTS $table (world text, dimension text, data slime, PRIMARY KEY (world, dimension))"
 

@@ -29,6 +29,8 @@
 # worlds in one stream, a stream cut short, a non-empty target folder and
 # --force (stale region files removed, other files kept), a server's
 # session.lock, and which level.dat is written when dimensions disagree.
+# Last, a folder that is not a world: copy-world, import-world.sh and demo.sh
+# refuse it before creating or stopping anything, naming what they looked for.
 #
 # Uses the cluster in the PG* environment, else starts a throwaway one.
 set -euo pipefail
@@ -512,6 +514,47 @@ if export_odd no-level 2>"$WORK/err" && [ ! -e "$OUT/level.dat" ] && grep -q "no
     result OK "no world compound: no level.dat, with a warning"
 else
     result FAIL "no world compound: $(cat "$WORK/err")"
+fi
+
+# ---- 6. a folder that is not a world -------------------------------------------------
+# copy-world, test/import-world.sh and test/demo.sh refuse it before anything is
+# created or stopped, say what they looked for and where, and exit non-zero.
+slime_log "world: not a world folder"
+NOT=$WORK/not-a-world
+mkdir -p "$NOT/saves/world"
+echo "notes" >"$NOT/readme.txt"
+want_msg="is not a world folder: it holds no level.dat, no region/, entities/ or poi/ folder, no DIM-1/ or DIM1/ with one of those, no dimensions/<namespace>/<name>/ with one, and no region files"
+for d in "$NOT" "$NOT/saves"; do
+    if "$TOOL" copy-world "$d" >/dev/null 2>"$WORK/err"; then
+        result FAIL "copy-world of $d (no world): succeeded"
+    elif grep -Eq -- "$want_msg" "$WORK/err" && ! "$TOOL" copy-world "$d" --check >/dev/null 2>&1; then
+        result OK "copy-world and copy-world --check of ${d#"$WORK"/} refused: $(cut -c1-140 "$WORK/err")..."
+    else
+        result FAIL "copy-world of $d: $(cat "$WORK/err")"
+    fi
+done
+if bash test/import-world.sh --quiet "$NOT" not_a_world >/dev/null 2>"$WORK/err"; then
+    result FAIL "import-world.sh of a folder that is not a world: exit 0"
+elif grep -Eq -- "$want_msg" "$WORK/err" && [ -z "$(psql_ -At -c "SELECT to_regclass('not_a_world')")" ]; then
+    result OK "import-world.sh of a folder that is not a world: exit non-zero, no table created"
+else
+    result FAIL "import-world.sh of a folder that is not a world: $(cat "$WORK/err")"
+fi
+# the demo checks the folder before it stops a previous demo's cluster: a
+# recorded one (a stand-in env file) stays as it was
+echo "export SLIME_PGTMP=/tmp/slime-pg.stand-in" >"$WORK/demo.env"
+if SLIME_DEMO_ENV=$WORK/demo.env SLIME_DEMO_LOG=$WORK/demo.log bash test/demo.sh "$NOT" >"$WORK/said" 2>&1; then
+    result FAIL "demo.sh of a folder that is not a world: exit 0"
+elif grep -Eq -- "$want_msg" "$WORK/said" && [ -f "$WORK/demo.env" ] && ! grep -q "starting a throwaway cluster" "$WORK/said"; then
+    result OK "demo.sh of a folder that is not a world: exit non-zero before the previous demo was stopped or a cluster started"
+else
+    result FAIL "demo.sh of a folder that is not a world: $(tail -n 5 "$WORK/said")"
+fi
+bare=$CORPUS/anvil-1.18plus/minestom/anvil_vanilla_sample
+if "$TOOL" copy-world "$bare" --check >"$WORK/said" 2>&1 && grep -q "the folder itself as region/" "$WORK/said"; then
+    result OK "a bare folder of region files is the overworld's region/: $(tail -n 1 "$WORK/said" | cut -c1-100)"
+else
+    result FAIL "a bare folder of region files: $(cat "$WORK/said")"
 fi
 
 finish

@@ -23,6 +23,7 @@ typedef struct dimension
 {
 	char	   *name;
 	char	   *dir;
+	int			bare;			/* dir holds the region files itself (no region/) */
 } dimension;
 
 typedef struct dim_list
@@ -39,6 +40,7 @@ typedef struct copy_opts
 	const char *name;
 	int			strict;
 	int			quiet;			/* no progress line */
+	int			check;			/* --check: say what the folder holds, copy nothing */
 } copy_opts;
 
 /* 1 when dir holds a region/, entities/ or poi/ folder. */
@@ -82,6 +84,7 @@ add_dim(dim_list *l, const char *name, char *dir)
 		l->v = nv;
 	}
 	l->v[l->n].name = strdup(name);
+	l->v[l->n].bare = 0;
 	l->v[l->n++].dir = dir;
 	return l->v[l->n - 1].name ? 0 : tool_fail("out of memory");
 }
@@ -96,6 +99,31 @@ free_dims(dim_list *l)
 		free(l->v[i].dir);
 	}
 	free(l->v);
+}
+
+/* The folder of kind k of a dimension (malloc'd), NULL when it has none. */
+static char *
+kind_dir(const dimension *d, int k)
+{
+	if (d->bare)
+		return k == SL_COMP_REGION ? strdup(d->dir) : NULL;
+	return tool_path(d->dir, kind_dirs[k]);
+}
+
+/* Count the region-format files of every dimension. */
+static void
+count_files(const dim_list *l, uint64_t *files, uint64_t *bytes)
+{
+	*files = *bytes = 0;
+	for (int i = 0; i < l->n; i++)
+		for (int k = 0; k < SL_NCOMP; k++)
+		{
+			char	   *dir = kind_dir(&l->v[i], k);
+
+			if (dir)
+				tool_count_regions(dir, files, bytes);
+			free(dir);
+		}
 }
 
 /* Add dir as dimension name when it holds chunk folders. */
@@ -178,17 +206,72 @@ find_custom_dims(dim_list *l, const char *world)
 	return rc;
 }
 
-/* Find every dimension of a world folder, the overworld first. */
+/*
+ * Find every dimension of a world folder, the overworld first; a folder of
+ * nothing but region files is the overworld's region/ on its own.
+ */
 static int
 find_dimensions(dim_list *l, const char *world, int has_level)
 {
+	uint64_t	files = 0,
+				bytes = 0;
+
 	if ((has_chunk_dirs(world) || has_level) &&
 		add_dim(l, "minecraft:overworld", strdup(world)))
 		return -1;
 	if (add_if_dim(l, "minecraft:the_nether", tool_path(world, "DIM-1")) ||
-		add_if_dim(l, "minecraft:the_end", tool_path(world, "DIM1")))
+		add_if_dim(l, "minecraft:the_end", tool_path(world, "DIM1")) ||
+		find_custom_dims(l, world))
 		return -1;
-	return find_custom_dims(l, world);
+	if (l->n == 0)
+	{
+		tool_count_regions(world, &files, &bytes);
+		if (files > 0)
+		{
+			if (add_dim(l, "minecraft:overworld", strdup(world)))
+				return -1;
+			l->v[0].bare = 1;
+		}
+	}
+	return 0;
+}
+
+/* Fail unless the folder is a world: say what was looked for, and where. */
+static int
+check_world(const char *world, const dim_list *dims)
+{
+	if (dims->n > 0)
+		return 0;
+	return tool_fail("%s is not a world folder: it holds no level.dat, no region/, entities/ or "
+					 "poi/ folder, no DIM-1/ or DIM1/ with one of those, no dimensions/<namespace>/<name>/ "
+					 "with one, and no region files (r.X.Z.mca or r.X.Z.mcr) of its own", world);
+}
+
+/* Say what a world folder holds: its dimensions and their region files. */
+static void
+describe_world(const char *world, const dim_list *dims, int has_level)
+{
+	printf("%s: a world folder%s\n", world, has_level ? " with level.dat" : "");
+	for (int i = 0; i < dims->n; i++)
+	{
+		const dimension *d = &dims->v[i];
+
+		printf("  %s:", d->name);
+		for (int k = 0; k < SL_NCOMP; k++)
+		{
+			char	   *dir = kind_dir(d, k);
+			uint64_t	files = 0,
+						bytes = 0;
+
+			if (dir == NULL)
+				continue;
+			tool_count_regions(dir, &files, &bytes);
+			printf("%s %s %llu file%s (%llu bytes)", k ? "," : "", kind_dirs[k],
+				   (unsigned long long) files, files == 1 ? "" : "s", (unsigned long long) bytes);
+			free(dir);
+		}
+		printf("%s in %s\n", d->bare ? " (the folder itself as region/)" : "", d->dir);
+	}
 }
 
 /* Read every region-format file of one kind folder into the builder. */
@@ -230,9 +313,9 @@ build_dimension(const dimension *d, const uint8_t *level, size_t level_len,
 	memset(&b, 0, sizeof(b));
 	for (int k = 0; k < SL_NCOMP && rc == 0; k++)
 	{
-		char	   *dir = tool_path(d->dir, kind_dirs[k]);
+		char	   *dir = kind_dir(d, k);
 
-		if (tool_is_dir(dir))
+		if (dir && tool_is_dir(dir))
 			rc = read_kind_dir(&b, k, dir, strict, st);
 		free(dir);
 	}
@@ -394,21 +477,13 @@ static int
 copy_dims(const copy_opts *o, const dim_list *dims, const uint8_t *level, size_t level_len)
 {
 	copy_out	out = {stdout, -1};
+	uint64_t	files,
+				bytes;
 	int			rc;
 
 	tool_progress_start("copy-world", o->quiet);
-	for (int i = 0; i < dims->n; i++)
-		for (int k = 0; k < SL_NCOMP; k++)
-		{
-			char	   *dir = tool_path(dims->v[i].dir, kind_dirs[k]);
-			uint64_t	files = 0,
-						bytes = 0;
-
-			if (dir)
-				tool_count_regions(dir, &files, &bytes);
-			tool_progress_total(files, 0, bytes);
-			free(dir);
-		}
+	count_files(dims, &files, &bytes);
+	tool_progress_total(files, 0, bytes);
 	put_header(&out);
 	rc = copy_rows(o, dims, &out, level, level_len);
 	tool_progress_end();
@@ -444,6 +519,15 @@ copy_rows(const copy_opts *o, const dim_list *dims, copy_out *outp, const uint8_
 	return put_trailer(outp);
 }
 
+/* Print copy-world's usage to stderr. */
+static void
+copy_usage(void)
+{
+	fputs("usage: slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet] | psql ...\n"
+		  "       slimetool copy-world WORLD_DIR --check   (what it would copy; exit 1: not a world folder)\n",
+		  stderr);
+}
+
 /* Parse the arguments of copy-world; 0 ok, else an exit status. */
 static int
 parse_copy(int argc, char **argv, copy_opts *o)
@@ -458,18 +542,20 @@ parse_copy(int argc, char **argv, copy_opts *o)
 			o->name = argv[++i];
 		else if (tool_progress_quiet_arg(argv[i]))
 			o->quiet = 1;
+		else if (strcmp(argv[i], "--check") == 0)
+			o->check = 1;
 		else if (argv[i][0] != '-' && o->world == NULL)
 			o->world = argv[i];
 		else
 		{
 			tool_fail("copy-world: unexpected argument %s", argv[i]);
-			fputs("usage: slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet] | psql ...\n", stderr);
+			copy_usage();
 			return 2;
 		}
 	}
 	if (o->world == NULL)
 	{
-		fputs("usage: slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet] | psql ...\n", stderr);
+		copy_usage();
 		return 2;
 	}
 	return 0;
@@ -503,10 +589,11 @@ copy_world(copy_opts *o)
 	rc = load_level(o->world, o->strict, &level, &level_len);
 	if (rc == 0)
 		rc = find_dimensions(&dims, o->world, level_len > 0);
-	if (rc == 0 && dims.n == 0)
-		rc = tool_fail("%s: no region/, DIM-1/, DIM1/ or dimensions/ folders: not a world folder?",
-					   o->world);
 	if (rc == 0)
+		rc = check_world(o->world, &dims);
+	if (rc == 0 && o->check)
+		describe_world(o->world, &dims, level_len > 0);
+	else if (rc == 0)
 		rc = copy_dims(o, &dims, level, level_len);
 	free_dims(&dims);
 	sl_free(level);
@@ -525,7 +612,7 @@ cmd_copy_world(int argc, char **argv)
 		return rc;
 	if (!tool_is_dir(o.world))
 		rc = tool_fail("%s is not a directory", o.world);
-	else if (isatty(STDOUT_FILENO))
+	else if (!o.check && isatty(STDOUT_FILENO))
 		rc = tool_fail("copy-world writes a binary COPY stream: pipe it into psql");
 	else if (o.name == NULL && (o.name = name = default_name(o.world)) == NULL)
 		rc = tool_fail("%s: cannot resolve the folder's name", o.world);

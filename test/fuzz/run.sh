@@ -82,14 +82,26 @@ run_one() {
 			"$scratch" "$seeds" "$regress" >"$log" 2>&1 || rc=$?
 		rm -rf "$scratch"
 	else
+		# the campaign goes on past a finding (one child process at a time:
+		# -fork=1), so one early crash or timeout does not end a long run;
+		# its wall-clock timeout is long because it runs beside other work
 		mkdir -p "build/fuzz-corpus/$t" "build/fuzz-artifacts/$t"
-		"$bin" -max_total_time="$seconds" -max_len="$(max_len "$t")" \
-			-rss_limit_mb="$rss" -timeout=30 -print_final_stats=1 \
+		"$bin" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+			-max_total_time="$seconds" -max_len="$(max_len "$t")" \
+			-rss_limit_mb="$rss" -timeout="${FUZZ_TIMEOUT:-120}" -print_final_stats=1 \
 			-artifact_prefix="build/fuzz-artifacts/$t/" \
 			"build/fuzz-corpus/$t" "$seeds" "$regress" >"$log" 2>&1 || rc=$?
+		# a finding that was ignored to go on still fails the run
+		if compgen -G "build/fuzz-artifacts/$t/crash-*" >/dev/null ||
+			compgen -G "build/fuzz-artifacts/$t/timeout-*" >/dev/null ||
+			compgen -G "build/fuzz-artifacts/$t/oom-*" >/dev/null; then
+			[ "$rc" = 0 ] && rc=1
+		fi
 	fi
 	local runs
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	# fork mode reports its executions on its progress lines ("#N: cov: ...")
+	[ -n "$runs" ] || runs=$(sed -n 's/^#\([0-9][0-9]*\):\{0,1\}[[:space:]].*/\1/p' "$log" | tail -n 1)
 	if [ "$rc" = 0 ]; then
 		printf 'fuzz %-8s %-7s ok: %s executions (log %s)\n' "$t" "$mode" "${runs:-?}" "$log"
 		return 0
