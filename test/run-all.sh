@@ -8,7 +8,8 @@
 #   → java (test/java.sh: the AdvancedSlimePaper loader's JUnit tests)
 #   → sanitize (test/sanitize.sh: the extension under ASan+UBSan)
 #   → valgrind (build/unit under memcheck) → fuzz (make fuzz-regress, then
-#     make fuzz-ci: FUZZ_RUNS inputs a target from the fixed seed FUZZ_SEED)
+#     make fuzz-ci: FUZZ_RUNS inputs a target from the fixed seed FUZZ_SEED,
+#     then test/fuzz/sql-replay.sh: seeds and findings through SQL)
 # Prints a summary ending with one line "N passed, N failed" (one count per
 # suite, plus "tool" for build/slimetool once src/tool/slimetool.c exists)
 # and exits non-zero when any suite failed.  SLIME_SUITES="regress corpus"
@@ -157,8 +158,10 @@ suite_valgrind() {
 
 # Replays test/fuzz/regress/ and the seeds, then a repeatable run of every
 # target: FUZZ_RUNS inputs from the fixed seed FUZZ_SEED (make fuzz-ci), so the
-# stage fails only when the code changed. The open-ended campaign (a random
-# seed, `make fuzz FUZZ_SECONDS=1800`) runs on developer machines.
+# stage fails only when the code changed; then the seeds and saved findings go
+# through the SQL functions (test/fuzz/sql-replay.sh, own cluster). The
+# open-ended campaign (a random seed, `make fuzz FUZZ_SECONDS=1800`) runs on
+# developer machines.
 suite_fuzz() {
     if ! command -v clang >/dev/null || ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
         clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
@@ -168,6 +171,8 @@ suite_fuzz() {
     fi
     make -s fuzz-regress PG_CONFIG="$SLIME_PG_CONFIG"
     make -s fuzz-ci PG_CONFIG="$SLIME_PG_CONFIG" FUZZ_RUNS="${FUZZ_RUNS:-20000}" FUZZ_SEED="${FUZZ_SEED:-1}"
+    # the seeds and saved findings through the SQL functions (own cluster)
+    env -u PGHOST -u PGPORT -u PGDATABASE bash test/fuzz/sql-replay.sh build
 }
 
 # ---- run --------------------------------------------------------------------

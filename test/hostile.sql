@@ -1,0 +1,121 @@
+-- test/hostile.sql: the SQL side of the hostile-input checks, shared by
+-- test/hostile.sh (mutations of seed files) and test/fuzz/sql-replay.sh (what
+-- the libFuzzer campaign found, through the same functions). Defines, in the
+-- current database (which has the slime extension):
+--   mutate(b, other)           one random mutation of b
+--   outcomes                   per function: calls that returned, calls that raised
+--   try(fn, sql, arg)          run one call, count its outcome (XX000 apart)
+--   hostile_input(kind, b)     put b through every function that reads its kind:
+--                              region, slimefile, schematic, value, nbt (else NBT)
+-- A constructor that skips the input check, as damage on disk would: the
+-- accessors must stand any bytes, not only checked ones.
+CREATE FUNCTION slime_unchecked(bytea) RETURNS slime AS 'slime', 'slime_to_bytea' LANGUAGE C STRICT;
+-- the world schematics are pasted into and the level slime_with_level is given
+CREATE TABLE hostile_world (w slime);
+CREATE TABLE hostile_chunk (nbt bytea);
+
+-- one mutation of b: bit flip, truncation, splice, a length field set to
+-- 0, -1 or 2^31-1, or a random overwrite
+CREATE FUNCTION mutate(b bytea, other bytea) RETURNS bytea LANGUAGE plpgsql AS $$
+DECLARE
+  n int := octet_length(b);
+  k int := floor(random() * 6);
+  o int;
+BEGIN
+  IF n = 0 THEN RETURN other; END IF;
+  -- aim half the mutations at the header, where the lengths and offsets live
+  o := CASE WHEN random() < 0.5 THEN floor(random() * least(n, 8192)) ELSE floor(random() * n) END;
+  CASE k
+    WHEN 0 THEN RETURN set_byte(b, o, get_byte(b, o) # (1 << floor(random() * 8)::int));
+    WHEN 1 THEN RETURN substring(b FROM 1 FOR o);
+    WHEN 2 THEN RETURN substring(b FROM 1 FOR o) || substring(other FROM floor(random() * octet_length(other))::int + 1);
+    WHEN 3 THEN RETURN overlay(b PLACING (ARRAY['\x00000000'::bytea, '\xffffffff', '\x7fffffff', '\xffffff7f'])[1 + floor(random() * 4)::int]
+                              FROM least(o, greatest(n - 4, 0)) + 1);
+    WHEN 4 THEN RETURN overlay(b PLACING decode(md5(random()::text) || md5(random()::text), 'hex') FROM o + 1);
+    ELSE RETURN set_byte(set_byte(b, o, get_byte(b, o) # 255), (o * 7919) % n, floor(random() * 256)::int);
+  END CASE;
+END $$;
+
+CREATE TABLE outcomes (fn text, ok bigint DEFAULT 0, errors bigint DEFAULT 0, PRIMARY KEY (fn));
+
+-- NBT that converts to JSON must come back from JSON as the same tree:
+-- any failure there is a bug, reported as an internal error
+CREATE FUNCTION json_invariant(b bytea) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  j jsonb := slime_nbt_to_json(b);
+BEGIN
+  BEGIN
+    IF slime_nbt_to_json(slime_json_to_nbt(j)) IS DISTINCT FROM j THEN
+      RAISE EXCEPTION 'JSON round trip changed the tree';
+    END IF;
+  EXCEPTION WHEN others THEN
+    RAISE EXCEPTION 'JSON round trip failed: %', SQLERRM USING ERRCODE = 'XX000';
+  END;
+END $$;
+
+-- call one function on one input; count its result or error
+CREATE FUNCTION try(p_fn text, p_sql text, p_arg bytea) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  BEGIN
+    EXECUTE p_sql USING p_arg;
+    INSERT INTO outcomes VALUES (p_fn, 1, 0) ON CONFLICT ON CONSTRAINT outcomes_pkey DO UPDATE SET ok = outcomes.ok + 1;
+  EXCEPTION WHEN others THEN
+    -- an internal error (XX000) would mean an unhandled case: count it apart
+    IF SQLSTATE = 'XX000' THEN
+      RAISE WARNING 'internal error in %: %', p_fn, SQLERRM;
+      p_fn := p_fn || ' XX000';
+    END IF;
+    INSERT INTO outcomes VALUES (p_fn, 0, 1) ON CONFLICT ON CONSTRAINT outcomes_pkey DO UPDATE SET errors = outcomes.errors + 1;
+  END;
+END $$;
+
+-- put one input through every function that reads its kind
+CREATE FUNCTION hostile_input(p_kind text, p_input bytea) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF p_kind = 'region' THEN
+    PERFORM try('slime_import_region', 'SELECT slime_import_region($1, 0, 0)', p_input);
+    PERFORM try('slime_import_region lenient', 'SELECT slime_info(slime_import_region($1, 0, 0, strict => false))', p_input);
+    PERFORM try('slime_import_region entities', 'SELECT slime_import_region(NULL, 0, 0, entities => $1, strict => false)', p_input);
+    PERFORM try('export after lenient import', 'SELECT slime_export_region(slime_import_region($1, 0, 0, strict => false), 0, 0)', p_input);
+    PERFORM try('slime_import_region external', 'SELECT slime_import_region($1, 0, 0, strict => false, external => ARRAY[slime_mcc(0, 0, $1)])', p_input);
+  ELSIF p_kind = 'slimefile' THEN
+    PERFORM try('slime_from_slimefile', 'SELECT slime_info(slime_from_slimefile($1))', p_input);
+    PERFORM try('slime_to_slimefile(slime_from_slimefile)', 'SELECT slime_to_slimefile(slime_from_slimefile($1))', p_input);
+  ELSIF p_kind = 'schematic' THEN
+    PERFORM try('slime_paste', 'SELECT slime_paste((SELECT w FROM hostile_world), $1, -30, 60, 1030)', p_input);
+  ELSIF p_kind = 'value' THEN
+    PERFORM try('bytea::slime', 'SELECT $1::slime', p_input);
+    PERFORM try('slime_in', 'SELECT (''\x'' || encode($1, ''hex''))::slime', p_input);
+    PERFORM try('slime_info unchecked', 'SELECT slime_info(slime_unchecked($1))', p_input);
+    PERFORM try('slime_chunks unchecked', 'SELECT count(*) FROM slime_chunks(slime_unchecked($1))', p_input);
+    PERFORM try('slime_chunk_nbt unchecked', 'SELECT slime_chunk_nbt(slime_unchecked($1), 0, 0)', p_input);
+    PERFORM try('slime_export_region unchecked', 'SELECT slime_export_region(slime_unchecked($1), 0, 0)', p_input);
+    PERFORM try('slime_regions unchecked', 'SELECT count(*) FROM slime_regions(slime_unchecked($1))', p_input);
+    PERFORM try('slime_level unchecked', 'SELECT slime_level(slime_unchecked($1))', p_input);
+    PERFORM try('slime_merge unchecked', 'SELECT slime_merge(slime_unchecked($1))', p_input);
+    PERFORM try('slime_recompress unchecked', 'SELECT slime_recompress(slime_unchecked($1), 1)', p_input);
+    PERFORM try('slime = unchecked', 'SELECT slime_unchecked($1) = slime_unchecked($1)', p_input);
+    PERFORM try('slime_verify unchecked', 'SELECT slime_verify(slime_unchecked($1))', p_input);
+    PERFORM try('slime_block_totals unchecked', 'SELECT slime_block_totals(slime_unchecked($1))', p_input);
+    PERFORM try('slime_chunk_json unchecked', 'SELECT slime_chunk_json(slime_unchecked($1), 0, 0)', p_input);
+    PERFORM try('slime_to_slimefile unchecked', 'SELECT slime_to_slimefile(slime_unchecked($1))', p_input);
+    PERFORM try('slime_extract unchecked', 'SELECT slime_extract(slime_unchecked($1), -40, 0, -40, 40, 100, 40)', p_input);
+    PERFORM try('slime_store unchecked', 'SELECT slime_info(slime_store(slime_unchecked($1)))', p_input);
+    PERFORM try('slime_resolve unchecked', 'SELECT slime_info(slime_resolve(slime_unchecked($1)))', p_input);
+    PERFORM try('slime_refs unchecked', 'SELECT slime_refs(slime_unchecked($1))', p_input);
+    PERFORM try('slime_render_map unchecked', 'SELECT slime_render_map(slime_unchecked($1))', p_input);
+  ELSE
+    PERFORM try('slime_nbt_to_json', 'SELECT slime_nbt_to_json($1)', p_input);
+    PERFORM try('json round trip', 'SELECT json_invariant($1)', p_input);
+    PERFORM try('slime_block_counts', 'SELECT count(*) FROM slime_block_counts(slime_put_chunk(NULL, 0, 0, $1))', p_input);
+    PERFORM try('slime_biome_counts', 'SELECT count(*) FROM slime_biome_counts(slime_put_chunk(NULL, 0, 0, $1))', p_input);
+    PERFORM try('slime_block', 'SELECT slime_block(slime_put_chunk(NULL, 0, 0, $1), 3, 64, 5)', p_input);
+    PERFORM try('slime_render_map', 'SELECT slime_render_map(slime_put_chunk(NULL, 0, 0, $1), scale => 2)', p_input);
+    PERFORM try('slime_render_map_colors y_max', 'SELECT slime_render_map_colors(slime_put_chunk(NULL, 0, 0, $1), 40)', p_input);
+    PERFORM try('slime_block_entities', 'SELECT count(*) FROM slime_block_entities(slime_put_chunk(NULL, 0, 0, $1))', p_input);
+    PERFORM try('slime_entities', 'SELECT count(*) FROM slime_entities(slime_put_chunk(NULL, 0, 0, $1))', p_input);
+    PERFORM try('slime_put_chunk', 'SELECT slime_put_chunk(NULL, 0, 0, $1)', p_input);
+    PERFORM try('slime_extract', 'SELECT slime_extract(slime_put_chunk(NULL, 0, 0, $1), 0, -64, 0, 15, 319, 15)', p_input);
+    PERFORM try('slime_with_level', 'SELECT slime_with_level(slime_put_chunk(NULL, 0, 0, (SELECT nbt FROM hostile_chunk)), $1)', p_input);
+  END IF;
+END $$;
