@@ -99,6 +99,10 @@ internal=$(psql -X -At -c "SELECT coalesce(sum(ok + errors), 0) FROM outcomes WH
 calls=$(psql -X -At -c "SELECT sum(ok + errors) FROM outcomes")
 echo "calls: $calls, internal errors (XX000): $internal"
 check [ "$internal" = 0 ]
+psql -X -c "SELECT state, n, example FROM error_states ORDER BY n DESC"
+caller=$(psql -X -At -c "SELECT coalesce(sum(n), 0) FROM error_states WHERE state IN ('23505', '02000')")
+echo "errors with a caller's SQLSTATE (23505 duplicate, 02000 not found): $caller"
+check [ "$caller" = 0 ]
 check [ "$calls" -gt 0 ]
 
 # no backend may have died

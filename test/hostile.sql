@@ -4,6 +4,7 @@
 -- current database (which has the slime extension):
 --   mutate(b, other)           one random mutation of b
 --   outcomes                   per function: calls that returned, calls that raised
+--   error_states               per SQLSTATE raised: how often, one example
 --   try(fn, sql, arg)          run one call, count its outcome (XX000 apart)
 --   hostile_input(kind, b)     put b through every function that reads its kind:
 --                              region, slimefile, schematic, value, nbt (else NBT)
@@ -37,6 +38,9 @@ BEGIN
 END $$;
 
 CREATE TABLE outcomes (fn text, ok bigint DEFAULT 0, errors bigint DEFAULT 0, PRIMARY KEY (fn));
+-- the SQLSTATE of every error raised: XX000 (an unhandled case), 23505 (a
+-- duplicate) and 02000 (not found) are the caller's codes, never input's
+CREATE TABLE error_states (state text PRIMARY KEY, n bigint, example text);
 
 -- NBT that converts to JSON must come back from JSON as the same tree:
 -- any failure there is a bug, reported as an internal error
@@ -66,6 +70,8 @@ BEGIN
       p_fn := p_fn || ' XX000';
     END IF;
     INSERT INTO outcomes VALUES (p_fn, 0, 1) ON CONFLICT ON CONSTRAINT outcomes_pkey DO UPDATE SET errors = outcomes.errors + 1;
+    INSERT INTO error_states VALUES (SQLSTATE, 1, p_fn || ': ' || left(SQLERRM, 200))
+      ON CONFLICT (state) DO UPDATE SET n = error_states.n + 1;
   END;
 END $$;
 

@@ -90,5 +90,7 @@ psql -X -c "SELECT fn AS function, ok, errors FROM outcomes ORDER BY fn"
 calls=$(psql -X -At -c "SELECT sum(ok + errors) FROM outcomes")
 internal=$(psql -X -At -c "SELECT coalesce(sum(ok + errors), 0) FROM outcomes WHERE fn LIKE '% XX000'")
 lost=$(tail -n +"$((start_lines + 1))" "$log_file" | grep -cE "terminated by signal|server process .* was terminated" || true)
-echo "sql-replay: $calls calls, $internal internal errors (XX000), $lost backends lost"
-[ "$internal" = 0 ] && [ "$lost" = 0 ] && psql -X -At -c "SELECT 1" >/dev/null
+psql -X -c "SELECT state, n, example FROM error_states ORDER BY n DESC"
+caller=$(psql -X -At -c "SELECT coalesce(sum(n), 0) FROM error_states WHERE state IN ('23505', '02000')")
+echo "sql-replay: $calls calls, $internal internal errors (XX000), $caller errors with a caller's SQLSTATE (23505, 02000), $lost backends lost"
+[ "$internal" = 0 ] && [ "$caller" = 0 ] && [ "$lost" = 0 ] && psql -X -At -c "SELECT 1" >/dev/null
