@@ -72,3 +72,23 @@ SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/damaged/twoolie-nb
 SELECT slime_info(slime_import_region(pg_read_binary_file(:'corpus' || '/damaged/twoolie-nbt/regiontest.mca'), 0, 0, strict => false)) -> 'chunks' AS readable;
 SELECT slime_nbt_to_json(pg_read_binary_file(:'corpus' || '/damaged/querz-nbt/max_depth_reached.dat'));
 SELECT slime_nbt_to_json(pg_read_binary_file(:'corpus' || '/damaged/querz-nbt/invalid_data_tag.dat'));
+
+-- a region file under another region's coordinates: refused strictly, naming
+-- the slot, where the chunk says it is and the region holding that; a lenient
+-- import relocates each chunk to its slot as Minecraft does (a WARNING each)
+SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.1.mca'), 0, 0);
+SET client_min_messages = error;
+SELECT (slime_info(w) ->> 'chunks')::int AS relocated, slime_nbt_to_json(slime_chunk_nbt(w, c.x, c.z)) -> 'xPos' = to_jsonb(c.x) AS xpos_rewritten
+FROM (SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.1.mca'), 0, 0, strict => false) AS w) s,
+     LATERAL (SELECT * FROM slime_chunks(w) LIMIT 1) c;
+RESET client_min_messages;
+-- region, entities and POI files given as one another, or from another region
+SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/entities-1.17plus/amulet-core/1_18_superflat/r.0.0.mca'), 0, 0);
+SELECT slime_import_region(NULL, 0, 0, entities => pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_superflat/r.0.0.mca'));
+SELECT slime_import_region(NULL, 0, 0, poi => pg_read_binary_file(:'corpus' || '/entities-1.17plus/amulet-core/1_18_superflat/r.0.0.mca'));
+SELECT slime_import_region(NULL, 1, 0, entities => pg_read_binary_file(:'corpus' || '/entities-1.17plus/amulet-core/1_18_superflat/r.0.0.mca'));
+-- files of other kinds say what they are and what reads them
+SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/level-dat/amulet-core/1_18_vanilla/level.dat'), 0, 0);
+SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/schematic/fastasyncworldedit/sponge2.schem'), 0, 0);
+SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/slime/jaxkdev-slimeworld/test.slime'), 0, 0);
+SELECT slime_import_region(slime_import_region(pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2)::bytea, -1, 2);

@@ -14,6 +14,7 @@
 #include "sl_build.h"
 #include "sl_codec.h"
 #include "sl_region.h"
+#include "sl_sniff.h"
 
 #define MAX_PROBLEM_WARNINGS 50
 
@@ -96,6 +97,25 @@ report_problems(const sl_region *r, const char *kind)
 	}
 }
 
+/* Which function reads a file of another kind than a region file, or NULL. */
+static const char *
+reader_hint(sl_sniff_kind kind)
+{
+	switch (kind)
+	{
+		case SL_SNIFF_GZIP:
+			return "A level.dat goes in with slime_with_level(world, file), a schematic with slime_paste(world, file, x, y, z).";
+		case SL_SNIFF_SLIMEFILE:
+			return "slime_from_slimefile(file) reads slime files.";
+		case SL_SNIFF_VALUE:
+			return "These are a slime value's bytes: cast them, file::slime.";
+		case SL_SNIFF_NBT:
+			return "One chunk's NBT goes in with slime_put_chunk(world, x, z, nbt).";
+		default:
+			return NULL;
+	}
+}
+
 /* Read one region-format file into the builder as component kind. */
 static void
 add_region_file(sl_builder *b, bytea *file, int kind, int32 rx, int32 rz, bool strict,
@@ -108,10 +128,20 @@ add_region_file(sl_builder *b, bytea *file, int kind, int32 rx, int32 rz, bool s
 
 	memset(&r, 0, sizeof(r));
 	if (sl_region_read((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file), rx, rz,
-					   ext, next, strict, slime_limits(), &r, &err))
+					   ext, next, strict, slime_limits(), &r, &err) ||
+		sl_region_place(&r, kind, strict, slime_limits(), &err))
 	{
+		const char *hint = reader_hint(sl_sniff((const uint8_t *) VARDATA_ANY(file),
+												VARSIZE_ANY_EXHDR(file)));
+
+		sl_region_free(&r);
 		sl_err_prefix(&err, "%s file r.%d.%d", slime_kind_names[kind], rx, rz);
-		slime_raise(&err, true);
+		if (hint == NULL)
+			slime_raise(&err, true);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("%s", err.msg),
+				 errhint("%s", hint)));
 	}
 	report_problems(&r, slime_kind_names[kind]);
 	if (sl_builder_add_region(b, kind, &r, &err))

@@ -1021,51 +1021,73 @@ nbt_name_is(const nbt_reader *r, const char *name)
 	return r->name_len == n && (n == 0 || memcmp(r->name, name, n) == 0);
 }
 
-/*
- * Look up an int-like tag along a path of compound names. The whole document
- * is scanned and checked; of duplicate names the last one wins, as in
- * Minecraft and jsonb.
- */
+/* Find tags along paths of compound names from the root, in one pass. */
 int
-sl_nbt_find_int(const uint8_t *buf, size_t len, const char *const *path,
-				int npath, const sl_limits *lim, int64_t *out, sl_err *err)
+sl_nbt_find_tags(const uint8_t *buf, size_t len, sl_nbt_hit *hits, int n,
+				 const sl_limits *lim, sl_err *err)
 {
 	nbt_reader	r;
-	int			on = 0;			/* compounds open along the path */
-	int			found = 0;
-	int64_t		value = 0;
+	int			on[SL_NBT_MAX_HITS];	/* compounds open along each path */
 	int			ev;
 
-	if (npath < 0 || (npath > 0 && path == NULL))
-		return sl_fail(err, SL_ERR_INVALID, "NBT: bad path");
+	if (n < 0 || n > SL_NBT_MAX_HITS)
+		return sl_fail(err, SL_ERR_INVALID, "NBT: %d paths, at most %d", n, SL_NBT_MAX_HITS);
+	for (int h = 0; h < n; h++)
+	{
+		if (hits[h].npath < 0 || (hits[h].npath > 0 && hits[h].path == NULL))
+			return sl_fail(err, SL_ERR_INVALID, "NBT: bad path");
+		hits[h].type = SL_TAG_END;
+		on[h] = 0;
+	}
 	if (nbt_reader_init(&r, buf, len, lim, err))
 		return -1;
 	while ((ev = nbt_next(&r, err)) > 0)
 	{
-		if (ev == NBT_EV_CLOSE)
+		for (int h = 0; h < n; h++)
 		{
-			if (r.depth < on)
-				on = r.depth;
-			continue;
+			sl_nbt_hit *hit = &hits[h];
+
+			if (ev == NBT_EV_CLOSE)
+			{
+				if (r.depth < on[h])
+					on[h] = r.depth;
+				continue;
+			}
+			if (r.level != on[h] || (r.level > 0 && !nbt_name_is(&r, hit->path[r.level - 1])))
+				continue;
+			/* this tag is the current candidate for path[0..level-1]: the last one wins */
+			hit->type = SL_TAG_END;
+			if (r.level == hit->npath)
+			{
+				hit->type = r.type;
+				hit->at = r.off + 3 + r.name_len;
+				hit->i = nbt_is_int(r.type) ? r.i : 0;
+				hit->count = r.count;
+			}
+			else if (r.type == SL_TAG_COMPOUND)
+				on[h] = r.level + 1;
 		}
-		if (r.level != on || (r.level > 0 && !nbt_name_is(&r, path[r.level - 1])))
-			continue;
-		/* this tag is the current candidate for path[0..level-1] */
-		found = 0;
-		if (r.level == npath)
-		{
-			found = nbt_is_int(r.type);
-			value = r.i;
-		}
-		else if (r.type == SL_TAG_COMPOUND)
-			on = r.level + 1;
 	}
 	nbt_reader_free(&r);
-	if (ev < 0)
+	return ev < 0 ? -1 : 0;
+}
+
+/* Look up an int-like tag along a path: 1 found, 0 absent or not int-like, -1 error. */
+int
+sl_nbt_find_int(const uint8_t *buf, size_t len, const char *const *path,
+				int npath, const sl_limits *lim, int64_t *out, sl_err *err)
+{
+	sl_nbt_hit	hit;
+
+	hit.path = path;
+	hit.npath = npath;
+	if (sl_nbt_find_tags(buf, len, &hit, 1, lim, err))
 		return -1;
-	if (found && out)
-		*out = value;
-	return found;
+	if (!nbt_is_int(hit.type))
+		return 0;
+	if (out)
+		*out = hit.i;
+	return 1;
 }
 
 /* ---- JSON ---- */

@@ -107,6 +107,27 @@ int			sl_nbt_find_int(const uint8_t *buf, size_t len, const char *const *path,
 							sl_err *err);
 
 /*
+ * Several lookups in one pass (sl_nbt_find_tags): each hit names a path of
+ * compound names from the root (npath 0: the root tag) and gets the type of
+ * the tag found there (SL_TAG_END when absent), the offset of its payload in
+ * buf, its value when int-like, and its count when a string, array or list.
+ * The whole document is checked; of duplicate names the last wins.
+ */
+#define SL_NBT_MAX_HITS 16
+typedef struct sl_nbt_hit
+{
+	const char *const *path;
+	int			npath;
+	uint8_t		type;
+	size_t		at;
+	int64_t		i;
+	uint32_t	count;
+} sl_nbt_hit;
+
+int			sl_nbt_find_tags(const uint8_t *buf, size_t len, sl_nbt_hit *hits, int n,
+							 const sl_limits *lim, sl_err *err);
+
+/*
  * Convert an NBT document to JSON text (appended to out, not NUL-terminated)
  * following the lossless mapping in doc/format.md, section "NBT as JSON".
  * Fails with SL_ERR_UNSUPPORTED when a compound key is not representable

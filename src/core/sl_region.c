@@ -14,6 +14,8 @@
 
 #include "sl_codec.h"
 #include "sl_nbt.h"
+#include "sl_sniff.h"
+#include "sl_value.h"
 
 #define SL_HEADER_BYTES		(2 * SL_SECTOR)
 #define SL_EXTERNAL_FLAG	128
@@ -35,7 +37,6 @@ typedef struct region_reader
 	const sl_limits *lim;
 	sl_region  *out;
 	size_t		total_raw;		/* NBT bytes kept so far */
-	int			problems_cap;
 	int			overlap[SL_REGION_SLOTS];	/* another slot sharing sectors, or -1 */
 } region_reader;
 
@@ -328,23 +329,20 @@ load_chunk(const region_reader *rd, const chunk_loc *cl, sl_region_chunk *ch,
 	return 0;
 }
 
-/* Append a problem to the region's list. */
+/* Append a problem to the region's list (its capacity: 8, then powers of 2). */
 static int
-add_problem(region_reader *rd, const chunk_loc *cl, int skipped, const sl_err *cerr,
-			sl_err *err)
+append_problem(sl_region *r, const chunk_loc *cl, int skipped, const sl_err *cerr,
+			   sl_err *err)
 {
-	sl_region *r = rd->out;
 	sl_region_problem *p;
+	int			n = r->nproblems;
 
-	if (r->nproblems == rd->problems_cap)
+	if (n == 0 || (n >= 8 && (n & (n - 1)) == 0))
 	{
-		int			cap = rd->problems_cap ? rd->problems_cap * 2 : 8;
-
-		p = sl_realloc(r->problems, (size_t) cap * sizeof(sl_region_problem));
+		p = sl_realloc(r->problems, (size_t) (n ? n * 2 : 8) * sizeof(sl_region_problem));
 		if (p == NULL)
 			return sl_fail(err, SL_ERR_NOMEM, "out of memory recording a damaged chunk");
 		r->problems = p;
-		rd->problems_cap = cap;
 	}
 	p = &r->problems[r->nproblems++];
 	memset(p, 0, sizeof(*p));
@@ -382,7 +380,7 @@ keep_chunk(region_reader *rd, const chunk_loc *cl, sl_region_chunk *ch,
 			 "chunk (%d,%d) at file offset %llu: length field %u is %zu bytes short; read to end of sectors",
 			 (int) cl->x, (int) cl->z, (unsigned long long) cl->pos,
 			 sl_get_u32be(rd->file + cl->pos), short_by);
-	return add_problem(rd, cl, 0, &note, err);
+	return append_problem(rd->out, cl, 0, &note, err);
 }
 
 /* Read the chunk of one used slot; damage fails (strict) or is recorded. */
@@ -412,7 +410,7 @@ read_slot(region_reader *rd, int slot, sl_err *err)
 		*err = cerr;
 		return -1;
 	}
-	return add_problem(rd, &cl, 1, &cerr, err);
+	return append_problem(rd->out, &cl, 1, &cerr, err);
 }
 
 /* Read every chunk of a region file. */
@@ -433,6 +431,9 @@ sl_region_read(const uint8_t *file, size_t len, int32_t rx, int32_t rz,
 					   (int) rx, (int) rz);
 	if (len == 0)
 		return 0;
+	if (sl_sniff(file, len) != SL_SNIFF_UNKNOWN)
+		return sl_fail(err, SL_ERR_FORMAT, "not a region file: its first bytes are those of %s",
+					   sl_sniff_name(sl_sniff(file, len)));
 	if (len < SL_HEADER_BYTES)
 		return sl_fail(err, SL_ERR_FORMAT, "region file shorter than its 8 KiB header (%zu bytes)",
 					   len);
@@ -464,6 +465,155 @@ sl_region_read(const uint8_t *file, size_t len, int32_t rx, int32_t rz,
 			sl_region_free(out);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/* ---- where a chunk says it is ---- */
+
+static const char *const p_xpos[] = {"xPos"};
+static const char *const p_zpos[] = {"zPos"};
+static const char *const p_lxpos[] = {"Level", "xPos"};
+static const char *const p_lzpos[] = {"Level", "zPos"};
+static const char *const p_level[] = {"Level"};
+static const char *const p_sections[] = {"sections"};
+static const char *const p_entities[] = {"Entities"};
+static const char *const p_position[] = {"Position"};
+static const char *const p_poi[] = {"Sections"};
+
+enum
+{
+	H_XPOS, H_ZPOS, H_LXPOS, H_LZPOS, H_LEVEL, H_SECTIONS, H_ENTITIES, H_POSITION, H_POI, H_N
+};
+
+/* What kind of chunk the found tags make: a kind, or -1 when none is clear. */
+static int
+chunk_kind(const sl_nbt_hit *h)
+{
+	if (h[H_LEVEL].type == SL_TAG_COMPOUND || h[H_XPOS].type != SL_TAG_END ||
+		h[H_SECTIONS].type == SL_TAG_LIST)
+		return SL_COMP_REGION;
+	if (h[H_ENTITIES].type == SL_TAG_LIST || h[H_POSITION].type == SL_TAG_INT_ARRAY)
+		return SL_COMP_ENTITIES;
+	if (h[H_POI].type == SL_TAG_COMPOUND)
+		return SL_COMP_POI;
+	return -1;
+}
+
+/* The kind of file a kind of chunk comes from, for messages. */
+static const char *
+kind_file(int kind)
+{
+	return kind == SL_COMP_REGION ? "a region/ file (chunks with xPos, sections or Level)" :
+		kind == SL_COMP_ENTITIES ? "an entities/ file (chunks with Entities and Position)" :
+		"a poi/ file (chunks with Sections of points of interest)";
+}
+
+/* Overwrite a 4-byte int payload at off of a chunk's NBT. */
+static void
+put_int(sl_region_chunk *c, size_t off, int32_t v)
+{
+	sl_put_u32be(c->nbt + off, (uint32_t) v);
+}
+
+/*
+ * Find where chunk c says it is: 1 with *hx, *hz and the payload offsets
+ * (xo, zo; (size_t) -1 where it cannot be rewritten in place), 0 when it
+ * records no position, and its kind in *kind.
+ */
+static int
+chunk_place(const sl_region_chunk *c, const sl_limits *lim, int *kind, int64_t *hx, int64_t *hz,
+			size_t *xo, size_t *zo, sl_err *err)
+{
+	static const char *const *const paths[H_N] = {
+		p_xpos, p_zpos, p_lxpos, p_lzpos, p_level, p_sections, p_entities, p_position, p_poi
+	};
+	sl_nbt_hit	h[H_N];
+	int			x = H_XPOS;
+
+	memset(h, 0, sizeof(h));
+	for (int i = 0; i < H_N; i++)
+	{
+		h[i].path = paths[i];
+		h[i].npath = i == H_LXPOS || i == H_LZPOS ? 2 : 1;
+	}
+	if (sl_nbt_find_tags(c->nbt, c->nbt_len, h, H_N, lim, err))
+		return -1;
+	*kind = chunk_kind(h);
+	*xo = *zo = (size_t) -1;
+	if (h[H_POSITION].type == SL_TAG_INT_ARRAY && h[H_POSITION].count == 2 &&
+		*kind == SL_COMP_ENTITIES)
+	{
+		*xo = h[H_POSITION].at + 4;
+		*zo = *xo + 4;
+		*hx = (int32_t) sl_get_u32be(c->nbt + *xo);
+		*hz = (int32_t) sl_get_u32be(c->nbt + *zo);
+		return 1;
+	}
+	if (h[H_XPOS].type == SL_TAG_END)
+		x = H_LXPOS;
+	if (*kind != SL_COMP_REGION || h[x].type == SL_TAG_END || h[x + 1].type == SL_TAG_END)
+		return 0;
+	*hx = h[x].i;
+	*hz = h[x + 1].i;
+	if (h[x].type == SL_TAG_INT && h[x + 1].type == SL_TAG_INT)
+	{
+		*xo = h[x].at;
+		*zo = h[x + 1].at;
+	}
+	return 1;
+}
+
+/* Check that every chunk of a region file is of kind and where its slot is. */
+int
+sl_region_place(sl_region *r, int kind, int strict, const sl_limits *lim, sl_err *err)
+{
+	for (int i = 0; i < r->nchunks; i++)
+	{
+		sl_region_chunk *c = &r->chunks[i];
+		int			found_kind;
+		int64_t		hx = 0,
+					hz = 0;
+		size_t		xo,
+					zo;
+		int			has;
+		sl_err		note;
+		chunk_loc	cl;
+
+		has = chunk_place(c, lim ? lim : &sl_default_limits, &found_kind, &hx, &hz, &xo, &zo, err);
+		if (has < 0)
+		{
+			sl_err_prefix(err, "chunk (%d,%d)", (int) c->x, (int) c->z);
+			return -1;
+		}
+		if (found_kind >= 0 && found_kind != kind)
+			return sl_fail(err, SL_ERR_FORMAT,
+						   "chunk (%d,%d) is not a chunk of %s but of %s: the file was given as the wrong kind",
+						   (int) c->x, (int) c->z, kind_file(kind), kind_file(found_kind));
+		if (!has || (hx == c->x && hz == c->z))
+			continue;
+		if (strict || xo == (size_t) -1 || zo == (size_t) -1)
+			return sl_fail(err, SL_ERR_FORMAT,
+						   "chunk in slot (%d,%d) says it is chunk (%lld,%lld), which lies in region (%lld,%lld): "
+						   "give the file its own region coordinates (those of its name, r.%lld.%lld), or import leniently "
+						   "to relocate its chunks to their slots as Minecraft does",
+						   (int) (c->x - r->rx * 32), (int) (c->z - r->rz * 32),
+						   (long long) hx, (long long) hz, (long long) (hx >> 5), (long long) (hz >> 5),
+						   (long long) (hx >> 5), (long long) (hz >> 5));
+		/* as Minecraft: "Chunk file at [x,z] is in the wrong location; relocating" */
+		put_int(c, xo, c->x);
+		put_int(c, zo, c->z);
+		memset(&note, 0, sizeof(note));
+		memset(&cl, 0, sizeof(cl));
+		note.code = SL_ERR_FORMAT;
+		snprintf(note.msg, sizeof(note.msg),
+				 "chunk (%d,%d) said it was chunk (%lld,%lld): relocated to its slot, as Minecraft does",
+				 (int) c->x, (int) c->z, (long long) hx, (long long) hz);
+		cl.x = c->x;
+		cl.z = c->z;
+		cl.pos = (uint64_t) -1;
+		if (append_problem(r, &cl, 0, &note, err))
+			return -1;
 	}
 	return 0;
 }

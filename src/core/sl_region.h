@@ -70,6 +70,19 @@ int			sl_region_read(const uint8_t *file, size_t len, int32_t rx, int32_t rz,
 void		sl_region_free(sl_region *r);
 
 /*
+ * Check that the chunks read are of kind (SL_COMP_REGION, _ENTITIES or _POI:
+ * a chunk with xPos, sections or Level is a region chunk, one with Entities or
+ * Position an entities chunk, one with Sections a POI chunk) and sit in the
+ * slot their NBT names (xPos/zPos, Level.xPos/zPos, or entities' Position;
+ * POI chunks name none). A chunk of another kind is an error. One placed
+ * elsewhere is an error in strict mode, naming its slot, its own position and
+ * the region that holds it; otherwise it is relocated to its slot as Minecraft
+ * does (its position ints rewritten) and listed in r->problems.
+ */
+int			sl_region_place(sl_region *r, int kind, int strict, const sl_limits *lim,
+							sl_err *err);
+
+/*
  * Write a region file holding chunks[0..n) (each inside region rx,rz; at
  * most one per slot) with the given compression type (1, 2, 3 or 4).
  * A chunk whose payload needs more than 255 sectors is written with the

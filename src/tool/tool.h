@@ -11,6 +11,7 @@
 #include "sl_build.h"
 #include "sl_common.h"
 #include "sl_region.h"
+#include "sl_sniff.h"
 #include "sl_value.h"
 
 /* Print "slimetool: <message>" on stderr and return -1. */
@@ -69,6 +70,9 @@ typedef struct tool_stats
  * the file, chunk and offset. Lenient: damaged chunks (and unreadable
  * files) are skipped and listed on stderr.
  */
+/* Say which command reads a file of a kind other than a region file. */
+void		tool_reader_hint(sl_sniff_kind kind);
+
 int			tool_read_region(sl_builder *b, int comp, const char *dir, const char *name,
 							 int32_t rx, int32_t rz, char **dir_names, int ndir,
 							 int strict, tool_stats *st);

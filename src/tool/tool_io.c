@@ -334,6 +334,32 @@ report_problems(const char *path, const sl_region *r, tool_stats *st)
 	st->skipped += count[1];
 }
 
+/* Say which command reads a file of a kind other than a region file. */
+void
+tool_reader_hint(sl_sniff_kind kind)
+{
+	const char *hint = NULL;
+
+	switch (kind)
+	{
+		case SL_SNIFF_GZIP:
+			hint = "a level.dat belongs in a world folder (slimetool copy-world); schematics go in with slime_paste in SQL";
+			break;
+		case SL_SNIFF_SLIMEFILE:
+			hint = "slimetool import-slime FILE -o OUT reads slime files into a value";
+			break;
+		case SL_SNIFF_VALUE:
+			hint = "this is a slime value: slimetool info, verify, export-region, export-slime and render read values";
+			break;
+		case SL_SNIFF_NBT:
+			hint = "one chunk's NBT goes in with slime_put_chunk in SQL";
+			break;
+		default:
+			return;
+	}
+	fprintf(stderr, "slimetool: hint: %s\n", hint);
+}
+
 /* Parse a read file into r; lenient mode turns a damaged file into a skip. */
 static int
 parse_region(const char *path, const uint8_t *file, size_t len, int32_t rx, int32_t rz,
@@ -343,10 +369,12 @@ parse_region(const char *path, const uint8_t *file, size_t len, int32_t rx, int3
 
 	if (sl_region_read(file, len, rx, rz, ext, next, strict, &sl_default_limits, r, &err) == 0)
 		return 0;
-	if (strict || err.code != SL_ERR_FORMAT)
+	if (strict || err.code != SL_ERR_FORMAT || sl_sniff(file, len) != SL_SNIFF_UNKNOWN)
 	{
 		tool_fail_err(&err, path);
-		if (strict && err.code != SL_ERR_NOMEM && err.code != SL_ERR_LIMIT)
+		if (sl_sniff(file, len) != SL_SNIFF_UNKNOWN)
+			tool_reader_hint(sl_sniff(file, len));
+		else if (strict && err.code != SL_ERR_NOMEM && err.code != SL_ERR_LIMIT)
 			fputs("slimetool: hint: --lenient skips damaged chunks and lists them\n", stderr);
 		return -1;
 	}
@@ -379,6 +407,12 @@ tool_read_region(sl_builder *b, int comp, const char *dir, const char *name,
 	if (rc != 0)
 	{
 		rc = rc > 0 ? 0 : -1;
+		goto done;
+	}
+	if (sl_region_place(&r, comp, strict, &sl_default_limits, &err))
+	{
+		rc = tool_fail_err(&err, path);
+		sl_region_free(&r);
 		goto done;
 	}
 	report_problems(path, &r, st);

@@ -7,9 +7,11 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "nbt_build.h"
 #include "sl_codec.h"
 #include "sl_nbt.h"
 #include "sl_region.h"
+#include "sl_value.h"
 
 /* in test_codec.c */
 void		codec_test_zero_bomb(size_t n, sl_buf *out);
@@ -872,4 +874,181 @@ test_region_corpus_messages(void)
 		CHECK(strstr(r.problems[0].msg, "is 1 bytes short; read to end of sectors") != NULL);
 	sl_region_free(&r);
 	free(f);
+}
+
+/* A chunk document of one kind: 'r' 1.18 region, 'l' pre-1.18 (Level), 'L' xPos as a long, 'e' entities, 'p' POI. */
+static void
+place_doc(sl_buf *b, char kind, int32_t x, int32_t z)
+{
+	int32_t		pos[2] = {x, z};
+
+	b->len = 0;
+	nb_tag(b, SL_TAG_COMPOUND, "");
+	nb_int(b, "DataVersion", 3700);
+	switch (kind)
+	{
+		case 'r':
+			nb_int(b, "xPos", x);
+			nb_int(b, "zPos", z);
+			nb_list(b, "sections", SL_TAG_COMPOUND, 0);
+			break;
+		case 'l':
+			nb_tag(b, SL_TAG_COMPOUND, "Level");
+			nb_int(b, "xPos", x);
+			nb_int(b, "zPos", z);
+			nb_end(b);
+			break;
+		case 'L':
+			nb_tag(b, SL_TAG_LONG, "xPos");
+			sl_buf_put_u64be(b, (uint64_t) (int64_t) x, NULL);
+			nb_int(b, "zPos", z);
+			nb_list(b, "sections", SL_TAG_COMPOUND, 0);
+			break;
+		case 'e':
+			nb_ints(b, "Position", pos, 2);
+			nb_list(b, "Entities", SL_TAG_COMPOUND, 0);
+			break;
+		default:
+			nb_tag(b, SL_TAG_COMPOUND, "Sections");
+			nb_end(b);
+			break;
+	}
+	nb_end(b);
+}
+
+/* Place one chunk document at (x,z) of region (0,0): sl_region_place's result. */
+static int
+place_one(char kind, int32_t said_x, int32_t said_z, int32_t x, int32_t z, int as, int strict,
+		  sl_region *r, sl_buf *doc, sl_err *err)
+{
+	static sl_region_chunk c;
+
+	place_doc(doc, kind, said_x, said_z);
+	memset(r, 0, sizeof(*r));
+	memset(&c, 0, sizeof(c));
+	c.x = x;
+	c.z = z;
+	c.nbt = doc->data;
+	c.nbt_len = doc->len;
+	r->chunks = &c;
+	r->nchunks = 1;
+	memset(err, 0, sizeof(*err));
+	return sl_region_place(r, as, strict, NULL, err);
+}
+
+/* Free what place_one's region gathered (its problems; the chunk is static). */
+static void
+place_done(sl_region *r)
+{
+	free(r->problems);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Chunks that say they are elsewhere, and files given as the wrong kind. */
+void
+test_region_place(void)
+{
+	sl_region	r;
+	sl_buf		doc = {0};
+	sl_err		err;
+	int64_t		v;
+	static const char *const lx[] = {"Level", "xPos"};
+
+	/* where they say they are: nothing to do */
+	CHECK_OK(place_one('r', 5, 7, 5, 7, SL_COMP_REGION, 1, &r, &doc, &err), &err);
+	CHECK(r.nproblems == 0);
+	place_done(&r);
+	CHECK_OK(place_one('e', -3, 40, -3, 40, SL_COMP_ENTITIES, 1, &r, &doc, &err), &err);
+	place_done(&r);
+	CHECK_OK(place_one('p', 0, 0, 9, 9, SL_COMP_POI, 1, &r, &doc, &err), &err);
+	place_done(&r);
+
+	/* strict: the slot, what the chunk says, and the region it belongs to */
+	CHECK(place_one('r', -2, 32, 30, 0, SL_COMP_REGION, 1, &r, &doc, &err) != 0 &&
+		  err.code == SL_ERR_FORMAT &&
+		  strstr(err.msg, "slot (30,0) says it is chunk (-2,32), which lies in region (-1,1)") != NULL);
+	place_done(&r);
+	CHECK(place_one('e', 1, 1, 2, 2, SL_COMP_ENTITIES, 1, &r, &doc, &err) != 0 && err.code == SL_ERR_FORMAT &&
+		  strstr(err.msg, "says it is chunk (1,1)") != NULL);
+	place_done(&r);
+
+	/* lenient: relocated as Minecraft does, and listed as repaired */
+	CHECK_OK(place_one('r', -2, 32, 30, 0, SL_COMP_REGION, 0, &r, &doc, &err), &err);
+	CHECK(r.nproblems == 1 && r.problems[0].skipped == 0 && r.problems[0].x == 30 &&
+		  strstr(r.problems[0].msg, "said it was chunk (-2,32): relocated") != NULL);
+	CHECK(sl_nbt_find_int(doc.data, doc.len, lx + 1, 1, NULL, &v, &err) == 1 && v == 30);
+	place_done(&r);
+	CHECK_OK(place_one('l', 100, 100, 3, 4, SL_COMP_REGION, 0, &r, &doc, &err), &err);
+	CHECK(sl_nbt_find_int(doc.data, doc.len, lx, 2, NULL, &v, &err) == 1 && v == 3);
+	place_done(&r);
+	CHECK_OK(place_one('e', 50, 50, 6, 1, SL_COMP_ENTITIES, 0, &r, &doc, &err), &err);
+	{
+		static const char *const pos[] = {"Position"};
+		sl_nbt_hit	h;
+
+		memset(&h, 0, sizeof(h));
+		h.path = pos;
+		h.npath = 1;
+		CHECK(r.nproblems == 1 && sl_nbt_find_tags(doc.data, doc.len, &h, 1, NULL, &err) == 0 &&
+			  h.type == SL_TAG_INT_ARRAY && sl_get_u32be(doc.data + h.at + 4) == 6 &&
+			  sl_get_u32be(doc.data + h.at + 8) == 1);
+	}
+	place_done(&r);
+	/* a position held in a long cannot be rewritten in place: an error even when lenient */
+	CHECK(place_one('L', 40, 0, 8, 0, SL_COMP_REGION, 0, &r, &doc, &err) != 0 && err.code == SL_ERR_FORMAT);
+	place_done(&r);
+
+	/* a file of another kind, strict or not */
+	for (int strict = 0; strict <= 1; strict++)
+	{
+		CHECK(place_one('e', 0, 0, 0, 0, SL_COMP_REGION, strict, &r, &doc, &err) != 0 &&
+			  err.code == SL_ERR_FORMAT && strstr(err.msg, "not a chunk of a region/ file") &&
+			  strstr(err.msg, "but of an entities/ file"));
+		place_done(&r);
+		CHECK(place_one('r', 0, 0, 0, 0, SL_COMP_ENTITIES, strict, &r, &doc, &err) != 0 &&
+			  strstr(err.msg, "not a chunk of an entities/ file") && strstr(err.msg, "but of a region/ file"));
+		place_done(&r);
+		CHECK(place_one('p', 0, 0, 0, 0, SL_COMP_REGION, strict, &r, &doc, &err) != 0 &&
+			  strstr(err.msg, "but of a poi/ file"));
+		place_done(&r);
+	}
+	sl_buf_free(&doc);
+}
+
+/* Several lookups in one pass: absent, nested, last duplicate wins, payload offsets. */
+void
+test_nbt_find_tags(void)
+{
+	sl_buf		b = {0};
+	sl_err		err;
+	static const char *const a[] = {"a"};
+	static const char *const cb[] = {"c", "b"};
+	static const char *const nope[] = {"nope"};
+	static const char *const s[] = {"s"};
+	sl_nbt_hit	h[4];
+
+	nb_tag(&b, SL_TAG_COMPOUND, "");
+	nb_int(&b, "a", 1);
+	nb_tag(&b, SL_TAG_COMPOUND, "c");
+	nb_short(&b, "b", 7);
+	nb_end(&b);
+	nb_string(&b, "s", "xyz");
+	nb_int(&b, "a", 2);
+	nb_end(&b);
+	memset(h, 0, sizeof(h));
+	h[0].path = a;
+	h[0].npath = 1;
+	h[1].path = cb;
+	h[1].npath = 2;
+	h[2].path = nope;
+	h[2].npath = 1;
+	h[3].path = s;
+	h[3].npath = 1;
+	CHECK_OK(sl_nbt_find_tags(b.data, b.len, h, 4, NULL, &err), &err);
+	CHECK(h[0].type == SL_TAG_INT && h[0].i == 2 && sl_get_u32be(b.data + h[0].at) == 2);
+	CHECK(h[1].type == SL_TAG_SHORT && h[1].i == 7 && sl_get_u16be(b.data + h[1].at) == 7);
+	CHECK(h[2].type == SL_TAG_END);
+	CHECK(h[3].type == SL_TAG_STRING && h[3].count == 3 && memcmp(b.data + h[3].at + 2, "xyz", 3) == 0);
+	CHECK(sl_nbt_find_tags(b.data, b.len - 1, h, 4, NULL, &err) != 0 && err.code == SL_ERR_FORMAT);
+	sl_buf_free(&b);
 }
