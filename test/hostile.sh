@@ -36,22 +36,27 @@ psql -q -X -v ON_ERROR_STOP=1 -c "CREATE EXTENSION slime" -f test/hostile.sql
 psql -q -X -v ON_ERROR_STOP=1 -v corpus="$CORPUS" <<'SQL'
 
 CREATE TABLE seed_files (id serial, kind text, data bytea);
-INSERT INTO seed_files (kind, data)
-SELECT 'region', pg_read_binary_file(:'corpus' || '/' || p) FROM unnest(ARRAY[
+-- region-format files, each with the argument of slime_import_region it is for
+CREATE TEMP TABLE seed_regions AS
+SELECT p, pg_read_binary_file(:'corpus' || '/' || p) AS data,
+       CASE WHEN p LIKE 'poi/%' THEN 'poi' WHEN p LIKE 'entities-%' THEN 'entities' ELSE 'region' END AS arg
+FROM unnest(ARRAY[
   'anvil-1.13-1.17/querz-nbt/r.0.0.mca', 'anvil-1.18plus/querz-nbt/21w44a/r.-1.-1.mca',
   'anvil-1.13-1.17/mcaselector/import-source/r.-1.-1.mca', 'anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca',
   'poi/amulet-core/1_18_vanilla/r.1.1.mca', 'entities-1.17plus/amulet-core/1_17_1_superflat/r.0.0.mca',
   'damaged/twoolie-nbt/regiontest.mca', 'damaged/querz-nbt/r.2.2.mca']) p;
-INSERT INTO seed_files (kind, data)
-SELECT 'value', slime_import_region(data, 0, 0, strict => false)::bytea FROM seed_files WHERE kind = 'region';
+INSERT INTO seed_files (kind, data) SELECT 'region', data FROM seed_regions ORDER BY p;
+-- values of them (imported at 0,0 leniently: chunks relocated to their slots)
+CREATE TEMP TABLE seed_values AS
+SELECT p, CASE arg WHEN 'poi' THEN slime_import_region(NULL, 0, 0, poi => data, strict => false)
+                   WHEN 'entities' THEN slime_import_region(NULL, 0, 0, entities => data, strict => false)
+                   ELSE slime_import_region(data, 0, 0, strict => false) END AS v
+FROM seed_regions;
+INSERT INTO seed_files (kind, data) SELECT 'value', v::bytea FROM seed_values ORDER BY p;
 -- the same values at the archive level: mutations reach the block codec's decoder
+INSERT INTO seed_files (kind, data) SELECT 'value', slime_recompress(v, 20)::bytea FROM seed_values ORDER BY p;
 INSERT INTO seed_files (kind, data)
-SELECT 'value', slime_recompress(slime_import_region(data, 0, 0, strict => false), 20)::bytea
-FROM seed_files WHERE kind = 'region';
-INSERT INTO seed_files (kind, data)
-SELECT 'nbt', slime_chunk_nbt(slime_import_region(data, 0, 0, strict => false), c.x, c.z)
-FROM seed_files s, slime_chunks(slime_import_region(s.data, 0, 0, strict => false)) c
-WHERE s.kind = 'region' LIMIT 20;
+SELECT 'nbt', slime_chunk_nbt(v, c.x, c.z) FROM seed_values s, slime_chunks(v) c WHERE v IS NOT NULL LIMIT 20;
 INSERT INTO seed_files (kind, data)
 SELECT 'level', pg_read_binary_file(:'corpus' || '/level-dat/amulet-core/1_18_vanilla/level.dat');
 -- slime files: the corpus ones (v1, v3) and version 13 written from a 1.18+ region
@@ -156,7 +161,8 @@ check [ "$((hwm / 1024))" -lt "$MEM_CAP_MB" ]
 # a long call stops within a second of statement_timeout and of pg_cancel_backend
 psql -q -X -v ON_ERROR_STOP=1 -v corpus="$CORPUS" <<'SQL'
 CREATE TABLE big AS
-SELECT slime_agg(slime_import_region(pg_read_binary_file(:'corpus' || '/' || p), x, z)) AS world
+-- two files moved to other regions (relocated: a lenient import) so that all four fit one world
+SELECT slime_agg(slime_import_region(pg_read_binary_file(:'corpus' || '/' || p), x, z, strict => false)) AS world
 FROM (VALUES ('anvil-1.18plus/querz-nbt/parsers/r.0.0.mca', 0, 0), ('anvil-1.18plus/bingley-tag/r.0.-1.mca', 0, -1),
              ('anvil-1.13-1.17/hephaistos/issue_3/r.0.0.mca', 1, 0), ('anvil-1.2-1.12/pymclevel/AnvilWorld/r.0.0.mca', 1, 1)) v(p, x, z);
 SQL
