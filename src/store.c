@@ -361,18 +361,45 @@ run_store_query(store_query q, Relation store, ArrayType *hashes, ArrayType *dat
 }
 
 /*
- * Whether a slime_gc() is running: it holds the advisory lock
- * (1936484717, 1700751203) exclusively for its whole transaction. When it
- * is not, this takes the lock in share mode to the end of the transaction,
- * so no collection can start its scan before this save commits.
+ * The GC's lock: an advisory tag of kind 3 ('slim', 'e_gc'). SQL's advisory
+ * lock functions only make kinds 1 and 2, so no role can take or hold it
+ * (0.4.0 used kind 2, which any role could take and so stall the GC or
+ * make every save pin).
+ */
+static void
+gc_locktag(LOCKTAG *tag)
+{
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, 1936484717, 1700751203, 3);
+}
+
+/*
+ * Whether a slime_gc() is running: it holds the GC's lock exclusively for
+ * its whole transaction. When it is not, this takes the lock in share mode
+ * to the end of the transaction, so no collection can start its scan before
+ * this save commits.
  */
 static bool
 gc_running(void)
 {
 	LOCKTAG		tag;
 
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 1936484717, 1700751203, 2);
+	gc_locktag(&tag);
 	return LockAcquire(&tag, ShareLock, false, true) == LOCKACQUIRE_NOT_AVAIL;
+}
+
+PG_FUNCTION_INFO_V1(slime_gc_lock);
+/*
+ * Take the GC's lock exclusively to the end of the transaction, waiting
+ * for the saves that hold it in share mode (lock_timeout applies).
+ */
+Datum
+slime_gc_lock(PG_FUNCTION_ARGS)
+{
+	LOCKTAG		tag;
+
+	gc_locktag(&tag);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	PG_RETURN_VOID();
 }
 
 /* The hashes (sorted) an SPI result's first column holds. */
@@ -584,7 +611,11 @@ type_kind(Oid typid, Oid slime_type, int depth)
 		return 1;
 	elem = get_element_type(base);
 	if (OidIsValid(elem))
-		return type_kind(elem, slime_type, depth + 1) ? 2 : 0;
+	{
+		int			k = type_kind(elem, slime_type, depth + 1);
+
+		return k == 1 ? 2 : k;	/* an array of composites is a composite's case */
+	}
 	if (get_typtype(base) == TYPTYPE_COMPOSITE)
 	{
 		TupleDesc	td = lookup_rowtype_tupdesc(base, -1);
@@ -614,7 +645,8 @@ PG_FUNCTION_INFO_V1(slime_type_holds);
 /*
  * How a column type holds slime values, for slime_gc(): 0 not at all,
  * 1 a slime (or a domain over it), 2 an array of them, 3 inside a
- * composite type (which slime_gc cannot scan, so it refuses to run).
+ * composite type, or an array of those (which slime_gc cannot scan, so it
+ * skips the column with a warning).
  */
 Datum
 slime_type_holds(PG_FUNCTION_ARGS)
