@@ -84,13 +84,15 @@ DROP MATERIALIZED VIEW stored_view;
 DROP TABLE snapshots;
 SELECT removed_entries FROM slime_gc();
 
--- GC needs READ COMMITTED; it refuses columns it cannot see into
+-- GC needs READ COMMITTED
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT * FROM slime_gc();
 ROLLBACK;
+-- a column it cannot scan (slime inside a composite type) is skipped with a
+-- WARNING naming it: no role can stop the collection (test/security.sh)
 CREATE TYPE boxed AS (w slime);
 CREATE TABLE boxes (b boxed);
-SELECT * FROM slime_gc();
+SELECT removed_entries FROM slime_gc();
 DROP TABLE boxes;
 DROP TYPE boxed;
 
