@@ -1201,6 +1201,12 @@ test_store_entry_check(void)
 			sl_hash_hex(key, hex);
 			CHECK(strstr(err.msg, hex) != NULL);
 			split++;
+			/* a forged reference of another total size: the entry's real size is not told */
+			d.len[2] += 1000;
+			memset(&err, 0, sizeof(err));
+			CHECK(sl_store_entry_decode(e.data, e.len, &d, NULL, &buf, &cap, comp, &err) != 0);
+			CHECK(err.code == SL_ERR_CORRUPT && strstr(err.msg, "component lengths differ") != NULL &&
+				  strstr(err.msg, "bytes") == NULL);
 		}
 		sl_free(buf);
 	}
