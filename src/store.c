@@ -583,6 +583,41 @@ slime_resolve(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(rebuild(PG_GETARG_DATUM(0), SL_ADD_RESOLVE));
 }
 
+PG_FUNCTION_INFO_V1(slime_verify_refs);
+/*
+ * Whether every chunk a value holds by reference is in the store and
+ * matches it; false, with a NOTICE naming the first that does not (a value
+ * restored without the store rows it refers to, README "Security").
+ */
+Datum
+slime_verify_refs(PG_FUNCTION_ARGS)
+{
+	slime_open_value o;
+	sl_err		err;
+
+	slime_open(&o, PG_GETARG_DATUM(0), false);
+	for (uint32_t i = 0; i < o.v.hdr.chunk_count && o.v.hdr.ref_count > 0; i++)
+	{
+		sl_dirent	d;
+		const uint8_t *comp[SL_NCOMP];
+
+		CHECK_FOR_INTERRUPTS();
+		if (sl_value_dirent(&o.v, i, &d, &err))
+			slime_raise(&err, false);
+		if (!d.ref)
+			continue;
+		if (sl_value_chunk(&o.v, i, &d, comp, &err))
+		{
+			ereport(NOTICE,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("slime value refers to a chunk the store cannot give: %s", err.msg)));
+			PG_RETURN_BOOL(false);
+		}
+	}
+	sl_value_close(&o.v);
+	PG_RETURN_BOOL(true);
+}
+
 PG_FUNCTION_INFO_V1(slime_store_entry_check);
 /* NULL when a store entry matches its key, else what is wrong with it. */
 Datum

@@ -13,9 +13,12 @@
 #      session's temporary table are skipped with a WARNING, the old advisory
 #      lock no longer matters, and no save pins while bob holds it;
 #   7. bob's open transaction after a save makes slime_gc() give up its turn
-#      (slime.gc_lock_wait) instead of holding alice's saves behind it.
-# Creates the database slime_security and the roles alice and bob, and
-# drops them at the end. Usage: bash test/security.sh (PG* name the server)
+#      (slime.gc_lock_wait) instead of holding alice's saves behind it;
+#   9. alice's own pg_dump of her schema restores values whose chunks are
+#      missing: slime_verify_refs says so, and the README's way (a binary
+#      COPY of slime_resolve) restores them whole.
+# Creates the databases slime_security(_restore) and the roles alice and
+# bob, and drops them at the end. Usage: bash test/security.sh (PG* name the server)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$SLIME_ROOT"
@@ -30,7 +33,8 @@ cleanup() {
         WHERE application_name LIKE 'slime_security_%'" >/dev/null 2>&1 || true
     local p
     for p in "${bg_pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS alice" \
+    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP DATABASE IF EXISTS ${DB}_restore" \
+        -c "DROP ROLE IF EXISTS alice" \
         -c "DROP ROLE IF EXISTS bob" >/dev/null 2>&1 || true
     rm -rf "$tmp"
 }
@@ -286,5 +290,22 @@ psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activit
 check "once bob is gone, slime_gc() runs to the end" 1 "$(PGOPTIONS="-c client_min_messages=error" q postgres "SELECT count(*) FROM slime_gc() WHERE kept_entries > 0")"
 check "...and empties the pins" 0 "$(q postgres "SELECT count(*) FROM slime_store_pins")"
 check "alice's values still read" 2 "$(q alice "SELECT count(*) FROM alice.saves WHERE slime_verify(w)")"
+
+# ---- 9. a backup made without superuser ----------------------------------------
+slime_log "security: 9. alice backs up her schema without superuser"
+pg_dump -U alice -d $DB -t alice.saves -f "$tmp/alice.sql"
+slime_psql -d postgres -c "DROP DATABASE IF EXISTS ${DB}_restore" -c "CREATE DATABASE ${DB}_restore" >/dev/null
+PGDATABASE=${DB}_restore slime_psql -c "CREATE EXTENSION slime" -c "CREATE SCHEMA alice AUTHORIZATION alice" \
+    -f "$tmp/alice.sql" >/dev/null 2>&1
+check "her dump restores values that pass slime_verify, and slime_verify_refs finds what is missing" "2 2" \
+    "$(PGDATABASE=${DB}_restore psql -X -At -c "SELECT count(*) FILTER (WHERE slime_verify(w)) || ' ' ||
+        count(*) FILTER (WHERE NOT slime_verify_refs(w)) FROM alice.saves" 2>/dev/null)"
+# the README's way: copy the self-contained values, load them through the trigger
+PGUSER=alice PGDATABASE=$DB psql -X -q -c "\copy (SELECT slime_resolve(w) FROM alice.saves) TO '$tmp/alice.copy' (FORMAT binary)"
+PGDATABASE=${DB}_restore slime_psql -c "TRUNCATE alice.saves" \
+    -c "\copy alice.saves FROM '$tmp/alice.copy' (FORMAT binary)" >/dev/null
+check "a binary COPY of slime_resolve(w), loaded through the trigger, restores every chunk" "2 2" \
+    "$(PGDATABASE=${DB}_restore psql -X -At -c "SELECT count(*) FILTER (WHERE slime_verify_refs(w)) || ' ' ||
+        count(*) FILTER (WHERE slime_info(w) ->> 'store_refs' = '1') FROM alice.saves")"
 
 finish
