@@ -325,17 +325,17 @@ BEGIN
 	SELECT pg_catalog.string_agg(r.rolname::pg_catalog.text, ', ' ORDER BY r.rolname) INTO who
 	FROM (SELECT 'PUBLIC'::pg_catalog.name AS rolname
 		  WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_namespace n, pg_catalog.aclexplode(n.nspacl) a
-						WHERE n.nspname OPERATOR(pg_catalog.=) '@extschema@'
+						WHERE n.oid OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace
 						  AND a.grantee OPERATOR(pg_catalog.=) 0 AND a.privilege_type OPERATOR(pg_catalog.=) 'CREATE')
 		  UNION ALL
 		  SELECT r.rolname FROM pg_catalog.pg_roles r
 		  WHERE NOT r.rolsuper AND r.rolname OPERATOR(pg_catalog.<>) CURRENT_USER
 			AND NOT pg_catalog.starts_with(r.rolname, 'pg_')
-			AND pg_catalog.has_schema_privilege(r.oid, '@extschema@', 'CREATE')) r;
+			AND pg_catalog.has_schema_privilege(r.oid, '@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'CREATE')) r;
 	IF who IS NOT NULL THEN
-		RAISE WARNING 'roles other than superusers and % may create objects in schema "%", where extension slime lives: %',
-			CURRENT_USER, '@extschema@', who
-			USING HINT = 'Keep the extension in a schema only trusted roles can create in: REVOKE CREATE ON SCHEMA @extschema@ FROM PUBLIC (README, "Security").';
+		RAISE WARNING 'roles other than superusers and % may create objects in schema %, where extension slime lives: %',
+			CURRENT_USER, '@extschema@'::pg_catalog.regnamespace, who
+			USING HINT = 'Keep the extension in a schema only trusted roles can create in: REVOKE CREATE ON SCHEMA @extschema@ FROM PUBLIC, and from the roles named (README, "Security").';
 	END IF;
 END
 $$;
