@@ -26,7 +26,8 @@ REVOKE ALL ON FUNCTION slime_gc_lock() FROM PUBLIC;
 
 -- Run lock_sql (a statement that takes a lock) under lock_timeout =
 -- attempt_ms, again after a short pause while it times out, for at most
--- slime.gc_lock_wait; whether it got the lock (kept to the transaction's end).
+-- slime.gc_lock_wait; whether it got the lock (kept to the transaction's
+-- end), or NULL when the table it locks was dropped meanwhile.
 -- Waiting in a queue for at most attempt_ms at a time is what keeps a GC
 -- from holding up the saves queued behind it.
 CREATE FUNCTION slime_gc_try_lock(lock_sql text, attempt_ms integer) RETURNS boolean
@@ -42,10 +43,13 @@ BEGIN
 			PERFORM pg_catalog.set_config('lock_timeout', attempt_ms::text, true);
 			EXECUTE lock_sql;
 			RETURN true;
-		EXCEPTION WHEN lock_not_available THEN
-			IF pg_catalog.clock_timestamp() >= deadline THEN
-				RETURN false;
-			END IF;
+		EXCEPTION
+			WHEN lock_not_available THEN
+				IF pg_catalog.clock_timestamp() >= deadline THEN
+					RETURN false;
+				END IF;
+			WHEN undefined_table THEN
+				RETURN NULL;
 		END;
 		PERFORM pg_catalog.pg_sleep(attempt_ms * (0.5 + pg_catalog.random()) / 1000.0);
 	END LOOP;
@@ -77,6 +81,8 @@ DECLARE
 	col record;
 	parts text[] := '{}';
 	locked regclass;
+	qname text;
+	got boolean;
 	candidates bytea[];
 	seen_entries bigint;
 	seen_bytes bigint;
@@ -118,9 +124,20 @@ BEGIN
 		END IF;
 		CONTINUE WHEN col.unpopulated;
 		-- a table locked by another session holds the scan back no longer than
-		-- the lock wait (a query takes the lock: LOCK TABLE refuses materialized views)
+		-- the lock wait (a query takes the lock: LOCK TABLE refuses materialized
+		-- views). The lock goes by name: a table renamed meanwhile is looked up
+		-- again, one dropped meanwhile holds no values and is skipped.
 		IF locked IS DISTINCT FROM col.rel THEN
-			IF NOT @extschema@.slime_gc_try_lock(pg_catalog.format('SELECT FROM ONLY %s LIMIT 0', col.rel), 100) THEN
+			LOOP
+				qname := (SELECT pg_catalog.format('%I.%I', n.nspname, c.relname)
+						  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+						  WHERE c.oid OPERATOR(pg_catalog.=) col.rel);
+				EXIT WHEN qname IS NULL;
+				got := @extschema@.slime_gc_try_lock(pg_catalog.format('SELECT FROM ONLY %s LIMIT 0', qname), 100);
+				EXIT WHEN got IS NOT NULL AND pg_catalog.to_regclass(qname) IS NOT DISTINCT FROM col.rel;
+			END LOOP;
+			CONTINUE WHEN qname IS NULL;
+			IF NOT got THEN
 				RAISE WARNING 'slime_gc() removed nothing: table % stayed locked by another session for longer than slime.gc_lock_wait', col.rel;
 				RETURN;
 			END IF;

@@ -257,6 +257,17 @@ case "$err" in *"permission denied for function slime_gc_lock"*) result OK "bob 
     *) result FAIL "bob and slime_gc_lock(): $err" ;; esac
 psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
     WHERE application_name IN ('slime_security_temp', 'slime_security_locks')" >/dev/null
+# bob drops one table and renames another while the GC waits for their locks
+as bob >/dev/null -c "CREATE TABLE bob.gone (w slime)" -c "CREATE TABLE bob.moved (w slime)" \
+    -c "INSERT INTO bob.gone VALUES (slime_store(chunk(12)))" -c "INSERT INTO bob.moved VALUES (slime_store(chunk(13)))"
+bg bob drop "BEGIN; LOCK TABLE bob.gone IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(1.5); DROP TABLE bob.gone; COMMIT"
+bg bob rename "BEGIN; LOCK TABLE bob.moved IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3);
+    ALTER TABLE bob.moved RENAME TO moved2; COMMIT"
+wait_session drop && wait_session rename
+out=$(PGOPTIONS="-c client_min_messages=error" as postgres -At -c "SELECT columns_scanned FROM slime_gc()" 2>&1 || true)
+case "$out" in *[0-9]) result OK "slime_gc() finishes past a table dropped and one renamed while it waited" ;;
+    *) result FAIL "slime_gc() and bob's dropped and renamed tables: $out" ;; esac
+check "...and kept the renamed table's chunk" t "$(q bob "SELECT slime_verify_refs(w) FROM bob.moved2")"
 
 # ---- 7. an open transaction after a save, and the GC's delete -----------------
 slime_log "security: 7. bob keeps a save's transaction open while slime_gc() runs"
