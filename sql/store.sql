@@ -85,9 +85,11 @@ DROP TABLE snapshots;
 SELECT removed_entries FROM slime_gc();
 
 -- GC needs READ COMMITTED
+\set SHOW_CONTEXT never
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT * FROM slime_gc();
 ROLLBACK;
+\set SHOW_CONTEXT errors
 -- a column it cannot scan (slime inside a composite type) is skipped with a
 -- WARNING naming it: no role can stop the collection (test/security.sh)
 CREATE TYPE boxed AS (w slime);
