@@ -10,8 +10,9 @@
 #   2. slime_gc() over BENCH_TABLES (500) tables with a slime column (one
 #      reference-form value each: the per-table lock wait and the cast to the
 #      extension's type are the new costs) against 0.4.0's slime_gc body.
-# Each cell is timed inside the server (clock_timestamp around a loop), best
-# of BENCH_ROUNDS (3), A and B alternating. Logged tables; the cluster named
+# Each cell is timed inside the server (clock_timestamp around a loop),
+# BENCH_ROUNDS (5) pairs of A then B: the best time of each and the median
+# of the pairs' ratios. Logged tables; the cluster named
 # by the PG* variables or a throwaway one. Prints a table; never fails on numbers.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,7 +21,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 CALLS=${BENCH_CALLS:-2000}
 TABLES=${BENCH_TABLES:-500}
-ROUNDS=${BENCH_ROUNDS:-3}
+ROUNDS=${BENCH_ROUNDS:-5}
 [ -n "${PGHOST:-}" ] || slime_cluster_start
 DB=slime_bench_security
 dropdb --if-exists "$DB" >/dev/null 2>&1 || true
@@ -67,28 +68,28 @@ END \$\$;
 VACUUM ANALYZE;
 EOF
 
-best() { # best SQL: the smallest of ROUNDS runs of a psql -At query
-    local b="" v i
+t() { psql -X -At -c "$1"; }
+# cell LABEL SQL_A SQL_B [SETUP_A SETUP_B]: ROUNDS pairs, A then B (after
+# SETUP_A / SETUP_B); prints the best time of each and the median of the
+# per-pair ratios B/A (pairs measured back to back share the machine's load)
+cell() {
+    local label=$1 a=$2 b=$3 sa=${4:-} sb=${5:-} i ta tb ratios=() besta="" bestb=""
     for ((i = 0; i < ROUNDS; i++)); do
-        v=$(psql -X -At -c "$1")
-        if [ -z "$b" ] || awk -v a="$v" -v b="$b" 'BEGIN { exit !(a < b) }'; then b=$v; fi
+        [ -z "$sa" ] || psql -X -q -c "$sa" >/dev/null
+        ta=$(t "$a")
+        [ -z "$sb" ] || psql -X -q -c "$sb" >/dev/null
+        tb=$(t "$b")
+        ratios+=("$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.3f", b / a }')")
+        besta=$(awk -v x="$ta" -v y="${besta:-$ta}" 'BEGIN { print (x < y) ? x : y }')
+        bestb=$(awk -v x="$tb" -v y="${bestb:-$tb}" 'BEGIN { print (x < y) ? x : y }')
     done
-    echo "$b"
+    printf '%-52s %10s ms %10s ms %8sx\n' "$label" "$besta" "$bestb" \
+        "$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ r[NR] = $1 } END { printf "%.2f", r[int((NR + 1) / 2)] }')"
 }
 renew="SELECT time_ms('SELECT slime_lease_renew(''isl'', ''w'', 1, ''1 hour'')', $CALLS)"
 save="SELECT time_ms('SELECT slime_loader_save(''isl'', ''w'', 1, (SELECT f FROM island), keep => 1)', $((CALLS / 4)))"
-psql -X -q -c "SELECT pin(false)"; r_off=$(best "$renew"); s_off=$(best "$save")
-psql -X -q -c "SELECT pin(true)"; r_on=$(best "$renew"); s_on=$(best "$save")
-psql -X -q -c "SELECT pin(false)"; r_off2=$(best "$renew"); s_off2=$(best "$save")
-psql -X -q -c "SELECT pin(true)"
-gc_old=$(best "SELECT time_ms('SELECT slime_gc_040()', 1)")
-gc_new=$(best "SELECT time_ms('SELECT slime_gc()', 1)")
-gc_old2=$(best "SELECT time_ms('SELECT slime_gc_040()', 1)")
-
-min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a < b) ? a : b }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
-r_off=$(min "$r_off" "$r_off2"); s_off=$(min "$s_off" "$s_off2"); gc_old=$(min "$gc_old" "$gc_old2")
-printf '\n%-52s %12s %12s %8s\n' "what (best of $ROUNDS)" "unhardened" "hardened" "ratio"
-printf '%-52s %10s ms %10s ms %8s\n' "$CALLS x slime_lease_renew" "$r_off" "$r_on" "$(ratio "$r_on" "$r_off")"
-printf '%-52s %10s ms %10s ms %8s\n' "$((CALLS / 4)) x slime_loader_save (4-chunk island, keep 1)" "$s_off" "$s_on" "$(ratio "$s_on" "$s_off")"
-printf '%-52s %10s ms %10s ms %8s\n' "slime_gc(), $TABLES tables (0.4.0 body vs 0.5.0)" "$gc_old" "$gc_new" "$(ratio "$gc_new" "$gc_old")"
+printf '\n%-52s %13s %13s %9s\n' "what (best of $ROUNDS; median ratio)" "unhardened" "hardened" "ratio"
+cell "$CALLS x slime_lease_renew" "$renew" "$renew" "SELECT pin(false)" "SELECT pin(true)"
+cell "$((CALLS / 4)) x slime_loader_save (4-chunk island, keep 1)" "$save" "$save" "SELECT pin(false)" "SELECT pin(true)"
+cell "slime_gc(), $TABLES tables (0.4.0 body vs 0.5.0)" "SELECT time_ms('SELECT slime_gc_040()', 1)" \
+    "SELECT time_ms('SELECT slime_gc()', 1)"
