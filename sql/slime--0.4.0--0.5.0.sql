@@ -228,7 +228,10 @@ DECLARE
 	worlds text;
 	saves text;
 BEGIN
-	IF name IS NULL OR in_schema IS NULL THEN
+	IF name IS NULL THEN
+		RAISE EXCEPTION 'loader table name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF in_schema IS NULL THEN
 		RAISE EXCEPTION 'no schema to create loader table "%" in', name USING ERRCODE = 'invalid_schema_name';
 	END IF;
 	IF pg_catalog.octet_length(name) NOT BETWEEN 1 AND 56 THEN
