@@ -4,6 +4,11 @@
 \set SHOW_CONTEXT never
 SELECT slime_loader_create('isl');
 SELECT slime_loader_create('isl');     -- a second server starting: nothing to do
+-- a table of the name that is not a loader's is refused, never adopted
+-- (another role's is too: test/security.sh)
+CREATE TABLE arena (id bigint PRIMARY KEY, world slime);
+SELECT slime_loader_create('arena');
+DROP TABLE arena;
 \d isl
 
 -- a 2x2-chunk island as the slime file a server hands over

@@ -7,6 +7,359 @@
 
 -- ==== security (issue #25) ==================================================
 
+-- README, "Security". The rules this section holds the extension to:
+--   * every function that is not C runs with search_path pinned to
+--     pg_catalog, pg_temp (so no role's function or operator in another
+--     schema is ever called by one of ours) and names the extension's own
+--     objects as @extschema@.x (test/security.sh checks pg_proc for this);
+--   * generated SQL casts a column to the extension's own type before it
+--     calls one of our functions on it, so that no overload a role made for
+--     its domain is picked instead;
+--   * the extension belongs in a schema where only trusted roles can create
+--     objects: installing or updating it warns otherwise (below, at the end).
+
+-- The GC's lock: an advisory lock tag no SQL function can take (src/store.c),
+-- taken exclusively for the transaction; saves try it in share mode.
+CREATE FUNCTION slime_gc_lock() RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C STRICT;
+REVOKE ALL ON FUNCTION slime_gc_lock() FROM PUBLIC;
+
+-- Run lock_sql (a statement that takes a lock) under lock_timeout =
+-- attempt_ms, again after a short pause while it times out, for at most
+-- slime.gc_lock_wait; whether it got the lock (kept to the transaction's
+-- end), or NULL when the table it locks was dropped meanwhile.
+-- Waiting in a queue for at most attempt_ms at a time is what keeps a GC
+-- from holding up the saves queued behind it.
+CREATE FUNCTION slime_gc_try_lock(lock_sql text, attempt_ms integer) RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	deadline timestamptz := pg_catalog.clock_timestamp()
+		OPERATOR(pg_catalog.+) coalesce(pg_catalog.current_setting('slime.gc_lock_wait', true), '10s')::pg_catalog.interval;
+BEGIN
+	LOOP
+		BEGIN
+			PERFORM pg_catalog.set_config('lock_timeout', attempt_ms::text, true);
+			EXECUTE lock_sql;
+			RETURN true;
+		EXCEPTION
+			WHEN lock_not_available THEN
+				IF pg_catalog.clock_timestamp() >= deadline THEN
+					RETURN false;
+				END IF;
+			WHEN undefined_table THEN
+				RETURN NULL;
+		END;
+		PERFORM pg_catalog.pg_sleep(attempt_ms * (0.5 + pg_catalog.random()) / 1000.0);
+	END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION slime_gc_try_lock(text, integer) FROM PUBLIC;
+
+-- slime_gc(): as in 0.4.0 (sql/slime--0.3.0--0.4.0.sql explains the three
+-- phases), hardened against ordinary roles (issue #25):
+--   * every generated call casts the column to @extschema@.slime, so a
+--     role's slime_refs(its_domain) in the extension's schema is never the
+--     function called (it would run with the GC's rights);
+--   * a column it cannot scan (slime inside a composite type, another
+--     session's temporary table) is skipped with a WARNING naming it,
+--     instead of stopping the collection;
+--   * no lock is waited on for more than slime.gc_lock_wait in total, and
+--     none for more than 100 ms at a time (slime_gc_try_lock); when a lock
+--     cannot be had, the GC ends with a WARNING naming what held it up,
+--     having removed nothing, rather than stall the saves queued behind it.
+--   * its own lock is one ordinary roles cannot take (slime_gc_lock()).
+CREATE OR REPLACE FUNCTION slime_gc(OUT removed_entries bigint, OUT removed_bytes bigint,
+		OUT kept_entries bigint, OUT kept_bytes bigint, OUT columns_scanned integer)
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET row_security = off
+SET lock_timeout = 0
+AS $$
+DECLARE
+	col record;
+	parts text[] := '{}';
+	locked regclass;
+	qname text;
+	got boolean;
+	candidates bytea[];
+	seen_entries bigint;
+	seen_bytes bigint;
+BEGIN
+	IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+		RAISE EXCEPTION 'slime_gc() must run at the READ COMMITTED isolation level'
+			USING ERRCODE = 'invalid_transaction_state',
+				  HINT = 'Its scan must see every value committed before it took its lock.';
+	END IF;
+	removed_entries := 0;
+	removed_bytes := 0;
+	-- 1. from here on, saves pin what they rely on (this waits for the saves
+	--    in flight, which hold the lock in share mode)
+	IF NOT @extschema@.slime_gc_try_lock('SELECT @extschema@.slime_gc_lock()', 100) THEN
+		RAISE WARNING 'slime_gc() removed nothing: saves kept their transactions open for longer than slime.gc_lock_wait'
+			USING HINT = 'A session that called slime_store() or saved through its trigger and has not committed holds the GC back; see pg_stat_activity.';
+		RETURN;
+	END IF;
+	FOR col IN
+		SELECT c.oid::pg_catalog.regclass AS rel, a.attname, @extschema@.slime_type_holds(a.atttypid) AS kind,
+			   c.relpersistence OPERATOR(pg_catalog.=) 't'
+				   AND c.relnamespace OPERATOR(pg_catalog.<>) pg_catalog.pg_my_temp_schema() AS other_temp,
+			   c.relkind OPERATOR(pg_catalog.=) 'm' AND NOT c.relispopulated AS unpopulated
+		FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.oid
+		WHERE c.relkind IN ('r', 'm') AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
+		  AND @extschema@.slime_type_holds(a.atttypid) OPERATOR(pg_catalog.>) 0
+		ORDER BY c.oid, a.attnum
+	LOOP
+		IF col.kind OPERATOR(pg_catalog.=) 3 THEN
+			RAISE WARNING 'slime_gc() skipped column %.%: it holds slime values inside a composite type, which it cannot scan',
+				col.rel, col.attname
+				USING HINT = 'Store entries that only such values refer to are collected; keep self-contained values there (slime_resolve).';
+			CONTINUE;
+		END IF;
+		IF col.other_temp THEN
+			RAISE WARNING 'slime_gc() skipped temporary table % of another session: it cannot scan it', col.rel
+				USING HINT = 'Store entries that only its values refer to are collected; keep self-contained values in temporary tables (slime_resolve).';
+			CONTINUE;
+		END IF;
+		CONTINUE WHEN col.unpopulated;
+		-- a table locked by another session holds the scan back no longer than
+		-- the lock wait (a query takes the lock: LOCK TABLE refuses materialized
+		-- views). The lock goes by name: a table renamed meanwhile is looked up
+		-- again, one dropped meanwhile holds no values and is skipped.
+		IF locked IS DISTINCT FROM col.rel THEN
+			LOOP
+				qname := (SELECT pg_catalog.format('%I.%I', n.nspname, c.relname)
+						  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+						  WHERE c.oid OPERATOR(pg_catalog.=) col.rel);
+				EXIT WHEN qname IS NULL;
+				got := @extschema@.slime_gc_try_lock(pg_catalog.format('SELECT FROM ONLY %s LIMIT 0', qname), 100);
+				EXIT WHEN got IS NOT NULL AND pg_catalog.to_regclass(qname) IS NOT DISTINCT FROM col.rel;
+			END LOOP;
+			CONTINUE WHEN qname IS NULL;
+			IF NOT got THEN
+				RAISE WARNING 'slime_gc() removed nothing: table % stayed locked by another session for longer than slime.gc_lock_wait', col.rel;
+				RETURN;
+			END IF;
+			locked := col.rel;
+		END IF;
+		parts := parts OPERATOR(pg_catalog.||) CASE col.kind
+			WHEN 1 THEN pg_catalog.format('SELECT r.h FROM ONLY %s t, '
+				'pg_catalog.unnest(@extschema@.slime_refs(t.%I::@extschema@.slime)) r(h)', col.rel, col.attname)
+			ELSE pg_catalog.format('SELECT r.h FROM ONLY %s t, pg_catalog.unnest(t.%I) v(w), '
+				'pg_catalog.unnest(@extschema@.slime_refs(v.w::@extschema@.slime)) r(h)', col.rel, col.attname) END;
+	END LOOP;
+	columns_scanned := pg_catalog.cardinality(parts);
+	-- 2. the scan, under one snapshot; saves go on
+	EXECUTE pg_catalog.format('WITH live AS MATERIALIZED (%s), '
+				   'entry AS (SELECT s.hash, pg_catalog.octet_length(s.data) AS n, '
+				   'NOT EXISTS (SELECT 1 FROM live WHERE live.h OPERATOR(pg_catalog.=) s.hash) AS dead '
+				   'FROM @extschema@.slime_store s) '
+				   'SELECT pg_catalog.array_agg(hash) FILTER (WHERE dead), pg_catalog.count(*), '
+				   'coalesce(pg_catalog.sum(n), 0) FROM entry',
+				   CASE WHEN columns_scanned OPERATOR(pg_catalog.=) 0 THEN 'SELECT NULL::bytea AS h WHERE false'
+						ELSE pg_catalog.array_to_string(parts, ' UNION ALL ') END)
+		INTO candidates, seen_entries, seen_bytes;
+	kept_entries := seen_entries;
+	kept_bytes := seen_bytes;
+	-- 3. the delete, under a lock that waits for saves in flight, 100 ms at
+	--    a time: a transaction kept open after a save makes the GC give up
+	--    its turn, not hold every later save behind it
+	IF NOT @extschema@.slime_gc_try_lock('LOCK TABLE @extschema@.slime_store IN SHARE ROW EXCLUSIVE MODE', 100) THEN
+		RAISE WARNING 'slime_gc() removed nothing: saves kept their transactions open for longer than slime.gc_lock_wait'
+			USING HINT = 'A session that called slime_store() or saved through its trigger and has not committed holds the GC back; see pg_stat_activity.';
+		RETURN;
+	END IF;
+	WITH gone AS (
+		DELETE FROM @extschema@.slime_store s USING pg_catalog.unnest(candidates) c(h)
+		WHERE s.hash OPERATOR(pg_catalog.=) c.h
+		  AND NOT EXISTS (SELECT 1 FROM @extschema@.slime_store_pins p WHERE p.hash OPERATOR(pg_catalog.=) s.hash)
+		RETURNING pg_catalog.octet_length(s.data) AS n)
+	SELECT pg_catalog.count(*), coalesce(pg_catalog.sum(n), 0) INTO removed_entries, removed_bytes FROM gone;
+	DELETE FROM @extschema@.slime_store_pins;
+	kept_entries := seen_entries OPERATOR(pg_catalog.-) removed_entries;
+	kept_bytes := seen_bytes OPERATOR(pg_catalog.-) removed_bytes;
+END
+$$;
+
+-- The check slime_verify() does not make (it reads no table): every chunk a
+-- value holds by reference is in the store and matches (README, "Security":
+-- a schema dumped without superuser has no store rows).
+CREATE FUNCTION slime_verify_refs(world slime) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- Pinned paths for the functions of 0.3.0 and 0.4.0 that had none: with
+-- pg_catalog first and alone, an unqualified format(), || or = in them can
+-- only be the built-in one (their own objects were named @extschema@.x).
+ALTER FUNCTION slime_loader_worlds(regclass) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_lease_check(regclass, text, bigint) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_lease_fence() SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_lease_acquire(regclass, text, text, interval) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_lease_renew(regclass, text, bigint, interval) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_lease_release(regclass, text, bigint) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_loader_insert(regclass, text, bigint, slime, integer) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_loader_save(regclass, text, bigint, bytea, integer) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_loader_remove(regclass, text, integer) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_loader_prune(regclass, text, integer) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_loader_rollback(regclass, text, bigint, bigint, integer) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_loader_delete(regclass, text, bigint) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_loader_load(regclass, text) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION slime_store_replica_insert() SET search_path = pg_catalog, pg_temp;
+
+CREATE OR REPLACE FUNCTION slime_mcc(x integer, z integer, data bytea, kind text DEFAULT 'region')
+	RETURNS slime_mcc
+	AS $$ SELECT ROW(kind, x, z, data)::@extschema@.slime_mcc $$
+	LANGUAGE SQL IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp;
+
+-- slime_loader_create: with a pinned path, current_schema() inside the
+-- function would be pg_catalog, so the schema is a parameter whose default
+-- the caller evaluates (its own current schema, as before). Tables that
+-- exist are used only when the caller owns them (or a superuser does) and
+-- they have a loader's shape: another role's table, with its triggers,
+-- would run that role's code as every server that saves into it.
+DROP FUNCTION slime_loader_create(text);
+CREATE FUNCTION slime_loader_create(name text, in_schema name DEFAULT pg_catalog.current_schema())
+RETURNS regclass
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	worlds text;
+	saves text;
+BEGIN
+	IF name IS NULL THEN
+		RAISE EXCEPTION 'loader table name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF in_schema IS NULL THEN
+		RAISE EXCEPTION 'no schema to create loader table "%" in', name USING ERRCODE = 'invalid_schema_name';
+	END IF;
+	IF pg_catalog.octet_length(name) NOT BETWEEN 1 AND 56 THEN
+		RAISE EXCEPTION 'loader table name "%" must be 1 to 56 bytes long', name
+			USING ERRCODE = 'invalid_name';
+	END IF;
+	worlds := pg_catalog.format('%I.%I', in_schema, name OPERATOR(pg_catalog.||) '_worlds');
+	saves := pg_catalog.format('%I.%I', in_schema, name);
+	-- two servers starting at once: one creates, the other finds the tables
+	PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('slime_loader_create'), pg_catalog.hashtext(name));
+	IF pg_catalog.to_regclass(worlds) IS NULL THEN
+		EXECUTE pg_catalog.format($ddl$
+			CREATE TABLE %1$s (
+				world    pg_catalog.text NOT NULL PRIMARY KEY,
+				holder   pg_catalog.text,
+				token    pg_catalog.int8 NOT NULL DEFAULT 0,
+				expires  pg_catalog.timestamptz,
+				saves    pg_catalog.int8 NOT NULL DEFAULT 0,
+				file     pg_catalog.bytea
+			);
+			ALTER TABLE %1$s ALTER COLUMN file SET STORAGE EXTERNAL
+			$ddl$, worlds);
+	ELSE
+		PERFORM @extschema@.slime_loader_check(worlds::pg_catalog.regclass, NULL);
+	END IF;
+	IF pg_catalog.to_regclass(saves) IS NULL THEN
+		EXECUTE pg_catalog.format($ddl$
+			CREATE TABLE %1$s (
+				world    pg_catalog.text NOT NULL REFERENCES %2$s (world),
+				save     pg_catalog.int8 NOT NULL,
+				saved_at pg_catalog.timestamptz NOT NULL,
+				token    pg_catalog.int8 NOT NULL,
+				data     @extschema@.slime NOT NULL,
+				PRIMARY KEY (world, save)
+			);
+			CREATE TRIGGER %3$I BEFORE INSERT OR UPDATE ON %1$s
+				FOR EACH ROW EXECUTE FUNCTION @extschema@.slime_lease_fence(%2$L);
+			CREATE TRIGGER %4$I BEFORE INSERT OR UPDATE ON %1$s
+				FOR EACH ROW EXECUTE FUNCTION @extschema@.slime_store_trigger()
+			$ddl$, saves, worlds, name OPERATOR(pg_catalog.||) '_fence', name OPERATOR(pg_catalog.||) '_store');
+	ELSE
+		PERFORM @extschema@.slime_loader_check(saves::pg_catalog.regclass, worlds::pg_catalog.regclass);
+	END IF;
+	RETURN saves::pg_catalog.regclass;
+END
+$$;
+
+-- Raise unless tbl, which slime_loader_create found, is the caller's (or a
+-- superuser's) and has the shape it makes: a saves table with the fence and
+-- store triggers when wtbl (its worlds table) is given, else a worlds table.
+CREATE FUNCTION slime_loader_check(tbl regclass, wtbl regclass) RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	owner name;
+	cols text;
+	want text := CASE WHEN wtbl IS NULL
+		THEN 'world text not null, holder text, token bigint not null, expires timestamp with time zone, '
+			 'saves bigint not null, file bytea'
+		ELSE 'world text not null, save bigint not null, saved_at timestamp with time zone not null, '
+			 'token bigint not null, data ' OPERATOR(pg_catalog.||)
+			 pg_catalog.format_type('@extschema@.slime'::pg_catalog.regtype, NULL) OPERATOR(pg_catalog.||) ' not null' END;
+BEGIN
+	SELECT r.rolname INTO owner
+	FROM pg_catalog.pg_class c JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) c.relowner
+	WHERE c.oid OPERATOR(pg_catalog.=) tbl AND (r.rolname OPERATOR(pg_catalog.=) CURRENT_USER OR r.rolsuper);
+	IF owner IS NULL THEN
+		RAISE EXCEPTION 'loader table % exists and belongs to role %, not to %', tbl,
+			(SELECT pg_catalog.pg_get_userbyid(c.relowner) FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) tbl),
+			CURRENT_USER
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = 'Its triggers, defaults and constraints would run that role''s code in every save of yours.',
+				  HINT = 'Drop or rename it, or have its owner (or a superuser) create the loader, then use the tables as the role that owns them.';
+	END IF;
+	SELECT pg_catalog.string_agg(a.attname OPERATOR(pg_catalog.||) ' ' OPERATOR(pg_catalog.||)
+			pg_catalog.format_type(a.atttypid, a.atttypmod) OPERATOR(pg_catalog.||)
+			CASE WHEN a.attnotnull THEN ' not null' ELSE '' END, ', ' ORDER BY a.attnum) INTO cols
+	FROM pg_catalog.pg_attribute a
+	WHERE a.attrelid OPERATOR(pg_catalog.=) tbl AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped;
+	IF cols IS DISTINCT FROM want OR (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) tbl)
+			OPERATOR(pg_catalog.<>) 'r' THEN
+		RAISE EXCEPTION 'table % exists but is not a loader''s % table', tbl,
+			CASE WHEN wtbl IS NULL THEN 'worlds' ELSE 'saves' END
+			USING ERRCODE = 'wrong_object_type',
+				  DETAIL = pg_catalog.format('It has the columns (%s); a loader''s has (%s).', cols, want),
+				  HINT = 'Pick another name for the loader, or rename the table.';
+	END IF;
+	IF wtbl IS NOT NULL AND (SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger t
+			WHERE t.tgrelid OPERATOR(pg_catalog.=) tbl AND NOT t.tgisinternal AND t.tgenabled OPERATOR(pg_catalog.<>) 'D'
+			  AND (t.tgfoid OPERATOR(pg_catalog.=) '@extschema@.slime_store_trigger()'::pg_catalog.regprocedure
+				   OR t.tgfoid OPERATOR(pg_catalog.=) '@extschema@.slime_lease_fence()'::pg_catalog.regprocedure
+					  AND t.tgnargs OPERATOR(pg_catalog.=) 1
+					  AND pg_catalog.to_regclass(pg_catalog.convert_from(pg_catalog.rtrim(t.tgargs, '\x00'::bytea), 'UTF8'))
+						  OPERATOR(pg_catalog.=) wtbl)) OPERATOR(pg_catalog.<>) 2 THEN
+		RAISE EXCEPTION 'table % exists but lacks a loader''s triggers', tbl
+			USING ERRCODE = 'wrong_object_type',
+				  DETAIL = pg_catalog.format('A loader''s saves table has slime_lease_fence(''%s'') and slime_store_trigger() BEFORE INSERT OR UPDATE.', wtbl),
+				  HINT = 'Pick another name for the loader, or rename the table.';
+	END IF;
+END
+$$;
+
+-- Installing or updating into a schema where roles other than the
+-- extension's owner and superusers may create objects: warn. Such a role
+-- can put objects beside the extension's that the unwary resolve to.
+DO $$
+DECLARE
+	who text;
+BEGIN
+	SELECT pg_catalog.string_agg(r.rolname::pg_catalog.text, ', ' ORDER BY r.rolname) INTO who
+	FROM (SELECT 'PUBLIC'::pg_catalog.name AS rolname
+		  WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_namespace n, pg_catalog.aclexplode(n.nspacl) a
+						WHERE n.oid OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace
+						  AND a.grantee OPERATOR(pg_catalog.=) 0 AND a.privilege_type OPERATOR(pg_catalog.=) 'CREATE')
+		  UNION ALL
+		  SELECT r.rolname FROM pg_catalog.pg_roles r
+		  WHERE NOT r.rolsuper AND r.rolname OPERATOR(pg_catalog.<>) CURRENT_USER
+			AND NOT pg_catalog.starts_with(r.rolname, 'pg_')
+			AND pg_catalog.has_schema_privilege(r.oid, '@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'CREATE')) r;
+	IF who IS NOT NULL THEN
+		RAISE WARNING 'roles other than superusers and % may create objects in schema %, where extension slime lives: %',
+			CURRENT_USER, '@extschema@'::pg_catalog.regnamespace, who
+			USING HINT = 'Keep the extension in a schema only trusted roles can create in: REVOKE CREATE ON SCHEMA @extschema@ FROM PUBLIC, and from the roles named (README, "Security").';
+	END IF;
+END
+$$;
+
 -- ==== game-server path (issue #21) ===========================================
 
 -- ==== storage at rest (issue #22) ============================================

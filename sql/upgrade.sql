@@ -24,6 +24,13 @@ ALTER EXTENSION slime UPDATE TO '0.4.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
 ALTER EXTENSION slime UPDATE TO '0.5.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
+-- every function that is not C pins its search_path (README, "Security"):
+-- no rows
+SELECT p.oid::regprocedure AS unpinned FROM pg_proc p
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'slime'
+WHERE p.prolang NOT IN (SELECT oid FROM pg_language WHERE lanname IN ('c', 'internal'))
+  AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false);
 -- the upgraded extension has the same objects as a fresh install
 SELECT count(*) AS objects FROM pg_depend d JOIN pg_extension e ON d.refobjid = e.oid
 WHERE e.extname = 'slime' AND d.deptype = 'e';

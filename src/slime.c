@@ -71,6 +71,7 @@ static int	max_world_size = (int) SL_DEFAULT_MAX_VALUE_RAW;
 static int	max_nbt_depth = SL_DEFAULT_MAX_DEPTH;
 static int	max_palette = SL_DEFAULT_MAX_PALETTE;
 static int	max_render_pixels = SLIME_DEFAULT_MAX_RENDER_PIXELS;
+static int	gc_lock_wait = 10000;
 
 void		_PG_init(void);
 
@@ -126,6 +127,12 @@ _PG_init(void)
 							 "Input reads both.",
 							 &text_output, 0, text_output_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("slime.gc_lock_wait",
+							"Longest slime_gc() tries for a lock before it gives up, removing nothing.",
+							"It waits at most 100 ms at a time, so that saves queued behind it "
+							"are not held up; read by slime_gc() (SQL).",
+							&gc_lock_wait, 10000, 0, PG_INT32_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("slime");
 #ifdef __GLIBC__
 

@@ -361,18 +361,45 @@ run_store_query(store_query q, Relation store, ArrayType *hashes, ArrayType *dat
 }
 
 /*
- * Whether a slime_gc() is running: it holds the advisory lock
- * (1936484717, 1700751203) exclusively for its whole transaction. When it
- * is not, this takes the lock in share mode to the end of the transaction,
- * so no collection can start its scan before this save commits.
+ * The GC's lock: an advisory tag of kind 3 ('slim', 'e_gc'). SQL's advisory
+ * lock functions only make kinds 1 and 2, so no role can take or hold it
+ * (0.4.0 used kind 2, which any role could take and so stall the GC or
+ * make every save pin).
+ */
+static void
+gc_locktag(LOCKTAG *tag)
+{
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, 1936484717, 1700751203, 3);
+}
+
+/*
+ * Whether a slime_gc() is running: it holds the GC's lock exclusively for
+ * its whole transaction. When it is not, this takes the lock in share mode
+ * to the end of the transaction, so no collection can start its scan before
+ * this save commits.
  */
 static bool
 gc_running(void)
 {
 	LOCKTAG		tag;
 
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 1936484717, 1700751203, 2);
+	gc_locktag(&tag);
 	return LockAcquire(&tag, ShareLock, false, true) == LOCKACQUIRE_NOT_AVAIL;
+}
+
+PG_FUNCTION_INFO_V1(slime_gc_lock);
+/*
+ * Take the GC's lock exclusively to the end of the transaction, waiting
+ * for the saves that hold it in share mode (lock_timeout applies).
+ */
+Datum
+slime_gc_lock(PG_FUNCTION_ARGS)
+{
+	LOCKTAG		tag;
+
+	gc_locktag(&tag);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	PG_RETURN_VOID();
 }
 
 /* The hashes (sorted) an SPI result's first column holds. */
@@ -556,6 +583,41 @@ slime_resolve(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(rebuild(PG_GETARG_DATUM(0), SL_ADD_RESOLVE));
 }
 
+PG_FUNCTION_INFO_V1(slime_verify_refs);
+/*
+ * Whether every chunk a value holds by reference is in the store and
+ * matches it; false, with a NOTICE naming the first that does not (a value
+ * restored without the store rows it refers to, README "Security").
+ */
+Datum
+slime_verify_refs(PG_FUNCTION_ARGS)
+{
+	slime_open_value o;
+	sl_err		err;
+
+	slime_open(&o, PG_GETARG_DATUM(0), false);
+	for (uint32_t i = 0; i < o.v.hdr.chunk_count && o.v.hdr.ref_count > 0; i++)
+	{
+		sl_dirent	d;
+		const uint8_t *comp[SL_NCOMP];
+
+		CHECK_FOR_INTERRUPTS();
+		if (sl_value_dirent(&o.v, i, &d, &err))
+			slime_raise(&err, false);
+		if (!d.ref)
+			continue;
+		if (sl_value_chunk(&o.v, i, &d, comp, &err))
+		{
+			ereport(NOTICE,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("slime value refers to a chunk the store cannot give: %s", err.msg)));
+			PG_RETURN_BOOL(false);
+		}
+	}
+	sl_value_close(&o.v);
+	PG_RETURN_BOOL(true);
+}
+
 PG_FUNCTION_INFO_V1(slime_store_entry_check);
 /* NULL when a store entry matches its key, else what is wrong with it. */
 Datum
@@ -584,7 +646,11 @@ type_kind(Oid typid, Oid slime_type, int depth)
 		return 1;
 	elem = get_element_type(base);
 	if (OidIsValid(elem))
-		return type_kind(elem, slime_type, depth + 1) ? 2 : 0;
+	{
+		int			k = type_kind(elem, slime_type, depth + 1);
+
+		return k == 1 ? 2 : k;	/* an array of composites is a composite's case */
+	}
 	if (get_typtype(base) == TYPTYPE_COMPOSITE)
 	{
 		TupleDesc	td = lookup_rowtype_tupdesc(base, -1);
@@ -614,7 +680,8 @@ PG_FUNCTION_INFO_V1(slime_type_holds);
 /*
  * How a column type holds slime values, for slime_gc(): 0 not at all,
  * 1 a slime (or a domain over it), 2 an array of them, 3 inside a
- * composite type (which slime_gc cannot scan, so it refuses to run).
+ * composite type, or an array of those (which slime_gc cannot scan, so it
+ * skips the column with a warning).
  */
 Datum
 slime_type_holds(PG_FUNCTION_ARGS)

@@ -3,6 +3,8 @@
 #   deps → build+install → unit (make unit) → throwaway cluster →
 #   regress (make installcheck) → corpus (test/corpus.sh) → pgdump (test/pgdump.sh)
 #   → world (test/world.sh: world folders -> table -> folders, identical)
+#   → hostile (test/hostile.sh) → security (test/security.sh: the attacks of
+#     ordinary roles alice and bob, issue #25, each asserted to fail)
 #   → crash, concurrency (own clusters) → shard (test/shard.sh: a coordinator,
 #     two shards and a standby; postgres_fdw, promotion)
 #   → java (test/java.sh: the AdvancedSlimePaper loader's JUnit tests)
@@ -19,7 +21,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SUITES=(unit regress corpus pgdump world hostile crash concurrency shard java sanitize valgrind fuzz)
+SUITES=(unit regress corpus pgdump world hostile security crash concurrency shard java sanitize valgrind fuzz)
 declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
 declare -A TIME=()
 START=$SECONDS
@@ -119,6 +121,10 @@ suite_world() { bash test/world.sh; }
 # crash, memory and cancel checks (shared cluster).
 suite_hostile() { bash test/hostile.sh; }
 
+# Ordinary login roles (alice, bob) replaying the attacks of issue #25 on
+# the extension: each must fail (shared cluster; own database and roles).
+suite_security() { bash test/security.sh; }
+
 # SIGKILL of the postmaster during a bulk import and a save burst, then
 # recovery; every committed world intact (own cluster).
 suite_crash() { bash test/crash.sh; }
@@ -204,9 +210,10 @@ if slime_cluster_start; then
     run_suite pgdump 600 suite_pgdump
     run_suite world 300 suite_world
     run_suite hostile 600 suite_hostile
+    run_suite security 300 suite_security
     slime_cluster_stop
 else
-    for s in regress corpus pgdump world hostile; do RESULT[$s]="FAILED (cluster did not start)"; done
+    for s in regress corpus pgdump world hostile security; do RESULT[$s]="FAILED (cluster did not start)"; done
 fi
 
 run_suite crash 300 suite_crash

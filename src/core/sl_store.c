@@ -94,6 +94,17 @@ sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d,
 
 	if (lim == NULL)
 		lim = &sl_default_limits;
+	/*
+	 * A reference can be forged: say that the sizes differ, never the
+	 * entry's real size (slime_store_verify() and sl_store_entry_check,
+	 * for the store's owner, say more).
+	 */
+	if (sl_zstd_declared_size(entry, len) >= 0 &&
+		(uint64_t) sl_zstd_declared_size(entry, len) != raw_len)
+	{
+		sl_fail(err, SL_ERR_CORRUPT, "component lengths differ from the referring value's");
+		goto corrupt;
+	}
 	if (unframe_entry(entry, len, raw_len, lim, buf, cap, err))
 		goto corrupt;
 	for (int k = 0; k < SL_NCOMP; k++)

@@ -561,6 +561,22 @@ sl_value_close(sl_value *v)
 	v->cached_frame = SL_NO_FRAME;
 }
 
+/*
+ * The most raw bytes a frame may hold: what any of our encoders can write
+ * (sl_venc.c: one frame for a value of up to 16 MiB at the archive level,
+ * else a frame is closed once it holds 4 MiB or more, so it ends with at
+ * most one chunk of up to max_chunk_raw past that). A frame is decompressed
+ * whole, so this, not max_value_raw, bounds what one frame costs a reader.
+ */
+static uint64_t
+frame_cap(const sl_limits *lim)
+{
+	uint64_t	closed = (uint64_t) 4 * 1024 * 1024 + lim->max_chunk_raw;
+	uint64_t	single = (uint64_t) 16 * 1024 * 1024;
+
+	return closed > single ? closed : single;
+}
+
 /* Frame table entry i, checked against the value's bounds. */
 int
 sl_value_frame(const sl_value *v, uint32_t i, sl_frame *f, sl_err *err)
@@ -573,6 +589,10 @@ sl_value_frame(const sl_value *v, uint32_t i, sl_frame *f, sl_err *err)
 		return sl_fail(err, SL_ERR_CORRUPT, "frame %u lies outside the value", i);
 	if (f->raw_len > v->lim.max_value_raw || f->raw_len > v->hdr.raw_bytes)
 		return sl_fail(err, SL_ERR_CORRUPT, "frame %u declares %u raw bytes, more than the value holds", i, f->raw_len);
+	if (f->raw_len > frame_cap(&v->lim))
+		return sl_fail(err, SL_ERR_LIMIT,
+					   "frame %u declares %u raw bytes, more than a frame may hold (%llu: the chunk size cap and 4 MiB, at least 16 MiB)",
+					   i, f->raw_len, (unsigned long long) frame_cap(&v->lim));
 	return 0;
 }
 

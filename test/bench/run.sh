@@ -73,6 +73,8 @@ slime_step "bench_save.sh: island saves per slime.input_check mode against bytea
     bash -c "bash '$HERE/bench_save.sh' '$work/islands.bin' > '$work/save.out'"
 slime_step "bench_gc.sh: save latency while slime_gc() runs over 100,000 values (about 2 minutes)" \
     "$work/gc.log" bash -c "bash '$HERE/bench_gc.sh' > '$work/gc.out'"
+slime_step "bench_security.sh: what the hardening of issue #25 costs (about 10 s)" \
+    "$work/security.log" bash -c "bash '$HERE/bench_security.sh' > '$work/security.out'"
 slime_cluster_stop
 if [ "${BENCH_SHARD:-1}" = 1 ]; then
     slime_step "bench_shard.sh: two shards behind a postgres_fdw coordinator against one node (about 5 minutes)" \
@@ -95,6 +97,9 @@ mkdir -p build/bench
     cat "$work/sql.out"
     [ ! -f "$work/store.out" ] || cat "$work/store.out"
     cat "$work/save.out" "$work/gc.out"
+    echo
+    echo "== 12. What the security hardening costs (in-server, best of 3) =="
+    cat "$work/security.out"
     if [ -f "$work/loader.out" ]; then
         echo
         echo "== 7. The AdvancedSlimePaper loader against a bytea loader (JDBC, binary protocol) =="

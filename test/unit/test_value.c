@@ -1201,6 +1201,12 @@ test_store_entry_check(void)
 			sl_hash_hex(key, hex);
 			CHECK(strstr(err.msg, hex) != NULL);
 			split++;
+			/* a forged reference of another total size: the entry's real size is not told */
+			d.len[2] += 1000;
+			memset(&err, 0, sizeof(err));
+			CHECK(sl_store_entry_decode(e.data, e.len, &d, NULL, &buf, &cap, comp, &err) != 0);
+			CHECK(err.code == SL_ERR_CORRUPT && strstr(err.msg, "component lengths differ") != NULL &&
+				  strstr(err.msg, "bytes") == NULL);
 		}
 		sl_free(buf);
 	}
@@ -1828,4 +1834,45 @@ test_value_v3_damage(void)
 	sl_buf_free(&val);
 	tv_store_free(&st);
 	tv_set_free(&s);
+}
+
+/*
+ * A frame larger than any encoder writes (issue #25: a 34 KB value of one
+ * 1 GiB frame made a reader allocate it all): refused by the frame's table
+ * entry, before anything is decompressed.
+ */
+void
+test_value_frame_cap(void)
+{
+	enum { N = 20 };
+	sl_buf		doc[N];
+	sl_chunk_src src[N];
+	sl_encode_opts o = sl_default_encode_opts;
+	sl_limits	small = sl_default_limits;
+	sl_buf		out = {0};
+	sl_err		err;
+
+	memset(src, 0, sizeof(src));
+	for (int i = 0; i < N; i++)
+	{
+		memset(&doc[i], 0, sizeof(doc[i]));
+		tv_doc(&doc[i], 3465, i + 1, 1024 * 1024);
+		src[i].x = i;
+		src[i].timestamp = 1;
+		src[i].comp[0] = doc[i].data;
+		src[i].len[0] = (uint32_t) doc[i].len;
+		src[i].data_version = 3465;
+	}
+	o.single_frame_max = SIZE_MAX;	/* one frame of 20 MiB, which no encoder writes */
+	CHECK_OK(sl_value_encode(src, N, NULL, 0, &o, NULL, &out, &err), &err);
+	/* under the default caps (a frame of up to 68 MiB) it reads */
+	CHECK_OK(sl_value_verify(out.data, out.len, NULL, &err), &err);
+	/* with a 2 MiB chunk cap a frame may hold 16 MiB */
+	small.max_chunk_raw = 2 * 1024 * 1024;
+	memset(&err, 0, sizeof(err));
+	CHECK(sl_value_verify(out.data, out.len, &small, &err) != 0);
+	CHECK(err.code == SL_ERR_LIMIT && strstr(err.msg, "more than a frame may hold") != NULL);
+	for (int i = 0; i < N; i++)
+		sl_buf_free(&doc[i]);
+	sl_buf_free(&out);
 }

@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# Security (issue #25): the attacks of ordinary login roles, alice and bob
+# (no superuser), replayed against the extension on the throwaway cluster of
+# test/lib.sh, each asserting that it now fails:
+#   1. slime_gc() must not call bob's slime_refs(his_domain) (it would run as
+#      the GC's superuser: ALTER ROLE bob SUPERUSER);
+#   2. alice's loader and lease calls must not call bob's format() and ||
+#      from a shared schema (bob would grant himself her table); and no
+#      function of the extension that is not C lacks a pinned search_path;
+#   3. slime_loader_create must refuse bob's tables, and tables of the wrong
+#      shape (issue #24);
+#   6. bob cannot stop or stall slime_gc(): composite types and another
+#      session's temporary table are skipped with a WARNING, the old advisory
+#      lock no longer matters, and no save pins while bob holds it;
+#   7. bob's open transaction after a save makes slime_gc() give up its turn
+#      (slime.gc_lock_wait) instead of holding alice's saves behind it;
+#   9. alice's own pg_dump of her schema restores values whose chunks are
+#      missing: slime_verify_refs says so, and the README's way (a binary
+#      COPY of slime_resolve) restores them whole.
+# Creates the databases slime_security(_restore) and the roles alice and
+# bob, and drops them at the end. Usage: bash test/security.sh (PG* name the server)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$SLIME_ROOT"
+DB=slime_security
+slime_tally_init
+SERVER_LOG=${SLIME_PGTMP:+$SLIME_PGTMP/server.log}
+tmp=$(mktemp -d /tmp/slime-security.XXXXXX)
+bg_pids=()
+cleanup() {
+    # end the background sessions this script started (by application_name)
+    psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name LIKE 'slime_security_%'" >/dev/null 2>&1 || true
+    local p
+    for p in "${bg_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP DATABASE IF EXISTS ${DB}_restore" \
+        -c "DROP ROLE IF EXISTS alice" \
+        -c "DROP ROLE IF EXISTS bob" >/dev/null 2>&1 || true
+    rm -rf "$tmp"
+}
+slime_on_exit cleanup
+
+# as ROLE, in the test database: psql that stops on the first error
+as() { local role=$1; shift; PGUSER=$role PGDATABASE=$DB slime_psql "$@"; }
+# one value, unaligned, as ROLE
+q() { local role=$1; shift; PGUSER=$role PGDATABASE=$DB psql -X -q -At -v ON_ERROR_STOP=1 -c "$*"; }
+# check LABEL EXPECTED ACTUAL
+check() { if [ "$2" = "$3" ]; then result OK "$1"; else result FAIL "$1 (expected '$2', got '$3')"; fi; }
+# a session of ROLE running each SQL argument in turn in the background
+# (named for cleanup)
+bg() {
+    local role=$1 name=$2 a args=(); shift 2
+    for a in "$@"; do args+=(-c "$a"); done
+    PGAPPNAME=slime_security_$name PGUSER=$role PGDATABASE=$DB psql -X -q "${args[@]}" >"$tmp/$name.out" 2>&1 &
+    bg_pids+=($!)
+}
+# wait until the background session NAME is idle in transaction or waiting
+wait_session() {
+    local i
+    for ((i = 0; i < 100; i++)); do
+        [ "$(psql -X -At -d postgres -c "SELECT count(*) FROM pg_stat_activity
+            WHERE application_name = 'slime_security_$1' AND state <> 'active' OR
+                  application_name = 'slime_security_$1' AND wait_event IN ('PgSleep')")" = 1 ] && return 0
+        sleep 0.1
+    done
+    echo "session $1 never got there: $(cat "$tmp/$1.out")" >&2
+    return 1
+}
+
+slime_log "security: set-up (database $DB, roles alice and bob)"
+slime_psql -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS alice" \
+    -c "DROP ROLE IF EXISTS bob" -c "CREATE DATABASE $DB" \
+    -c "CREATE ROLE alice LOGIN" -c "CREATE ROLE bob LOGIN" >/dev/null
+# as on a cluster upgraded from before PG 15: everyone may create in public,
+# where the extension goes; a shared schema every server may create in
+as postgres >/dev/null <<'SQL'
+GRANT CREATE ON SCHEMA public TO PUBLIC;
+CREATE SCHEMA shared;
+GRANT USAGE, CREATE ON SCHEMA shared TO PUBLIC;
+CREATE SCHEMA alice AUTHORIZATION alice;
+CREATE SCHEMA bob AUTHORIZATION bob;
+SQL
+warn=$(as postgres -c "CREATE EXTENSION slime" 2>&1)
+case "$warn" in
+    *"WARNING:  roles other than superusers and postgres may create objects in schema public, where extension slime lives: PUBLIC, alice, bob"*)
+        result OK "CREATE EXTENSION warns that PUBLIC may create in its schema" ;;
+    *) result FAIL "CREATE EXTENSION did not warn about CREATE on its schema: $warn" ;;
+esac
+# a tiny 1.18+ chunk (DataVersion 3700) as a slime value: chunk(N) differs per N
+as postgres >/dev/null <<'SQL'
+CREATE FUNCTION public.chunk(n integer) RETURNS slime LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT public.slime_put_chunk(NULL, n, 0,
+    '\x0a000003000b4461746156657273696f6e00000e740300016e'::bytea || int4send(n) || '\x00'::bytea) $$;
+SQL
+check "the test's chunk is a slime value" 1 "$(q alice "SELECT (slime_info(chunk(1)) ->> 'chunks')")"
+
+# ---- 2 (rule). No function of the extension that is not C lacks a pinned search_path.
+unpinned=$(q postgres "SELECT string_agg(p.oid::regprocedure::text, ', ')
+    FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+    JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'slime'
+    WHERE p.prolang NOT IN (SELECT oid FROM pg_language WHERE lanname IN ('c', 'internal'))
+      AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false)")
+check "every SQL and plpgsql function of the extension pins search_path = pg_catalog, pg_temp" "" "$unpinned"
+
+# ---- 1. slime_gc() and bob's slime_refs overload for his domain -------------
+slime_log "security: 1. slime_gc() and a domain overload of slime_refs"
+as bob >/dev/null <<'SQL'
+CREATE TABLE bob.called (who text, what text);
+GRANT USAGE ON SCHEMA bob TO PUBLIC;
+GRANT INSERT ON bob.called TO PUBLIC;
+CREATE DOMAIN public.bobworld AS slime;
+CREATE TABLE bob.worlds (w public.bobworld, history public.bobworld[]);
+-- an exact match for slime_refs(t.w) with w of his domain: it would win
+CREATE FUNCTION public.slime_refs(w public.bobworld) RETURNS bytea[] LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO bob.called VALUES (current_user, 'slime_refs');
+    BEGIN
+        EXECUTE 'ALTER ROLE bob SUPERUSER';
+    EXCEPTION WHEN OTHERS THEN NULL;
+    END;
+    RETURN '{}';
+END $$;
+INSERT INTO bob.worlds VALUES (slime_store(chunk(1)), ARRAY[slime_store(chunk(2))]::public.bobworld[]);
+-- an entry nothing refers to, so that the scan reaches his table
+SELECT slime_store(chunk(3)) IS NOT NULL;
+SQL
+gc=$(q postgres "SELECT removed_entries || ' ' || kept_entries FROM slime_gc()")
+check "slime_gc() with bob's overload in place: removes the unreferenced entry, keeps his two" "1 2" "$gc"
+check "bob's slime_refs was not called by slime_gc()" 0 "$(q postgres "SELECT count(*) FROM bob.called")"
+check "bob is still not a superuser" f "$(q postgres "SELECT rolsuper FROM pg_roles WHERE rolname = 'bob'")"
+check "bob's values still read" t "$(q bob "SELECT slime_verify(w) AND slime_verify(history[1]) FROM bob.worlds")"
+
+# ---- 2. the loader and lease functions and bob's format() and || -----------
+slime_log "security: 2. loader and lease functions and bob's format() and ||"
+as bob >/dev/null <<'SQL'
+-- they record who called them and grant bob every table they are shown
+CREATE FUNCTION shared.format(f text, r regclass) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO bob.called VALUES (current_user, 'format(text, regclass)');
+    EXECUTE pg_catalog.format('GRANT ALL ON %s TO bob', r);
+    RETURN pg_catalog.format(f, r);
+END $$;
+CREATE FUNCTION shared.format(f text, a text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO bob.called VALUES (current_user, 'format(text, text)');
+    RETURN pg_catalog.format(f, a);
+END $$;
+CREATE FUNCTION shared.bobcat(a name, b name) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO bob.called VALUES (current_user, '||(name, name)');
+    RETURN a::text OPERATOR(pg_catalog.||) b::text;
+END $$;
+CREATE OPERATOR shared.|| (LEFTARG = name, RIGHTARG = name, FUNCTION = shared.bobcat);
+SQL
+for path in "alice, shared, public" "alice, public, shared"; do
+    q postgres "DELETE FROM bob.called" >/dev/null
+    out=$(as alice -At 2>&1 <<SQL
+SET search_path = $path;
+SELECT slime_loader_create('arena');
+SELECT slime_lease_acquire('arena', 'sky', 'server-a', '1 min');
+SELECT slime_loader_save('arena', 'sky', 1, slime_to_slimefile(chunk(4)));
+SELECT slime_lease_renew('arena', 'sky', 1, '1 min');
+SELECT slime_loader_rollback('arena', 'sky', 1, 1);
+SELECT length(slime_loader_load('arena', 'sky')) > 0;
+SELECT slime_loader_prune('arena', 'sky', 1);
+SELECT slime_loader_delete('arena', 'sky', 1);
+SELECT slime_lease_release('arena', 'sky', 1);
+DROP TABLE alice.arena, alice.arena_worlds;
+SQL
+    ) || { result FAIL "alice's loader calls with search_path $path failed: $out"; continue; }
+    check "path $path: alice's loader calls worked" "arena 1 1 t 2 t 1 1 t" "$(echo $out)"
+    check "path $path: bob's format() and || were never called" "" \
+        "$(q postgres "SELECT string_agg(DISTINCT what, ', ') FROM bob.called")"
+done
+as alice >/dev/null -c "SET search_path = alice, shared, public" -c "SELECT slime_loader_create('arena')"
+check "bob has no privilege on alice's tables" "false false" \
+    "$(q postgres "SELECT has_table_privilege('bob', 'alice.arena', 'SELECT') || ' ' ||
+                          has_table_privilege('bob', 'alice.arena_worlds', 'UPDATE')")"
+
+# ---- 3. slime_loader_create and tables that exist -----------------------------
+slime_log "security: 3. slime_loader_create and existing tables"
+as bob >/dev/null <<'SQL'
+CREATE TABLE shared.pvp_worlds (world text NOT NULL PRIMARY KEY, holder text, token bigint NOT NULL DEFAULT 0,
+    expires timestamptz, saves bigint NOT NULL DEFAULT 0, file bytea);
+CREATE FUNCTION bob.spy() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO bob.called VALUES (current_user, 'trigger'); RETURN NEW; END $$;
+CREATE TRIGGER spy BEFORE INSERT OR UPDATE ON shared.pvp_worlds FOR EACH ROW EXECUTE FUNCTION bob.spy();
+GRANT ALL ON shared.pvp_worlds TO PUBLIC;
+SQL
+q postgres "DELETE FROM bob.called" >/dev/null
+err=$(as alice -c "SET search_path = shared, public" -c "SELECT slime_loader_create('pvp')" 2>&1 || true)
+case "$err" in
+    *"ERROR:  loader table shared.pvp_worlds exists and belongs to role bob, not to alice"*)
+        result OK "slime_loader_create refuses bob's table, saying whose it is" ;;
+    *) result FAIL "slime_loader_create and bob's table: $err" ;;
+esac
+as alice -c "SET search_path = shared, public" -c "SELECT slime_lease_acquire('shared.pvp', 'x', 'a', '1 min')" \
+    >/dev/null 2>&1 || true
+check "no save table was made beside bob's, and bob's trigger never ran as alice" "0" \
+    "$(q postgres "SELECT count(*) + (to_regclass('shared.pvp') IS NOT NULL)::int FROM bob.called")"
+# issue #24: a table of the caller's own, of another shape
+as alice >/dev/null -c "CREATE TABLE alice.islands (id bigint PRIMARY KEY, world slime)"
+err=$(as alice -c "SET search_path = alice, public" -c "SELECT slime_loader_create('islands')" 2>&1 || true)
+case "$err" in
+    *"ERROR:  table alice.islands exists but is not a loader's saves table"*"DETAIL:  It has the columns (id bigint not null, world public.slime)"*)
+        result OK "slime_loader_create refuses islands (id bigint PRIMARY KEY, world slime), naming its columns" ;;
+    *) result FAIL "slime_loader_create and a table of another shape: $err" ;;
+esac
+check "...and leaves no islands_worlds behind" "" "$(q alice "SELECT to_regclass('alice.islands_worlds')")"
+as alice >/dev/null -c "CREATE TABLE alice.dunes_worlds (world text NOT NULL PRIMARY KEY, holder text, token bigint NOT NULL DEFAULT 0,
+    expires timestamptz, saves bigint NOT NULL DEFAULT 0, file bytea)" \
+    -c "CREATE TABLE alice.dunes (world text NOT NULL, save bigint NOT NULL, saved_at timestamptz NOT NULL,
+    token bigint NOT NULL, data slime NOT NULL, PRIMARY KEY (world, save))"
+err=$(as alice -c "SET search_path = alice, public" -c "SELECT slime_loader_create('dunes')" 2>&1 || true)
+case "$err" in
+    *"ERROR:  table alice.dunes exists but lacks a loader's triggers"*)
+        result OK "slime_loader_create refuses a saves table without the fence and store triggers" ;;
+    *) result FAIL "slime_loader_create and a saves table without triggers: $err" ;;
+esac
+check "slime_loader_create finds alice's own loader again" "arena" \
+    "$(q alice "SET search_path = alice, public; SELECT slime_loader_create('arena')" | tail -n 1)"
+
+# ---- 6. bob cannot stop or stall slime_gc() -----------------------------------
+slime_log "security: 6. composite types, temporary tables and the old advisory lock"
+as bob >/dev/null <<'SQL'
+CREATE TYPE bob.crate AS (label text, w slime);
+CREATE TABLE bob.crates (c bob.crate, many bob.crate[]);
+INSERT INTO bob.crates VALUES (ROW('a', chunk(5)), ARRAY[ROW('b', chunk(6))::bob.crate]);
+SQL
+bg bob temp "CREATE TEMP TABLE mine (w slime)" "INSERT INTO mine VALUES (chunk(7))" "SELECT pg_sleep(60)"
+bg bob lockx "SELECT pg_advisory_lock(1936484717, 1700751203); SELECT pg_sleep(60)"
+wait_session temp && wait_session lockx
+out=$(PGOPTIONS="-c slime.gc_lock_wait=5s" as postgres -At -c "SELECT columns_scanned FROM slime_gc()" 2>&1 || true)
+case "$out" in
+    *"WARNING:  slime_gc() skipped column bob.crates.c"*"WARNING:  slime_gc() skipped column bob.crates.many"*"WARNING:  slime_gc() skipped temporary table pg_temp_"*".mine of another session"*)
+        result OK "slime_gc() finishes, skipping bob's composite columns and temporary table with a WARNING each" ;;
+    *) result FAIL "slime_gc() with bob's composites, temp table and advisory lock: $out" ;;
+esac
+case "$out" in *"removed nothing"*) result FAIL "slime_gc() gave up behind bob's exclusive advisory lock: $out" ;;
+    *[0-9]) result OK "bob's exclusive advisory lock on the 0.4.0 key does not hold slime_gc() back" ;;
+    *) result FAIL "slime_gc() beside bob's exclusive advisory lock: $out" ;; esac
+as alice >/dev/null -c "CREATE TABLE alice.saves (w slime)" \
+    -c "CREATE TRIGGER s BEFORE INSERT ON alice.saves FOR EACH ROW EXECUTE FUNCTION slime_store_trigger()" \
+    -c "INSERT INTO alice.saves VALUES (chunk(8))"
+check "alice's save while bob holds that lock pins nothing" 0 "$(q postgres "SELECT count(*) FROM slime_store_pins")"
+psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+    WHERE application_name = 'slime_security_lockx'" >/dev/null
+bg bob locks "SELECT pg_advisory_lock_shared(1936484717, 1700751203); SELECT pg_sleep(60)"
+wait_session locks
+out=$(PGOPTIONS="-c slime.gc_lock_wait=5s" as postgres -At -c "SELECT columns_scanned FROM slime_gc()" 2>&1 || true)
+case "$out" in *"removed nothing"*) result FAIL "slime_gc() gave up behind bob's shared advisory lock: $out" ;;
+    *[0-9]) result OK "bob's shared advisory lock on the 0.4.0 key does not hold slime_gc() back" ;;
+    *) result FAIL "slime_gc() beside bob's shared advisory lock: $out" ;; esac
+err=$(as bob -c "SELECT slime_gc_lock()" 2>&1 || true)
+case "$err" in *"permission denied for function slime_gc_lock"*) result OK "bob cannot take the GC's lock" ;;
+    *) result FAIL "bob and slime_gc_lock(): $err" ;; esac
+psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+    WHERE application_name IN ('slime_security_temp', 'slime_security_locks')" >/dev/null
+# bob drops one table and renames another while the GC waits for their locks
+as bob >/dev/null -c "CREATE TABLE bob.gone (w slime)" -c "CREATE TABLE bob.moved (w slime)" \
+    -c "INSERT INTO bob.gone VALUES (slime_store(chunk(12)))" -c "INSERT INTO bob.moved VALUES (slime_store(chunk(13)))"
+bg bob drop "BEGIN; LOCK TABLE bob.gone IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(1.5); DROP TABLE bob.gone; COMMIT"
+bg bob rename "BEGIN; LOCK TABLE bob.moved IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3);
+    ALTER TABLE bob.moved RENAME TO moved2; COMMIT"
+wait_session drop && wait_session rename
+out=$(PGOPTIONS="-c client_min_messages=error" as postgres -At -c "SELECT columns_scanned FROM slime_gc()" 2>&1 || true)
+case "$out" in *[0-9]) result OK "slime_gc() finishes past a table dropped and one renamed while it waited" ;;
+    *) result FAIL "slime_gc() and bob's dropped and renamed tables: $out" ;; esac
+check "...and kept the renamed table's chunk" t "$(q bob "SELECT slime_verify_refs(w) FROM bob.moved2")"
+
+# ---- 7. an open transaction after a save, and the GC's delete -----------------
+slime_log "security: 7. bob keeps a save's transaction open while slime_gc() runs"
+# b1 saves and stays open: the GC waits for it before its scan (phase 1);
+# b2 saves while the GC waits, so it pins, and stays open: it holds the
+# store's ROW EXCLUSIVE, which the GC's delete (phase 3) must wait for
+as bob >/dev/null -c "CREATE TABLE bob.saves (w slime)" \
+    -c "CREATE TRIGGER s BEFORE INSERT ON bob.saves FOR EACH ROW EXECUTE FUNCTION slime_store_trigger()"
+bg bob b1 "BEGIN; INSERT INTO bob.saves VALUES (chunk(9)); SELECT pg_sleep(3); COMMIT"
+wait_session b1
+PGAPPNAME=slime_security_gc PGOPTIONS="-c slime.gc_lock_wait=4s" PGUSER=postgres PGDATABASE=$DB \
+    psql -X -At -c "SELECT removed_entries FROM slime_gc()" >"$tmp/gc.out" 2>&1 &
+gc_pid=$!
+bg_pids+=("$gc_pid")
+sleep 1
+bg bob b2 "BEGIN; SELECT slime_store(chunk(10)) IS NOT NULL; SELECT pg_sleep(60); COMMIT"
+wait_session b2
+sleep 2.5        # b1 commits: the GC scans, then waits for b2's lock
+t0=$(date +%s%N)
+out=$(PGOPTIONS="-c statement_timeout=5s" as alice -c "INSERT INTO alice.saves VALUES (chunk(11))" 2>&1) &&
+    result OK "alice saves while bob's open transaction holds the GC's delete back ($(( ($(date +%s%N) - t0) / 1000000 )) ms)" ||
+    result FAIL "alice's save behind the GC: $out"
+wait "$gc_pid" || true
+case "$(cat "$tmp/gc.out")" in
+    *"WARNING:  slime_gc() removed nothing: saves kept their transactions open"*0)
+        result OK "slime_gc() gives up its turn with a WARNING after slime.gc_lock_wait" ;;
+    *) result FAIL "slime_gc() behind bob's open transaction: $(cat "$tmp/gc.out")" ;;
+esac
+psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+    WHERE application_name = 'slime_security_b2'" >/dev/null
+check "once bob is gone, slime_gc() runs to the end" 1 "$(PGOPTIONS="-c client_min_messages=error" q postgres "SELECT count(*) FROM slime_gc() WHERE kept_entries > 0")"
+check "...and empties the pins" 0 "$(q postgres "SELECT count(*) FROM slime_store_pins")"
+check "alice's values still read" 2 "$(q alice "SELECT count(*) FROM alice.saves WHERE slime_verify(w)")"
+
+# ---- 9. a backup made without superuser ----------------------------------------
+slime_log "security: 9. alice backs up her schema without superuser"
+pg_dump -U alice -d $DB -t alice.saves -f "$tmp/alice.sql"
+slime_psql -d postgres -c "DROP DATABASE IF EXISTS ${DB}_restore" -c "CREATE DATABASE ${DB}_restore" >/dev/null
+PGDATABASE=${DB}_restore slime_psql -c "CREATE EXTENSION slime" -c "CREATE SCHEMA alice AUTHORIZATION alice" \
+    -f "$tmp/alice.sql" >/dev/null 2>&1
+check "her dump restores values that pass slime_verify, and slime_verify_refs finds what is missing" "2 2" \
+    "$(PGDATABASE=${DB}_restore psql -X -At -c "SELECT count(*) FILTER (WHERE slime_verify(w)) || ' ' ||
+        count(*) FILTER (WHERE NOT slime_verify_refs(w)) FROM alice.saves" 2>/dev/null)"
+# the README's way: copy the self-contained values, load them through the trigger
+PGUSER=alice PGDATABASE=$DB psql -X -q -c "\copy (SELECT slime_resolve(w) FROM alice.saves) TO '$tmp/alice.copy' (FORMAT binary)"
+PGDATABASE=${DB}_restore slime_psql -c "TRUNCATE alice.saves" \
+    -c "\copy alice.saves FROM '$tmp/alice.copy' (FORMAT binary)" >/dev/null
+check "a binary COPY of slime_resolve(w), loaded through the trigger, restores every chunk" "2 2" \
+    "$(PGDATABASE=${DB}_restore psql -X -At -c "SELECT count(*) FILTER (WHERE slime_verify_refs(w)) || ' ' ||
+        count(*) FILTER (WHERE slime_info(w) ->> 'store_refs' = '1') FROM alice.saves")"
+
+finish
