@@ -41,8 +41,9 @@ build/libslimecore.a: $(CORE_SRCS) $(wildcard src/core/*.h)
 	set -e; for f in $(CORE_SRCS); do $(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -c $$f -o build/core/$$(basename $$f .c).o; done
 	rm -f $@ && ar rcs $@ build/core/*.o
 
-build/unit: build/libslimecore.a $(UNIT_SRCS) $(wildcard test/unit/*.h test/unit/*.def)
-	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/unit $(UNIT_SRCS) build/libslimecore.a $(LIBS_CORE) -o $@
+# the unit tests also reach map-server's request logic (src/tool/webapi.c: no HTTP, no libpq)
+build/unit: build/libslimecore.a $(UNIT_SRCS) src/tool/webapi.c src/tool/webapi.h $(wildcard test/unit/*.h test/unit/*.def)
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Isrc/tool -Itest/unit $(UNIT_SRCS) src/tool/webapi.c build/libslimecore.a $(LIBS_CORE) -o $@
 
 TOOL_SRCS = $(sort $(wildcard src/tool/*.c))
 build/slimetool: build/libslimecore.a $(TOOL_SRCS) $(wildcard src/tool/*.h)
