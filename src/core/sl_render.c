@@ -208,54 +208,73 @@ enum
 	DONE
 };
 
-/* End the water of every column still counting (air below: one more block). */
-static int
-end_water(uint8_t st[256], sl_map_column cols[256])
+/* Columns not done yet, as a list (order does not matter), and how many count water. */
+typedef struct active
 {
-	int			ended = 0;
+	uint8_t		st[256];		/* state per column */
+	uint8_t		col[256];		/* the columns not done */
+	int			n;
+	int			depth;			/* of them, in DEPTH */
+} active;
 
-	for (int c = 0; c < 256; c++)
-		if (st[c] == DEPTH)
-		{
-			if (cols[c].depth < 255)
-				cols[c].depth++;
-			st[c] = DONE;
-			ended++;
-		}
-	return ended;
+/* Mark the column at list position k done (the last one takes its place). */
+static inline void
+column_done(active *a, int k)
+{
+	a->st[a->col[k]] = DONE;
+	a->col[k] = a->col[--a->n];
+}
+
+/* End the water of every column still counting (air below: one more block). */
+static void
+end_water(active *a, sl_map_column cols[256])
+{
+	for (int k = a->n - 1; k >= 0 && a->depth > 0; k--)
+	{
+		int			c = a->col[k];
+
+		if (a->st[c] != DEPTH)
+			continue;
+		if (cols[c].depth < 255)
+			cols[c].depth++;
+		a->depth--;
+		column_done(a, k);
+	}
 }
 
 /*
  * One block of every column not done (layer colours lay at world y):
  * find the block drawn, then count the water under a water surface, down
- * to and including the first block that is not water. Returns the number
- * of columns done.
+ * to and including the first block that is not water.
  */
-static int
-walk_layer(const uint8_t lay[256], int y, int search, uint8_t st[256], sl_map_column cols[256])
+static void
+walk_layer(const uint8_t lay[256], int y, int search, active *a, sl_map_column cols[256])
 {
-	int			done = 0;
-
-	for (int c = 0; c < 256; c++)
+	for (int k = a->n - 1; k >= 0; k--)
 	{
+		int			c = a->col[k];
 		uint8_t		v = lay[c];
 
-		if (st[c] == SEARCHING)
+		if (a->st[c] == SEARCHING)
 		{
 			if (!search || v == SL_MAP_NONE)
 				continue;
 			cols[c].base = v;
 			cols[c].height = (int16_t) y;
-			st[c] = v == SL_MAP_WATER ? DEPTH : DONE;
-			done += st[c] == DONE;
+			if (v == SL_MAP_WATER)
+			{
+				a->st[c] = DEPTH;
+				a->depth++;
+			}
+			else
+				column_done(a, k);
 		}
-		else if (st[c] == DEPTH && (++cols[c].depth, v != SL_MAP_WATER || cols[c].depth == 255))
+		else if (++cols[c].depth, v != SL_MAP_WATER || cols[c].depth == 255)
 		{
-			st[c] = DONE;
-			done++;
+			a->depth--;
+			column_done(a, k);
 		}
 	}
-	return done;
 }
 
 /* The 256 columns of an opened chunk: sections from the top, layer by layer. */
@@ -265,15 +284,18 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 {
 	walk		w;
 	uint8_t		lay[256];
-	uint8_t		st[256];
+	active		a;
 	int			n = c->nsections ? c->nsections : 1;
-	int			active = 256;	/* columns not done */
 	int			above = INT32_MAX;	/* section Y of the last section walked */
 
 	memset(cols, 0, 256 * sizeof(sl_map_column));
-	memset(st, SEARCHING, sizeof(st));
 	if (c->nsections == 0)
 		return 0;
+	memset(a.st, SEARCHING, sizeof(a.st));
+	for (int k = 0; k < 256; k++)
+		a.col[k] = (uint8_t) k;
+	a.n = 256;
+	a.depth = 0;
 	memset(&w, 0, sizeof(w));
 	w.c = c;
 	w.cache = cache;
@@ -282,7 +304,7 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 	if (w.pal == NULL || w.drawn == NULL)
 		return -1;
 	memset(w.pal, 0, (size_t) n * sizeof(uint8_t *));
-	for (int i = c->nsections - 1; i >= 0 && active > 0; i--)
+	for (int i = c->nsections - 1; i >= 0 && a.n > 0; i--)
 	{
 		const sl_section *s = &c->sections[i];
 		int			ybase = s->y * 16;
@@ -290,7 +312,7 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 		if (s->kind == 0)
 			continue;
 		if (above != INT32_MAX && s->y != above - 1)
-			active -= end_water(st, cols);	/* a section the chunk lacks: air */
+			end_water(&a, cols);	/* a section the chunk lacks: air */
 		above = s->y;
 		if (s->kind == SL_SEC_PALETTE)
 		{
@@ -298,22 +320,20 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 				return -1;
 			if (!w.drawn[i])
 			{
-				active -= end_water(st, cols);	/* air, or blocks the map looks through */
+				end_water(&a, cols);	/* air, or blocks the map looks through */
 				continue;
 			}
 		}
-		for (int ly = 15; ly >= 0 && active > 0; ly--)
+		for (int ly = 15; ly >= 0 && a.n > 0; ly--)
 		{
 			int			search = !o->has_y_max || ybase + ly <= o->y_max;
-			int			need = 0;
 
-			for (int k = 0; k < 256 && !need; k++)
-				need = st[k] == DEPTH || (search && st[k] == SEARCHING);
-			if (!need)
+			/* above y_max nothing is searched and nothing can be counting water yet */
+			if (!search && a.depth == 0)
 				continue;
 			if (layer_colors(&w, i, ly, lay, err))
 				return -1;
-			active -= walk_layer(lay, ybase + ly, search, st, cols);
+			walk_layer(lay, ybase + ly, search, &a, cols);
 		}
 	}
 	return 0;

@@ -240,3 +240,21 @@ web_json_worlds(sl_buf *out, const web_world *w, size_t n, const char *next, sl_
 		return -1;
 	return sl_buf_printf(out, err, "}");
 }
+
+/* Copy s for a log line, control bytes, quotes and backslashes escaped. */
+void
+web_log_escape(char *out, size_t cap, const char *s)
+{
+	size_t		n = 0;
+
+	if (cap == 0)
+		return;
+	for (const unsigned char *p = (const unsigned char *) s; *p && n + 5 < cap; p++)
+	{
+		if (*p < 0x20 || *p == 0x7F || *p == '"' || *p == '\\')
+			n += (size_t) snprintf(out + n, cap - n, "\\x%02x", *p);
+		else
+			out[n++] = (char) *p;
+	}
+	out[n] = '\0';
+}

@@ -74,4 +74,7 @@ int			web_json_string(sl_buf *out, const char *s, sl_err *err);
 int			web_json_worlds(sl_buf *out, const web_world *w, size_t n, const char *next,
 							sl_err *err);
 
+/* Copy s into out (cap bytes) for a log line: control bytes, '"' and '\\' as \\xNN, cut at cap. */
+void		web_log_escape(char *out, size_t cap, const char *s);
+
 #endif

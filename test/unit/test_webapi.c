@@ -99,6 +99,18 @@ test_web_etag(void)
 	CHECK(!web_etag_match("\"unterminated", e1));
 }
 
+/* Log lines: a path cannot forge a line or a field. */
+void
+test_web_log_escape(void)
+{
+	char		out[32];
+
+	web_log_escape(out, sizeof(out), "/a\n127.0.0.1 \"GET /\\");
+	CHECK(strcmp(out, "/a\\x0a127.0.0.1 \\x22GET /\\x5c") == 0);
+	web_log_escape(out, 8, "/abcdefghij");
+	CHECK(strlen(out) < 8);
+}
+
 /* The worlds page: keys escaped, bounds in blocks, null bounds and next. */
 void
 test_web_json(void)
