@@ -91,8 +91,12 @@ build/webmap/leaflet.js: $(WEBMAP_SRCS)
 	cp build/webmap/npm/node_modules/leaflet/dist/leaflet.js build/webmap/npm/node_modules/leaflet/dist/leaflet.css build/webmap/
 	rm -f build/webmap/package.json
 
-.PHONY: webmap
+.PHONY: webmap doc-webmap
 webmap: build/slimetool build/webmap/leaflet.js
+
+# the screenshot in the README: the page as the browser test sees it
+doc-webmap:
+	SLIME_WEBMAP_SCREENSHOT=$(CURDIR)/doc/img/webmap.png bash test/webmap.sh
 
 .PHONY: unit tool corpus
 corpus: build/corpus_test

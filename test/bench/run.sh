@@ -73,6 +73,10 @@ slime_step "bench_save.sh: island saves per slime.input_check mode against bytea
     bash -c "bash '$HERE/bench_save.sh' '$work/islands.bin' > '$work/save.out'"
 slime_step "bench_gc.sh: save latency while slime_gc() runs over 100,000 values (about 2 minutes)" \
     "$work/gc.log" bash -c "bash '$HERE/bench_gc.sh' > '$work/gc.out'"
+if [ "${BENCH_TILE:-1}" = 1 ]; then
+    slime_step "bench_tile.sh: map tiles in SQL and through map-server (under a minute)" "$work/tile.log" \
+        bash -c "bash '$HERE/bench_tile.sh' > '$work/tile.out'"
+fi
 slime_cluster_stop
 if [ "${BENCH_SHARD:-1}" = 1 ]; then
     slime_step "bench_shard.sh: two shards behind a postgres_fdw coordinator against one node (about 5 minutes)" \
@@ -95,6 +99,11 @@ mkdir -p build/bench
     cat "$work/sql.out"
     [ ! -f "$work/store.out" ] || cat "$work/store.out"
     cat "$work/save.out" "$work/gc.out"
+    if [ -f "$work/tile.out" ]; then
+        echo
+        echo "== 12. Map tiles (bench_tile.sh) =="
+        cat "$work/tile.out"
+    fi
     if [ -f "$work/loader.out" ]; then
         echo
         echo "== 7. The AdvancedSlimePaper loader against a bytea loader (JDBC, binary protocol) =="
