@@ -64,6 +64,23 @@ render(Datum world, const sl_map_opts *o, slime_open_value *ov, sl_map *m)
 	return true;
 }
 
+/* A shaded map as a PNG bytea, each column scale x scale pixels; frees the map. */
+static bytea *
+png_bytea(sl_map *m, uint32 scale)
+{
+	sl_buf		out = {0};
+	sl_err		err;
+	bytea	   *r;
+
+	/* leave room for the varlena header in front of the PNG */
+	if (sl_buf_put_u32be(&out, 0, &err) || sl_png_map(m, scale, &out, &err))
+		slime_raise(&err, false);
+	sl_map_free(m);
+	r = (bytea *) out.data;
+	SET_VARSIZE(r, out.len);
+	return r;
+}
+
 PG_FUNCTION_INFO_V1(slime_render_map);
 /* The top-down map of a world as a PNG; NULL for a world without chunks. */
 Datum
@@ -72,8 +89,6 @@ slime_render_map(PG_FUNCTION_ARGS)
 	sl_map_opts o;
 	slime_open_value ov;
 	sl_map		m;
-	sl_buf		out = {0};
-	sl_err		err;
 	bytea	   *r;
 
 	if (PG_ARGISNULL(0))
@@ -81,13 +96,8 @@ slime_render_map(PG_FUNCTION_ARGS)
 	render_opts(fcinfo, 2, &o);
 	if (!render(PG_GETARG_DATUM(0), &o, &ov, &m))
 		PG_RETURN_NULL();
-	/* leave room for the varlena header in front of the PNG */
-	if (sl_buf_put_u32be(&out, 0, &err) || sl_png_map(&m, o.scale, &out, &err))
-		slime_raise(&err, false);
-	sl_map_free(&m);
+	r = png_bytea(&m, o.scale);
 	sl_value_close(&ov.v);
-	r = (bytea *) out.data;
-	SET_VARSIZE(r, out.len);
 	PG_RETURN_BYTEA_P(r);
 }
 
@@ -129,7 +139,6 @@ slime_render_tile(PG_FUNCTION_ARGS)
 	slime_open_value ov;
 	sl_tile		t;
 	sl_map		m;
-	sl_buf		out = {0};
 	sl_err		err;
 	bytea	   *r;
 
@@ -142,12 +151,7 @@ slime_render_tile(PG_FUNCTION_ARGS)
 	slime_open(&ov, PG_GETARG_DATUM(0), false);
 	if (sl_tile_render(&ov.v, &t, &o, slime_limits(), &m, &err))
 		slime_raise(&err, false);
-	/* leave room for the varlena header in front of the PNG */
-	if (sl_buf_put_u32be(&out, 0, &err) || sl_png_map(&m, t.scale, &out, &err))
-		slime_raise(&err, false);
-	sl_map_free(&m);
+	r = png_bytea(&m, t.scale);
 	sl_value_close(&ov.v);
-	r = (bytea *) out.data;
-	SET_VARSIZE(r, out.len);
 	PG_RETURN_BYTEA_P(r);
 }

@@ -424,6 +424,30 @@ place_chunk(sl_map *m, int32_t cx, int32_t cz, const sl_map_column cols[256])
 		memcpy(&m->cols[(pz + z) * m->width + px], &cols[z * 16], 16 * sizeof(sl_map_column));
 }
 
+/* The 256 columns of a chunk whose region NBT is nbt (d: its directory entry). */
+int
+sl_map_chunk_nbt(const sl_dirent *d, const uint8_t *nbt, const sl_map_opts *o, const sl_limits *lim,
+				 sl_map_cache *cache, sl_map_column cols[256], sl_err *err)
+{
+	sl_arena	arena = {0};
+	sl_chunk_blocks cb;
+	int			rc;
+
+	rc = sl_chunk_blocks_open(nbt, d->len[SL_COMP_REGION], d->data_version, SL_WANT_BLOCKS, lim,
+							  &arena, &cb, err);
+	if (rc == 0)
+		rc = sl_map_chunk(&cb, o, cache, cols, err);
+	sl_arena_free(&arena);
+	if (rc)
+	{
+		sl_err_prefix(err, "chunk (%d,%d)", d->x, d->z);
+		if (err->code == SL_ERR_FORMAT)
+			err->code = SL_ERR_CORRUPT;
+		return -1;
+	}
+	return 0;
+}
+
 /* Render one chunk (directory entry i) into the map. */
 static int
 render_chunk(sl_value *v, uint32_t i, const sl_map_opts *o, const sl_limits *lim,
@@ -431,10 +455,7 @@ render_chunk(sl_value *v, uint32_t i, const sl_map_opts *o, const sl_limits *lim
 {
 	const uint8_t *comp[SL_NCOMP];
 	sl_dirent	d;
-	sl_arena	arena = {0};
-	sl_chunk_blocks cb;
 	sl_map_column cols[256];
-	int			rc;
 
 	if (sl_value_chunk(v, i, &d, comp, err))
 		return -1;
@@ -444,18 +465,8 @@ render_chunk(sl_value *v, uint32_t i, const sl_map_opts *o, const sl_limits *lim
 		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) lies outside the value's bounds", d.x, d.z);
 	if (d.len[SL_COMP_REGION] == 0)
 		return 0;
-	rc = sl_chunk_blocks_open(comp[SL_COMP_REGION], d.len[SL_COMP_REGION], d.data_version,
-							  SL_WANT_BLOCKS, lim, &arena, &cb, err);
-	if (rc == 0)
-		rc = sl_map_chunk(&cb, o, cache, cols, err);
-	sl_arena_free(&arena);
-	if (rc)
-	{
-		sl_err_prefix(err, "chunk (%d,%d)", d.x, d.z);
-		if (err->code == SL_ERR_FORMAT)
-			err->code = SL_ERR_CORRUPT;
+	if (sl_map_chunk_nbt(&d, comp[SL_COMP_REGION], o, lim, cache, cols, err))
 		return -1;
-	}
 	place_chunk(m, d.x, d.z, cols);
 	return 0;
 }

@@ -96,10 +96,7 @@ tile_chunk(sl_value *v, uint32_t i, const sl_tile *t, const sl_map_opts *o, cons
 	const uint8_t *comp[SL_NCOMP];
 	int64_t		span = (int64_t) t->side * t->cell;
 	sl_dirent	d;
-	sl_arena	arena = {0};
-	sl_chunk_blocks cb;
 	sl_map_column cols[256];
-	int			rc;
 
 	if (sl_value_dirent(v, i, &d, err))
 		return -1;
@@ -107,20 +104,9 @@ tile_chunk(sl_value *v, uint32_t i, const sl_tile *t, const sl_map_opts *o, cons
 		(int64_t) d.z * 16 < t->z0 - 16 || (int64_t) d.z * 16 >= t->z0 + span ||
 		d.len[SL_COMP_REGION] == 0)
 		return 0;
-	if (sl_value_chunk(v, i, &d, comp, err))
+	if (sl_value_chunk(v, i, &d, comp, err) ||
+		sl_map_chunk_nbt(&d, comp[SL_COMP_REGION], o, lim, cache, cols, err))
 		return -1;
-	rc = sl_chunk_blocks_open(comp[SL_COMP_REGION], d.len[SL_COMP_REGION], d.data_version,
-							  SL_WANT_BLOCKS, lim, &arena, &cb, err);
-	if (rc == 0)
-		rc = sl_map_chunk(&cb, o, cache, cols, err);
-	sl_arena_free(&arena);
-	if (rc)
-	{
-		sl_err_prefix(err, "chunk (%d,%d)", d.x, d.z);
-		if (err->code == SL_ERR_FORMAT)
-			err->code = SL_ERR_CORRUPT;
-		return -1;
-	}
 	place(g, t, d.x, d.z, cols);
 	return 0;
 }
