@@ -8,7 +8,8 @@
 #     Cache-Control, 404 for unknown keys and files, 400 for malformed
 #     paths, hostile keys answered 400/404 with the database unchanged,
 #     405 for other methods, concurrent requests, an access log line per
-#     request that a path cannot forge;
+#     request that a path cannot forge, reconnection after a database
+#     restart;
 #   - the page in headless Chromium (Debian's `chromium`, installed here
 #     when missing) driven by playwright-core from npm (installed into
 #     build/webmap-test): tiles load, the screenshot's pixels are the tile
@@ -189,6 +190,12 @@ xargs -P 8 -I{} sh -c 'f=$(echo "{}" | tr / _); curl -s -o "$1/par/$f" -w "%{htt
 while read -r p; do curl -s -o "$WORK/seq/$(echo "$p" | tr / _)" "$BASE$p"; done <"$WORK/paths"
 [ "$(grep -c '^200$' "$WORK/codes")" = "$n" ] && diff -r -q "$WORK/par" "$WORK/seq" >/dev/null &&
     result OK "$n concurrent tile requests: all 200, each equal to a sequential fetch" || result FAIL "concurrent tiles: $(sort "$WORK/codes" | uniq -c | tr '\n' ' ')"
+
+# a database restart: the pooled connections are gone, the next requests reconnect
+(cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$PGDATA" -l "$SERVER_LOG" -m fast -w -t 60 restart >/dev/null)
+expect 200 /tiles/querz-1.18/0/0/0.png
+expect 200 /api/worlds
+expect 304 /tiles/querz-1.18/0/0/0.png -H "If-None-Match: $etag"
 
 # ---- the page in a real browser -------------------------------------------------
 slime_log "webmap: the page in headless Chromium"

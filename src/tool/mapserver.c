@@ -145,12 +145,24 @@ parse_ms(int argc, char **argv, ms_opts *o)
 
 /* ---- the database -------------------------------------------------------- */
 
+/* Make a session read-only with a statement timeout; 0 ok. */
+static int
+db_session(PGconn *c)
+{
+	PGresult   *r = PQexec(c, "SET default_transaction_read_only = on; SET statement_timeout = '30s'");
+	int			ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+
+	if (!ok)
+		fprintf(stderr, "slimetool: map-server: session set-up: %s", PQerrorMessage(c));
+	PQclear(r);
+	return ok ? 0 : -1;
+}
+
 /* Connect read-only; NULL (and a message) on failure. */
 static PGconn *
 db_connect(const char *dsn)
 {
 	PGconn	   *c = PQconnectdb(dsn);
-	PGresult   *r;
 
 	if (PQstatus(c) != CONNECTION_OK)
 	{
@@ -158,15 +170,11 @@ db_connect(const char *dsn)
 		PQfinish(c);
 		return NULL;
 	}
-	r = PQexec(c, "SET default_transaction_read_only = on; SET statement_timeout = '30s'");
-	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+	if (db_session(c))
 	{
-		fprintf(stderr, "slimetool: map-server: session set-up: %s", PQerrorMessage(c));
-		PQclear(r);
 		PQfinish(c);
 		return NULL;
 	}
-	PQclear(r);
 	return c;
 }
 
@@ -319,11 +327,28 @@ db_put(server *s, int slot)
 	pthread_mutex_unlock(&s->mu);
 }
 
-/* Run a parameterised query; NULL when the connection failed. */
+/*
+ * Run a parameterised query; NULL when there is no connection. A query that
+ * finds its connection gone (the server restarted) reconnects and runs once
+ * more.
+ */
 static PGresult *
 db_query(PGconn *c, const char *sql, int n, const char *const *params, int binary)
 {
-	return c ? PQexecParams(c, sql, n, NULL, params, NULL, NULL, binary) : NULL;
+	PGresult   *r;
+
+	if (c == NULL)
+		return NULL;
+	r = PQexecParams(c, sql, n, NULL, params, NULL, NULL, binary);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK && PQstatus(c) == CONNECTION_BAD)
+	{
+		PQclear(r);
+		PQreset(c);
+		if (PQstatus(c) != CONNECTION_OK || db_session(c))
+			return NULL;
+		r = PQexecParams(c, sql, n, NULL, params, NULL, NULL, binary);
+	}
+	return r;
 }
 
 /* 1 when a failed query's SQLSTATE says the key does not fit the key column's type. */
@@ -451,8 +476,8 @@ serve_tile(server *s, struct MHD_Connection *conn, const web_req *q, reply *rp)
 		fprintf(stderr, "slimetool: map-server: tile %s/%d/%d/%d: %s", q->key, q->z, q->x, q->y,
 				c ? PQerrorMessage(c) : "no database connection\n");
 		pthread_mutex_unlock(&s->log_mu);
-		ret = respond_text(conn, rp, c ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_SERVICE_UNAVAILABLE,
-						   "the tile could not be drawn\n");
+		ret = respond_text(conn, rp, c && PQstatus(c) == CONNECTION_OK ? MHD_HTTP_INTERNAL_SERVER_ERROR :
+						   MHD_HTTP_SERVICE_UNAVAILABLE, "the tile could not be drawn\n");
 	}
 	PQclear(r);
 	db_put(s, slot);
