@@ -23,6 +23,7 @@ set -euo pipefail
 cd "$SLIME_ROOT"
 
 SLIME_DEPS+=(chromium)
+command -v npm >/dev/null || SLIME_DEPS+=(nodejs npm)
 slime_install_deps
 slime_build_install
 make -s webmap PG_CONFIG="$SLIME_PG_CONFIG"
