@@ -180,6 +180,28 @@ palette_layer(walk *w, int i, int ly, uint8_t lay[256], sl_err *err)
 	return 0;
 }
 
+/*
+ * 1 when layer ly of paletted section i is all palette index 0 and that
+ * entry is not drawn (the words holding the layer are zero): air above the
+ * ground, skipped without decoding.
+ */
+static int
+blank_layer(const walk *w, int i, int ly)
+{
+	const sl_section *s = &w->c->sections[i];
+	uint32_t	per,
+				n0 = (uint32_t) ly * 256;
+
+	if (s->npalette == 0 || w->pal[i][0] != SL_MAP_NONE || s->states == NULL ||
+		s->spanning || s->bits == 0)
+		return 0;
+	per = 64 / s->bits;
+	for (uint32_t l = n0 / per; l <= (n0 + 255) / per; l++)
+		if (sl_get_u64be(s->states + 8 * (size_t) l) != 0)
+			return 0;
+	return 1;
+}
+
 /* The colours of layer ly of section i, any kind. */
 static int
 layer_colors(walk *w, int i, int ly, uint8_t lay[256], sl_err *err)
@@ -329,7 +351,7 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 			int			search = !o->has_y_max || ybase + ly <= o->y_max;
 
 			/* above y_max nothing is searched and nothing can be counting water yet */
-			if (!search && a.depth == 0)
+			if (a.depth == 0 && (!search || (s->kind == SL_SEC_PALETTE && blank_layer(&w, i, ly))))
 				continue;
 			if (layer_colors(&w, i, ly, lay, err))
 				return -1;
