@@ -10,16 +10,16 @@
  * GET /api/worlds[?after=K&limit=N]  a page of worlds: key, chunks, bounds
  * GET /tiles/KEY/Z/X/Y.png     slime_render_tile(C, Z, X, Y) of the row K = KEY
  *
- * libmicrohttpd parses HTTP (a pool of threads); libpq talks to the
- * database, one connection a thread, every request a parameterised query
- * in a read-only transaction. The request logic is webapi.c. SIGTERM or
- * SIGINT stops the server after the requests in flight.
+ * libmicrohttpd parses HTTP (a pool of threads); the database side is
+ * mapdb.c (one connection a thread, parameterised queries, read-only
+ * sessions), the request logic webapi.c. SIGTERM or SIGINT stops the
+ * server after the requests in flight.
  */
+#include "mapdb.h"
 #include "tool.h"
 #include "webapi.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -30,7 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libpq-fe.h>
 #include <microhttpd.h>
 
 #include "sl_tile.h"
@@ -56,19 +55,11 @@ static asset assets[] = {
 };
 #define NASSETS (sizeof(assets) / sizeof(assets[0]))
 
-/* The server: its queries and one database connection per thread. */
+/* The server: the database side and what the handlers share. */
 typedef struct server
 {
-	const char *dsn;
-	char	   *q_hash;			/* $1 key: the content hash, hex */
-	char	   *q_tile;			/* $1 key, $2..$4 z x y: hash and tile */
-	char	   *q_worlds;		/* $1 after (or NULL), $2 limit */
+	map_db		db;
 	int			max_age;
-	int			nconn;
-	PGconn	  **conns;
-	int		   *busy;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
 	pthread_mutex_t log_mu;
 } server;
 
@@ -143,223 +134,6 @@ parse_ms(int argc, char **argv, ms_opts *o)
 	return 0;
 }
 
-/* ---- the database -------------------------------------------------------- */
-
-/* Make a session read-only with a statement timeout; 0 ok. */
-static int
-db_session(PGconn *c)
-{
-	PGresult   *r = PQexec(c, "SET default_transaction_read_only = on; SET statement_timeout = '30s'");
-	int			ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-
-	if (!ok)
-		fprintf(stderr, "slimetool: map-server: session set-up: %s", PQerrorMessage(c));
-	PQclear(r);
-	return ok ? 0 : -1;
-}
-
-/* Connect read-only; NULL (and a message) on failure. */
-static PGconn *
-db_connect(const char *dsn)
-{
-	PGconn	   *c = PQconnectdb(dsn);
-
-	if (PQstatus(c) != CONNECTION_OK)
-	{
-		fprintf(stderr, "slimetool: map-server: cannot connect: %s", PQerrorMessage(c));
-		PQfinish(c);
-		return NULL;
-	}
-	if (db_session(c))
-	{
-		PQfinish(c);
-		return NULL;
-	}
-	return c;
-}
-
-/* A quoted identifier, or a quoted schema.name; malloc'd, NULL on failure. */
-static char *
-quote_name(PGconn *c, const char *name, int qualified)
-{
-	const char *dot = qualified ? strchr(name, '.') : NULL;
-	char	   *a,
-			   *b,
-			   *out;
-
-	if (dot == NULL)
-	{
-		a = PQescapeIdentifier(c, name, strlen(name));
-		out = a ? strdup(a) : NULL;
-		PQfreemem(a);
-		return out;
-	}
-	a = PQescapeIdentifier(c, name, (size_t) (dot - name));
-	b = PQescapeIdentifier(c, dot + 1, strlen(dot + 1));
-	out = a && b ? malloc(strlen(a) + strlen(b) + 2) : NULL;
-	if (out)
-		sprintf(out, "%s.%s", a, b);
-	PQfreemem(a);
-	PQfreemem(b);
-	return out;
-}
-
-/* printf into a malloc'd string. */
-static char *
-xprintf(const char *fmt,...) __attribute__((format(printf, 1, 2)));
-static char *
-xprintf(const char *fmt,...)
-{
-	va_list		ap;
-	int			n;
-	char	   *s;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	s = malloc((size_t) n + 1);
-	if (s == NULL)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t) n + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
-/*
- * Build the queries (identifiers quoted once, the extension's schema named)
- * and check them against the database; 0 ok.
- */
-static int
-db_prepare(server *s, const ms_opts *o)
-{
-	PGconn	   *c = db_connect(o->dsn);
-	PGresult   *r;
-	char	   *t,
-			   *k,
-			   *col,
-			   *ext = NULL;
-	int			rc = -1;
-
-	if (c == NULL)
-		return -1;
-	r = PQexec(c, "SELECT quote_ident(n.nspname) FROM pg_extension e "
-			   "JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'slime'");
-	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-		ext = strdup(PQgetvalue(r, 0, 0));
-	else
-		fprintf(stderr, "slimetool: map-server: the slime extension is not installed in this database\n");
-	PQclear(r);
-	t = quote_name(c, o->table, 1);
-	k = quote_name(c, o->key, 0);
-	col = quote_name(c, o->column, 0);
-	if (ext && t && k && col)
-	{
-		s->q_hash = xprintf("SELECT encode(%s.slime_content_hash(%s), 'hex') FROM %s "
-							"WHERE %s = $1 AND %s IS NOT NULL LIMIT 1", ext, col, t, k, col);
-		s->q_tile = xprintf("SELECT encode(%s.slime_content_hash(%s), 'hex'), "
-							"%s.slime_render_tile(%s, $2::int, $3::int, $4::int) FROM %s "
-							"WHERE %s = $1 AND %s IS NOT NULL LIMIT 1", ext, col, ext, col, t, k, col);
-		s->q_worlds = xprintf("SELECT k, i ->> 'chunks', i -> 'bounds' ->> 'min_x', i -> 'bounds' ->> 'min_z', "
-							  "i -> 'bounds' ->> 'max_x', i -> 'bounds' ->> 'max_z' "
-							  "FROM (SELECT k, %s.slime_info(w) AS i FROM (SELECT %s::text AS k, %s AS w FROM %s "
-							  "WHERE %s IS NOT NULL AND ($1::text IS NULL OR %s::text > $1::text) "
-							  "ORDER BY 1 LIMIT $2::int) p OFFSET 0) q ORDER BY k",
-							  ext, k, col, t, col, k);
-	}
-	if (s->q_hash && s->q_tile && s->q_worlds)
-	{
-		/* the table, key and column exist and the role may read them */
-		char	   *probe = xprintf("SELECT %s, %s FROM %s LIMIT 0", k, col, t);
-
-		r = PQexec(c, probe);
-		if (PQresultStatus(r) == PGRES_TUPLES_OK)
-			rc = 0;
-		else
-			fprintf(stderr, "slimetool: map-server: %s", PQerrorMessage(c));
-		PQclear(r);
-		free(probe);
-	}
-	free(ext);
-	free(t);
-	free(k);
-	free(col);
-	PQfinish(c);
-	return rc;
-}
-
-/* A connection of the pool (waits for a free one); its slot in *slot. */
-static PGconn *
-db_get(server *s, int *slot)
-{
-	PGconn	   *c;
-
-	pthread_mutex_lock(&s->mu);
-	for (;;)
-	{
-		for (*slot = 0; *slot < s->nconn && s->busy[*slot]; (*slot)++)
-			;
-		if (*slot < s->nconn)
-			break;
-		pthread_cond_wait(&s->cv, &s->mu);
-	}
-	s->busy[*slot] = 1;
-	pthread_mutex_unlock(&s->mu);
-	c = s->conns[*slot];
-	if (c && PQstatus(c) != CONNECTION_OK)
-	{
-		PQfinish(c);
-		c = NULL;
-	}
-	if (c == NULL)
-		c = db_connect(s->dsn);
-	s->conns[*slot] = c;
-	return c;
-}
-
-/* Give a connection back. */
-static void
-db_put(server *s, int slot)
-{
-	pthread_mutex_lock(&s->mu);
-	s->busy[slot] = 0;
-	pthread_cond_signal(&s->cv);
-	pthread_mutex_unlock(&s->mu);
-}
-
-/*
- * Run a parameterised query; NULL when there is no connection. A query that
- * finds its connection gone (the server restarted) reconnects and runs once
- * more.
- */
-static PGresult *
-db_query(PGconn *c, const char *sql, int n, const char *const *params, int binary)
-{
-	PGresult   *r;
-
-	if (c == NULL)
-		return NULL;
-	r = PQexecParams(c, sql, n, NULL, params, NULL, NULL, binary);
-	if (PQresultStatus(r) != PGRES_TUPLES_OK && PQstatus(c) == CONNECTION_BAD)
-	{
-		PQclear(r);
-		PQreset(c);
-		if (PQstatus(c) != CONNECTION_OK || db_session(c))
-			return NULL;
-		r = PQexecParams(c, sql, n, NULL, params, NULL, NULL, binary);
-	}
-	return r;
-}
-
-/* 1 when a failed query's SQLSTATE says the key does not fit the key column's type. */
-static int
-bad_key_state(const PGresult *r)
-{
-	const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
-
-	return st && strncmp(st, "22", 2) == 0;
-}
-
 /* ---- HTTP --------------------------------------------------------------- */
 
 /* What a request answered, for its log line. */
@@ -428,30 +202,30 @@ serve_tile(server *s, struct MHD_Connection *conn, const web_req *q, reply *rp)
 	snprintf(xs, sizeof(xs), "%d", q->x);
 	snprintf(ys, sizeof(ys), "%d", q->y);
 	snprintf(cache, sizeof(cache), "public, max-age=%d", s->max_age);
-	c = db_get(s, &slot);
+	c = map_db_get(&s->db, &slot);
 	if (inm)
 	{
 		/* the content hash alone (metadata): no drawing when the client has the tile */
-		r = db_query(c, s->q_hash, 1, params, 0);
+		r = map_db_query(c, s->db.q_hash, 1, params, 0);
 		if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
 		{
 			web_etag(etag, PQgetvalue(r, 0, 0), q->z, q->x, q->y);
 			if (web_etag_match(inm, etag))
 			{
 				PQclear(r);
-				db_put(s, slot);
+				map_db_put(&s->db, slot);
 				return respond(conn, rp, MHD_HTTP_NOT_MODIFIED, NULL, NULL, 0, 0, etag, cache);
 			}
 		}
-		else if (PQresultStatus(r) == PGRES_TUPLES_OK || bad_key_state(r))
+		else if (PQresultStatus(r) == PGRES_TUPLES_OK || map_db_bad_key(r))
 		{
 			PQclear(r);
-			db_put(s, slot);
+			map_db_put(&s->db, slot);
 			return respond_text(conn, rp, MHD_HTTP_NOT_FOUND, "no such world\n");
 		}
 		PQclear(r);
 	}
-	r = db_query(c, s->q_tile, 4, params, 1);
+	r = map_db_query(c, s->db.q_tile, 4, params, 1);
 	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && PQgetlength(r, 0, 0) == 64)
 	{
 		size_t		len = (size_t) PQgetlength(r, 0, 1);
@@ -463,12 +237,12 @@ serve_tile(server *s, struct MHD_Connection *conn, const web_req *q, reply *rp)
 		if (png)
 			memcpy(png, PQgetvalue(r, 0, 1), len);
 		PQclear(r);
-		db_put(s, slot);
+		map_db_put(&s->db, slot);
 		if (png == NULL)
 			return respond_text(conn, rp, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 		return respond(conn, rp, MHD_HTTP_OK, "image/png", png, len, 1, etag, cache);
 	}
-	if (PQresultStatus(r) == PGRES_TUPLES_OK || bad_key_state(r))
+	if (PQresultStatus(r) == PGRES_TUPLES_OK || map_db_bad_key(r))
 		ret = respond_text(conn, rp, MHD_HTTP_NOT_FOUND, "no such world\n");
 	else
 	{
@@ -480,7 +254,7 @@ serve_tile(server *s, struct MHD_Connection *conn, const web_req *q, reply *rp)
 						   MHD_HTTP_SERVICE_UNAVAILABLE, "the tile could not be drawn\n");
 	}
 	PQclear(r);
-	db_put(s, slot);
+	map_db_put(&s->db, slot);
 	return ret;
 }
 
@@ -505,15 +279,15 @@ serve_worlds(server *s, struct MHD_Connection *conn, reply *rp)
 	if (web_parse_limit(lim, &limit) || (after && !web_key_ok(after, strlen(after))))
 		return respond_text(conn, rp, MHD_HTTP_BAD_REQUEST, "limit is 1..10000, after a key\n");
 	snprintf(ls, sizeof(ls), "%d", limit);
-	c = db_get(s, &slot);
-	r = db_query(c, s->q_worlds, 2, params, 0);
+	c = map_db_get(&s->db, &slot);
+	r = map_db_query(c, s->db.q_worlds, 2, params, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK)
 	{
 		pthread_mutex_lock(&s->log_mu);
 		fprintf(stderr, "slimetool: map-server: worlds: %s", c ? PQerrorMessage(c) : "no database connection\n");
 		pthread_mutex_unlock(&s->log_mu);
 		PQclear(r);
-		db_put(s, slot);
+		map_db_put(&s->db, slot);
 		return respond_text(conn, rp, MHD_HTTP_SERVICE_UNAVAILABLE, "the worlds could not be listed\n");
 	}
 	n = PQntuples(r);
@@ -534,7 +308,7 @@ serve_worlds(server *s, struct MHD_Connection *conn, reply *rp)
 		free(w);
 	}
 	PQclear(r);
-	db_put(s, slot);
+	map_db_put(&s->db, slot);
 	if (rc)
 	{
 		sl_buf_free(&out);
@@ -723,17 +497,10 @@ cmd_map_server(int argc, char **argv)
 	if ((rc = parse_ms(argc, argv, &o)) != 0)
 		return rc;
 	memset(&s, 0, sizeof(s));
-	s.dsn = o.dsn;
 	s.max_age = o.max_age;
-	s.nconn = o.threads;
-	if (load_assets(o.assets) || resolve_listen(o.listen, &addr, &alen) || db_prepare(&s, &o))
+	if (load_assets(o.assets) || resolve_listen(o.listen, &addr, &alen) ||
+		map_db_open(&s.db, o.dsn, o.table, o.key, o.column, o.threads))
 		return 1;
-	s.conns = calloc((size_t) s.nconn, sizeof(PGconn *));
-	s.busy = calloc((size_t) s.nconn, sizeof(int));
-	if (s.conns == NULL || s.busy == NULL)
-		return tool_fail("out of memory");
-	pthread_mutex_init(&s.mu, NULL);
-	pthread_cond_init(&s.cv, NULL);
 	pthread_mutex_init(&s.log_mu, NULL);
 	/* the server's threads inherit a mask without these: only sigwait below sees them */
 	sigemptyset(&sigs);
@@ -758,14 +525,7 @@ cmd_map_server(int argc, char **argv)
 			break;
 	fprintf(stderr, "map-server: signal %d: stopping\n", sig);
 	MHD_stop_daemon(d);			/* waits for the requests in flight */
-	for (int i = 0; i < s.nconn; i++)
-		if (s.conns[i])
-			PQfinish(s.conns[i]);
-	free(s.conns);
-	free(s.busy);
-	free(s.q_hash);
-	free(s.q_tile);
-	free(s.q_worlds);
+	map_db_close(&s.db);
 	for (size_t i = 0; i < NASSETS; i++)
 		sl_free(assets[i].data);
 	fprintf(stderr, "map-server: stopped\n");
