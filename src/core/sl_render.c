@@ -181,23 +181,33 @@ palette_layer(walk *w, int i, int ly, uint8_t lay[256], sl_err *err)
 }
 
 /*
- * 1 when layer ly of paletted section i is all palette index 0 and that
- * entry is not drawn (the words holding the layer are zero): air above the
- * ground, skipped without decoding.
+ * 1 when layer ly of paletted section i is one palette entry throughout
+ * (every word holding the layer repeats it) and that entry is not drawn:
+ * air above the ground, skipped without decoding.
  */
 static int
 blank_layer(const walk *w, int i, int ly)
 {
 	const sl_section *s = &w->c->sections[i];
 	uint32_t	per,
-				n0 = (uint32_t) ly * 256;
+				n0 = (uint32_t) ly * 256,
+				l0;
+	uint64_t	mask,
+				v,
+				pattern = 0;
 
-	if (s->npalette == 0 || w->pal[i][0] != SL_MAP_NONE || s->states == NULL ||
-		s->spanning || s->bits == 0)
+	if (s->states == NULL || s->spanning || s->bits == 0)
 		return 0;
 	per = 64 / s->bits;
-	for (uint32_t l = n0 / per; l <= (n0 + 255) / per; l++)
-		if (sl_get_u64be(s->states + 8 * (size_t) l) != 0)
+	mask = s->bits == 64 ? UINT64_MAX : ((uint64_t) 1 << s->bits) - 1;
+	l0 = n0 / per;
+	v = sl_get_u64be(s->states + 8 * (size_t) l0) & mask;
+	if (v >= s->npalette || w->pal[i][v] != SL_MAP_NONE)
+		return 0;
+	for (uint32_t k = 0; k < per; k++)
+		pattern |= v << (k * s->bits);
+	for (uint32_t l = l0; l <= (n0 + 255) / per; l++)
+		if (sl_get_u64be(s->states + 8 * (size_t) l) != pattern)
 			return 0;
 	return 1;
 }
