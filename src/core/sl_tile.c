@@ -73,19 +73,26 @@ static void
 place(sl_map *g, const sl_tile *t, int64_t cx, int64_t cz, const sl_map_column cols[256])
 {
 	uint32_t	c = t->cell;
+	uint32_t	n = 16 / c;
 
-	for (uint32_t j = 0; j < 16; j += c)
-		for (uint32_t i = 0; i < 16; i += c)
+	/* exact: chunk corners, the tile's corner and the north row's are multiples of the cell */
+	int64_t		gx0 = (cx * 16 - t->x0) / c;
+	int64_t		gz0 = (cz * 16 - (t->z0 - c)) / c;
+
+	for (uint32_t j = 0; j < n; j++)
+	{
+		int64_t		gz = gz0 + j;
+
+		if (gz < 0 || gz >= g->height)
+			continue;
+		for (uint32_t i = 0; i < n; i++)
 		{
-			int64_t		rx = cx * 16 + i - t->x0;
-			int64_t		rz = cz * 16 + j - (t->z0 - c);
-			int64_t		gx = rx / c;
-			int64_t		gz = rz / c;
+			int64_t		gx = gx0 + i;
 
-			if (rx < 0 || rz < 0 || gx >= g->width || gz >= g->height)
-				continue;
-			g->cols[gz * g->width + gx] = c == 1 ? cols[j * 16 + i] : merge_cell(cols, i, j, c);
+			if (gx >= 0 && gx < g->width)
+				g->cols[gz * g->width + gx] = c == 1 ? cols[j * 16 + i] : merge_cell(cols, i * c, j * c, c);
 		}
+	}
 }
 
 /* Draw chunk i into the grid when it lies under the tile or just north of it. */
