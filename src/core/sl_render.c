@@ -181,12 +181,12 @@ palette_layer(walk *w, int i, int ly, uint8_t lay[256], sl_err *err)
 }
 
 /*
- * 1 when layer ly of paletted section i is one palette entry throughout
- * (every word holding the layer repeats it) and that entry is not drawn:
- * air above the ground, skipped without decoding.
+ * The palette entry that layer ly of paletted section i holds throughout
+ * (every word holding the layer repeats it), or -1: air above the ground
+ * and open water, drawn without decoding.
  */
 static int
-blank_layer(const walk *w, int i, int ly)
+uniform_layer(const walk *w, int i, int ly)
 {
 	const sl_section *s = &w->c->sections[i];
 	uint32_t	per,
@@ -196,20 +196,20 @@ blank_layer(const walk *w, int i, int ly)
 				v,
 				pattern = 0;
 
-	if (s->states == NULL || s->spanning || s->bits == 0)
-		return 0;
+	if (s->kind != SL_SEC_PALETTE || s->states == NULL || s->spanning || s->bits == 0)
+		return -1;
 	per = 64 / s->bits;
 	mask = s->bits == 64 ? UINT64_MAX : ((uint64_t) 1 << s->bits) - 1;
 	l0 = n0 / per;
 	v = sl_get_u64be(s->states + 8 * (size_t) l0) & mask;
-	if (v >= s->npalette || w->pal[i][v] != SL_MAP_NONE)
-		return 0;
+	if (v >= s->npalette)
+		return -1;
 	for (uint32_t k = 0; k < per; k++)
 		pattern |= v << (k * s->bits);
 	for (uint32_t l = l0; l <= (n0 + 255) / per; l++)
 		if (sl_get_u64be(s->states + 8 * (size_t) l) != pattern)
-			return 0;
-	return 1;
+			return -1;
+	return (int) v;
 }
 
 /* The colours of layer ly of section i, any kind. */
@@ -359,11 +359,18 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 		for (int ly = 15; ly >= 0 && a.n > 0; ly--)
 		{
 			int			search = !o->has_y_max || ybase + ly <= o->y_max;
+			int			u;
 
 			/* above y_max nothing is searched and nothing can be counting water yet */
-			if (a.depth == 0 && (!search || (s->kind == SL_SEC_PALETTE && blank_layer(&w, i, ly))))
+			if (!search && a.depth == 0)
 				continue;
-			if (layer_colors(&w, i, ly, lay, err))
+			if ((u = uniform_layer(&w, i, ly)) >= 0)
+			{
+				if (w.pal[i][u] == SL_MAP_NONE && a.depth == 0)
+					continue;	/* nothing to find, no water to end */
+				memset(lay, w.pal[i][u], 256);
+			}
+			else if (layer_colors(&w, i, ly, lay, err))
 				return -1;
 			walk_layer(lay, ybase + ly, search, &a, cols);
 		}
