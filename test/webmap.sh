@@ -59,6 +59,10 @@ fi
     # the role of README 'A web map of every world': it may only read
     echo "CREATE ROLE slime_map LOGIN;"
     echo "GRANT SELECT ON worlds, slime_store TO slime_map;"
+    # an integer key: what does not parse as one is not there either
+    echo "CREATE TABLE numbered (id int PRIMARY KEY, world slime);"
+    echo "INSERT INTO numbered SELECT 7, world FROM worlds WHERE name = 'anvilworld';"
+    echo "GRANT SELECT ON numbered TO slime_map;"
 } >"$WORK/setup.sql"
 slime_psql -f "$WORK/setup.sql" >/dev/null
 state() {
@@ -191,6 +195,28 @@ xargs -P 8 -I{} sh -c 'f=$(echo "{}" | tr / _); curl -s -o "$1/par/$f" -w "%{htt
 while read -r p; do curl -s -o "$WORK/seq/$(echo "$p" | tr / _)" "$BASE$p"; done <"$WORK/paths"
 [ "$(grep -c '^200$' "$WORK/codes")" = "$n" ] && diff -r -q "$WORK/par" "$WORK/seq" >/dev/null &&
     result OK "$n concurrent tile requests: all 200, each equal to a sequential fetch" || result FAIL "concurrent tiles: $(sort "$WORK/codes" | uniq -c | tr '\n' ' ')"
+
+# a second server over a table keyed by integers (schema-qualified name)
+port2=$((port + 1))
+while ss -Hltn "sport = :$port2" 2>/dev/null | grep -q .; do port2=$((port2 + 1)); done
+./build/slimetool map-server --dsn "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=slime_map" \
+    --table public.numbered --key id --column world --listen "127.0.0.1:$port2" --threads 2 \
+    2>"$WORK/server2.log" &
+SERVER2=$!
+slime_on_exit "slime_alive $SERVER2 && kill $SERVER2"
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port2/" && break; sleep 0.1; done
+BASE1=$BASE
+BASE=http://127.0.0.1:$port2
+expect 200 /tiles/7/0/0/0.png
+expect 404 /tiles/8/0/0/0.png
+expect 404 "/tiles/$(urlenc "7; DROP TABLE numbered")/0/0/0.png"
+expect 404 "/tiles/99999999999999999999/0/0/0.png" -H "If-None-Match: $etag"
+expect 200 /api/worlds
+grep -q '"key": "7", "chunks": 516' "$WORK/body" && result OK "integer keys listed as text" || result FAIL "worlds of numbered: $(cat "$WORK/body")"
+BASE=$BASE1
+REQUESTS=$((REQUESTS - 5))
+kill -TERM "$SERVER2"; wait "$SERVER2" || true
+[ "$(slime_psql -At -c "SELECT count(*) FROM numbered")" = 1 ] && result OK "numbered is unchanged" || result FAIL "numbered changed"
 
 # a database restart: the pooled connections are gone, the next requests reconnect
 (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$PGDATA" -l "$SERVER_LOG" -m fast -w -t 60 restart >/dev/null)
