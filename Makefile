@@ -41,12 +41,15 @@ build/libslimecore.a: $(CORE_SRCS) $(wildcard src/core/*.h)
 	set -e; for f in $(CORE_SRCS); do $(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -c $$f -o build/core/$$(basename $$f .c).o; done
 	rm -f $@ && ar rcs $@ build/core/*.o
 
-build/unit: build/libslimecore.a $(UNIT_SRCS) $(wildcard test/unit/*.h test/unit/*.def)
-	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/unit $(UNIT_SRCS) build/libslimecore.a $(LIBS_CORE) -o $@
+# the unit tests also reach map-server's request logic (src/tool/webapi.c: no HTTP, no libpq)
+build/unit: build/libslimecore.a $(UNIT_SRCS) src/tool/webapi.c src/tool/webapi.h $(wildcard test/unit/*.h test/unit/*.def)
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Isrc/tool -Itest/unit $(UNIT_SRCS) src/tool/webapi.c build/libslimecore.a $(LIBS_CORE) -o $@
 
 TOOL_SRCS = $(sort $(wildcard src/tool/*.c))
+# map-server (src/tool/mapserver.c) talks HTTP through libmicrohttpd and SQL through libpq
+LIBS_TOOL = -lpq -lmicrohttpd -lpthread
 build/slimetool: build/libslimecore.a $(TOOL_SRCS) $(wildcard src/tool/*.h)
-	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core $(TOOL_SRCS) build/libslimecore.a $(LIBS_CORE) -o $@
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -I$(shell $(PG_CONFIG) --includedir) $(TOOL_SRCS) build/libslimecore.a $(LIBS_CORE) $(LIBS_TOOL) -o $@
 
 build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/corpus_test.c build/libslimecore.a $(LIBS_CORE) -o $@
@@ -76,6 +79,24 @@ build/bench_granularity: build/libslimecore.a test/bench/bench_granularity.c tes
 build/bench_client: test/bench/bench_client.c
 	@mkdir -p build
 	$(CORE_CC) -O2 -Wall -I$(shell $(PG_CONFIG) --includedir) $< -lpq -lpthread -o $@
+
+# the page of slimetool map-server: our files and Leaflet from npm, in
+# build/webmap (the server reads them from webmap/ beside build/slimetool)
+WEBMAP_SRCS = $(addprefix src/tool/webmap/,index.html map.js map.css package.json)
+build/webmap/leaflet.js: $(WEBMAP_SRCS)
+	@mkdir -p build/webmap/npm
+	cp $(WEBMAP_SRCS) build/webmap/
+	cp src/tool/webmap/package.json build/webmap/npm/
+	cd build/webmap/npm && npm install --no-audit --no-fund --loglevel=error
+	cp build/webmap/npm/node_modules/leaflet/dist/leaflet.js build/webmap/npm/node_modules/leaflet/dist/leaflet.css build/webmap/
+	rm -f build/webmap/package.json
+
+.PHONY: webmap doc-webmap
+webmap: build/slimetool build/webmap/leaflet.js
+
+# the screenshot in the README: the page as the browser test sees it
+doc-webmap:
+	SLIME_WEBMAP_SCREENSHOT=$(CURDIR)/doc/img/webmap.png bash test/webmap.sh
 
 .PHONY: unit tool corpus
 corpus: build/corpus_test

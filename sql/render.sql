@@ -111,3 +111,27 @@ SELECT slime_render_map(slime_put_chunk(NULL, 3, 4, nbt_compound('', nbt_int('Da
         nbt_list_compounds('palette', nbt_compound('', nbt_string('Name', 'minecraft:air')),
                                       nbt_compound('', nbt_string('Name', 'minecraft:stone'))),
         nbt_long_array('data', VARIADIC array_fill(x'7777777777777777'::bigint, ARRAY[256]))))))));
+
+-- Tiles for slippy maps: slime_render_tile(world, zoom, x, y), 256 x 256
+-- PNGs; zoom z draws 2^z pixels a block (-4..4), tile (x, y) covers blocks
+-- from x * 256 / 2^z and y * 256 / 2^z.
+SELECT substring(png FROM 1 FOR 8) = '\x89504e470d0a1a0a'::bytea AS signature,
+       (get_byte(png, 18) << 8 | get_byte(png, 19)) AS width, (get_byte(png, 22) << 8 | get_byte(png, 23)) AS height
+FROM maps, LATERAL (VALUES (slime_render_tile(world, 0, 0, 0)), (slime_render_tile(world, -4, 0, 0)),
+                           (slime_render_tile(world, 4, 0, 0)), (slime_render_tile(world, 0, -3, 2))) t(png)
+WHERE id = 1;
+-- zoom 4, tile (0,0) is chunk (0,0) at 16 pixels a block: the map of that chunk at scale 16
+SELECT slime_render_tile(w, 4, 0, 0) = slime_render_map(w, scale => 16) AS same_pixels
+FROM (SELECT slime_put_chunk(NULL, 0, 0, map_chunk(0, 0)) AS w) s;
+-- at zoom 0 tile (0,0) covers both chunks: not the empty tile; tiles away from the world are
+SELECT slime_render_tile(world, 0, 0, 0) <> slime_render_tile(world, 0, -1, 0) AS drawn,
+       slime_render_tile(world, 0, -1, 0) = slime_render_tile(world, -4, 1000, -1000) AS empty_alike
+FROM maps WHERE id = 1;
+-- the reference form draws the same; NULL in, NULL out
+SELECT slime_render_tile(slime_store(world), -1, 0, 0) = slime_render_tile(world, -1, 0, 0) AS same,
+       slime_render_tile(world, NULL, 0, 0) IS NULL AS strict
+FROM maps WHERE id = 1;
+SELECT provolatile, proisstrict, proparallel FROM pg_proc WHERE proname = 'slime_render_tile';
+-- zooms past 4 or below -4 are refused
+SELECT slime_render_tile(world, 5, 0, 0) FROM maps WHERE id = 1;
+SELECT slime_render_tile(world, -5, 0, 0) FROM maps WHERE id = 1;

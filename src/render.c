@@ -1,8 +1,9 @@
 /*
  * render.c - top-down maps in SQL: slime_render_map (a PNG) and
  * slime_render_map_colors (the map colour of each block column, as
- * Minecraft's map items store them). The core draws (sl_render, sl_png);
- * this is memory, the size cap and errors.
+ * Minecraft's map items store them), and slime_render_tile (a 256 x 256
+ * tile of the same map for slippy maps). The core draws (sl_render,
+ * sl_tile, sl_png); this is memory, the size cap and errors.
  */
 #include "slime.h"
 
@@ -10,6 +11,7 @@
 
 #include "sl_png.h"
 #include "sl_render.h"
+#include "sl_tile.h"
 
 /* Options from the SQL arguments (y_max at 1, scale at 2 when given). */
 static void
@@ -62,6 +64,23 @@ render(Datum world, const sl_map_opts *o, slime_open_value *ov, sl_map *m)
 	return true;
 }
 
+/* A shaded map as a PNG bytea, each column scale x scale pixels; frees the map. */
+static bytea *
+png_bytea(sl_map *m, uint32 scale)
+{
+	sl_buf		out = {0};
+	sl_err		err;
+	bytea	   *r;
+
+	/* leave room for the varlena header in front of the PNG */
+	if (sl_buf_put_u32be(&out, 0, &err) || sl_png_map(m, scale, &out, &err))
+		slime_raise(&err, false);
+	sl_map_free(m);
+	r = (bytea *) out.data;
+	SET_VARSIZE(r, out.len);
+	return r;
+}
+
 PG_FUNCTION_INFO_V1(slime_render_map);
 /* The top-down map of a world as a PNG; NULL for a world without chunks. */
 Datum
@@ -70,8 +89,6 @@ slime_render_map(PG_FUNCTION_ARGS)
 	sl_map_opts o;
 	slime_open_value ov;
 	sl_map		m;
-	sl_buf		out = {0};
-	sl_err		err;
 	bytea	   *r;
 
 	if (PG_ARGISNULL(0))
@@ -79,13 +96,8 @@ slime_render_map(PG_FUNCTION_ARGS)
 	render_opts(fcinfo, 2, &o);
 	if (!render(PG_GETARG_DATUM(0), &o, &ov, &m))
 		PG_RETURN_NULL();
-	/* leave room for the varlena header in front of the PNG */
-	if (sl_buf_put_u32be(&out, 0, &err) || sl_png_map(&m, o.scale, &out, &err))
-		slime_raise(&err, false);
-	sl_map_free(&m);
+	r = png_bytea(&m, o.scale);
 	sl_value_close(&ov.v);
-	r = (bytea *) out.data;
-	SET_VARSIZE(r, out.len);
 	PG_RETURN_BYTEA_P(r);
 }
 
@@ -110,6 +122,36 @@ slime_render_map_colors(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	r = (bytea *) slime_from_bytes(m.colors, (size_t) m.width * m.height);
 	sl_map_free(&m);
+	sl_value_close(&ov.v);
+	PG_RETURN_BYTEA_P(r);
+}
+
+PG_FUNCTION_INFO_V1(slime_render_tile);
+/*
+ * Tile (x, y) at zoom z of a world's map as a 256 x 256 PNG (sl_tile.h);
+ * transparent where the world has no chunks. Reads the value in slices:
+ * the header, the directory and the frames of the chunks under the tile.
+ */
+Datum
+slime_render_tile(PG_FUNCTION_ARGS)
+{
+	sl_map_opts o;
+	slime_open_value ov;
+	sl_tile		t;
+	sl_map		m;
+	sl_err		err;
+	bytea	   *r;
+
+	if (sl_tile_at(PG_GETARG_INT32(1), PG_GETARG_INT32(2), PG_GETARG_INT32(3), &t, &err))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no such tile: %s", err.msg)));
+	memset(&o, 0, sizeof(o));
+	o.scale = 1;
+	slime_open(&ov, PG_GETARG_DATUM(0), false);
+	if (sl_tile_render(&ov.v, &t, &o, slime_limits(), &m, &err))
+		slime_raise(&err, false);
+	r = png_bytea(&m, t.scale);
 	sl_value_close(&ov.v);
 	PG_RETURN_BYTEA_P(r);
 }

@@ -110,6 +110,7 @@ BEGIN
     PERFORM try('slime_resolve unchecked', 'SELECT slime_info(slime_resolve(slime_unchecked($1)))', p_input);
     PERFORM try('slime_refs unchecked', 'SELECT slime_refs(slime_unchecked($1))', p_input);
     PERFORM try('slime_render_map unchecked', 'SELECT slime_render_map(slime_unchecked($1))', p_input);
+    PERFORM try('slime_render_tile unchecked', 'SELECT slime_render_tile(slime_unchecked($1), -1, 0, 0)', p_input);
   ELSE
     PERFORM try('slime_nbt_to_json', 'SELECT slime_nbt_to_json($1)', p_input);
     PERFORM try('json round trip', 'SELECT json_invariant($1)', p_input);
@@ -117,6 +118,7 @@ BEGIN
     PERFORM try('slime_biome_counts', 'SELECT count(*) FROM slime_biome_counts(slime_put_chunk(NULL, 0, 0, $1))', p_input);
     PERFORM try('slime_block', 'SELECT slime_block(slime_put_chunk(NULL, 0, 0, $1), 3, 64, 5)', p_input);
     PERFORM try('slime_render_map', 'SELECT slime_render_map(slime_put_chunk(NULL, 0, 0, $1), scale => 2)', p_input);
+    PERFORM try('slime_render_tile', 'SELECT slime_render_tile(slime_put_chunk(NULL, 0, 0, $1), -2, 0, 0)', p_input);
     PERFORM try('slime_render_map_colors y_max', 'SELECT slime_render_map_colors(slime_put_chunk(NULL, 0, 0, $1), 40)', p_input);
     PERFORM try('slime_block_entities', 'SELECT count(*) FROM slime_block_entities(slime_put_chunk(NULL, 0, 0, $1))', p_input);
     PERFORM try('slime_entities', 'SELECT count(*) FROM slime_entities(slime_put_chunk(NULL, 0, 0, $1))', p_input);

@@ -7,7 +7,8 @@ SLIME_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SLIME_PG_BIN=${SLIME_PG_BIN:-/usr/lib/postgresql/15/bin}
 SLIME_PG_CONFIG=$SLIME_PG_BIN/pg_config
 SLIME_DEPS=(build-essential postgresql-15 postgresql-server-dev-15
-            libzstd-dev libdeflate-dev liblz4-dev libxxhash-dev nettle-dev libspng-dev)
+            libzstd-dev libdeflate-dev liblz4-dev libxxhash-dev nettle-dev libspng-dev
+            libpq-dev libmicrohttpd-dev)
 
 # PG 15's own client tools (psql, pg_dump, pg_restore) first, not pg_wrapper.
 case ":$PATH:" in *":$SLIME_PG_BIN:"*) ;; *) PATH="$SLIME_PG_BIN:$PATH" ;; esac

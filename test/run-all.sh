@@ -8,6 +8,7 @@
 #   → crash, concurrency (own clusters) → shard (test/shard.sh: a coordinator,
 #     two shards and a standby; postgres_fdw, promotion)
 #   → java (test/java.sh: the AdvancedSlimePaper loader's JUnit tests)
+#   → webmap (test/webmap.sh: slimetool map-server with curl and headless Chromium)
 #   → sanitize (test/sanitize.sh: the extension under ASan+UBSan)
 #   → valgrind (build/unit under memcheck) → fuzz (make fuzz-regress, then
 #     make fuzz-ci: FUZZ_RUNS inputs a target from the fixed seed FUZZ_SEED,
@@ -21,7 +22,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SUITES=(unit regress corpus pgdump world hostile security crash concurrency shard java sanitize valgrind fuzz)
+SUITES=(unit regress corpus pgdump world hostile security crash concurrency shard java webmap sanitize valgrind fuzz)
 declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
 declare -A TIME=()
 START=$SECONDS
@@ -142,6 +143,10 @@ suite_shard() { bash test/shard.sh; }
 # JUnit 5 from Debian, JUnit tests on its own cluster (on 127.0.0.1).
 suite_java() { bash test/java.sh; }
 
+# slimetool map-server on its own cluster: the HTTP contract with curl, then
+# the page in headless Chromium (Debian's) driven by playwright-core (npm).
+suite_webmap() { bash test/webmap.sh; }
+
 # Rebuilds and installs slime.so with ASan+UBSan, runs installcheck and the
 # pg_dump test on its own throwaway cluster, reinstalls the normal build.
 suite_sanitize() { bash test/sanitize.sh; }
@@ -220,6 +225,7 @@ run_suite crash 300 suite_crash
 run_suite concurrency 300 suite_concurrency
 run_suite shard 420 suite_shard
 run_suite java 600 suite_java
+run_suite webmap 600 suite_webmap
 
 # After the shared cluster is gone: sanitize installs an instrumented
 # slime.so for a while (and puts the normal one back).

@@ -180,6 +180,38 @@ palette_layer(walk *w, int i, int ly, uint8_t lay[256], sl_err *err)
 	return 0;
 }
 
+/*
+ * The palette entry that layer ly of paletted section i holds throughout
+ * (every word holding the layer repeats it), or -1: air above the ground
+ * and open water, drawn without decoding.
+ */
+static int
+uniform_layer(const walk *w, int i, int ly)
+{
+	const sl_section *s = &w->c->sections[i];
+	uint32_t	per,
+				n0 = (uint32_t) ly * 256,
+				l0;
+	uint64_t	mask,
+				v,
+				pattern = 0;
+
+	if (s->kind != SL_SEC_PALETTE || s->states == NULL || s->spanning || s->bits == 0)
+		return -1;
+	per = 64 / s->bits;
+	mask = s->bits == 64 ? UINT64_MAX : ((uint64_t) 1 << s->bits) - 1;
+	l0 = n0 / per;
+	v = sl_get_u64be(s->states + 8 * (size_t) l0) & mask;
+	if (v >= s->npalette)
+		return -1;
+	for (uint32_t k = 0; k < per; k++)
+		pattern |= v << (k * s->bits);
+	for (uint32_t l = l0; l <= (n0 + 255) / per; l++)
+		if (sl_get_u64be(s->states + 8 * (size_t) l) != pattern)
+			return -1;
+	return (int) v;
+}
+
 /* The colours of layer ly of section i, any kind. */
 static int
 layer_colors(walk *w, int i, int ly, uint8_t lay[256], sl_err *err)
@@ -208,54 +240,73 @@ enum
 	DONE
 };
 
-/* End the water of every column still counting (air below: one more block). */
-static int
-end_water(uint8_t st[256], sl_map_column cols[256])
+/* Columns not done yet, as a list (order does not matter), and how many count water. */
+typedef struct active
 {
-	int			ended = 0;
+	uint8_t		st[256];		/* state per column */
+	uint8_t		col[256];		/* the columns not done */
+	int			n;
+	int			depth;			/* of them, in DEPTH */
+} active;
 
-	for (int c = 0; c < 256; c++)
-		if (st[c] == DEPTH)
-		{
-			if (cols[c].depth < 255)
-				cols[c].depth++;
-			st[c] = DONE;
-			ended++;
-		}
-	return ended;
+/* Mark the column at list position k done (the last one takes its place). */
+static inline void
+column_done(active *a, int k)
+{
+	a->st[a->col[k]] = DONE;
+	a->col[k] = a->col[--a->n];
+}
+
+/* End the water of every column still counting (air below: one more block). */
+static void
+end_water(active *a, sl_map_column cols[256])
+{
+	for (int k = a->n - 1; k >= 0 && a->depth > 0; k--)
+	{
+		int			c = a->col[k];
+
+		if (a->st[c] != DEPTH)
+			continue;
+		if (cols[c].depth < 255)
+			cols[c].depth++;
+		a->depth--;
+		column_done(a, k);
+	}
 }
 
 /*
  * One block of every column not done (layer colours lay at world y):
  * find the block drawn, then count the water under a water surface, down
- * to and including the first block that is not water. Returns the number
- * of columns done.
+ * to and including the first block that is not water.
  */
-static int
-walk_layer(const uint8_t lay[256], int y, int search, uint8_t st[256], sl_map_column cols[256])
+static void
+walk_layer(const uint8_t lay[256], int y, int search, active *a, sl_map_column cols[256])
 {
-	int			done = 0;
-
-	for (int c = 0; c < 256; c++)
+	for (int k = a->n - 1; k >= 0; k--)
 	{
+		int			c = a->col[k];
 		uint8_t		v = lay[c];
 
-		if (st[c] == SEARCHING)
+		if (a->st[c] == SEARCHING)
 		{
 			if (!search || v == SL_MAP_NONE)
 				continue;
 			cols[c].base = v;
 			cols[c].height = (int16_t) y;
-			st[c] = v == SL_MAP_WATER ? DEPTH : DONE;
-			done += st[c] == DONE;
+			if (v == SL_MAP_WATER)
+			{
+				a->st[c] = DEPTH;
+				a->depth++;
+			}
+			else
+				column_done(a, k);
 		}
-		else if (st[c] == DEPTH && (++cols[c].depth, v != SL_MAP_WATER || cols[c].depth == 255))
+		else if (++cols[c].depth, v != SL_MAP_WATER || cols[c].depth == 255)
 		{
-			st[c] = DONE;
-			done++;
+			a->depth--;
+			column_done(a, k);
 		}
 	}
-	return done;
 }
 
 /* The 256 columns of an opened chunk: sections from the top, layer by layer. */
@@ -265,15 +316,18 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 {
 	walk		w;
 	uint8_t		lay[256];
-	uint8_t		st[256];
+	active		a;
 	int			n = c->nsections ? c->nsections : 1;
-	int			active = 256;	/* columns not done */
 	int			above = INT32_MAX;	/* section Y of the last section walked */
 
 	memset(cols, 0, 256 * sizeof(sl_map_column));
-	memset(st, SEARCHING, sizeof(st));
 	if (c->nsections == 0)
 		return 0;
+	memset(a.st, SEARCHING, sizeof(a.st));
+	for (int k = 0; k < 256; k++)
+		a.col[k] = (uint8_t) k;
+	a.n = 256;
+	a.depth = 0;
 	memset(&w, 0, sizeof(w));
 	w.c = c;
 	w.cache = cache;
@@ -282,7 +336,7 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 	if (w.pal == NULL || w.drawn == NULL)
 		return -1;
 	memset(w.pal, 0, (size_t) n * sizeof(uint8_t *));
-	for (int i = c->nsections - 1; i >= 0 && active > 0; i--)
+	for (int i = c->nsections - 1; i >= 0 && a.n > 0; i--)
 	{
 		const sl_section *s = &c->sections[i];
 		int			ybase = s->y * 16;
@@ -290,7 +344,7 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 		if (s->kind == 0)
 			continue;
 		if (above != INT32_MAX && s->y != above - 1)
-			active -= end_water(st, cols);	/* a section the chunk lacks: air */
+			end_water(&a, cols);	/* a section the chunk lacks: air */
 		above = s->y;
 		if (s->kind == SL_SEC_PALETTE)
 		{
@@ -298,22 +352,27 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 				return -1;
 			if (!w.drawn[i])
 			{
-				active -= end_water(st, cols);	/* air, or blocks the map looks through */
+				end_water(&a, cols);	/* air, or blocks the map looks through */
 				continue;
 			}
 		}
-		for (int ly = 15; ly >= 0 && active > 0; ly--)
+		for (int ly = 15; ly >= 0 && a.n > 0; ly--)
 		{
 			int			search = !o->has_y_max || ybase + ly <= o->y_max;
-			int			need = 0;
+			int			u;
 
-			for (int k = 0; k < 256 && !need; k++)
-				need = st[k] == DEPTH || (search && st[k] == SEARCHING);
-			if (!need)
+			/* above y_max nothing is searched and nothing can be counting water yet */
+			if (!search && a.depth == 0)
 				continue;
-			if (layer_colors(&w, i, ly, lay, err))
+			if ((u = uniform_layer(&w, i, ly)) >= 0)
+			{
+				if (w.pal[i][u] == SL_MAP_NONE && a.depth == 0)
+					continue;	/* nothing to find, no water to end */
+				memset(lay, w.pal[i][u], 256);
+			}
+			else if (layer_colors(&w, i, ly, lay, err))
 				return -1;
-			active -= walk_layer(lay, ybase + ly, search, st, cols);
+			walk_layer(lay, ybase + ly, search, &a, cols);
 		}
 	}
 	return 0;
@@ -404,6 +463,30 @@ place_chunk(sl_map *m, int32_t cx, int32_t cz, const sl_map_column cols[256])
 		memcpy(&m->cols[(pz + z) * m->width + px], &cols[z * 16], 16 * sizeof(sl_map_column));
 }
 
+/* The 256 columns of a chunk whose region NBT is nbt (d: its directory entry). */
+int
+sl_map_chunk_nbt(const sl_dirent *d, const uint8_t *nbt, const sl_map_opts *o, const sl_limits *lim,
+				 sl_map_cache *cache, sl_map_column cols[256], sl_err *err)
+{
+	sl_arena	arena = {0};
+	sl_chunk_blocks cb;
+	int			rc;
+
+	rc = sl_chunk_blocks_open(nbt, d->len[SL_COMP_REGION], d->data_version, SL_WANT_BLOCKS, lim,
+							  &arena, &cb, err);
+	if (rc == 0)
+		rc = sl_map_chunk(&cb, o, cache, cols, err);
+	sl_arena_free(&arena);
+	if (rc)
+	{
+		sl_err_prefix(err, "chunk (%d,%d)", d->x, d->z);
+		if (err->code == SL_ERR_FORMAT)
+			err->code = SL_ERR_CORRUPT;
+		return -1;
+	}
+	return 0;
+}
+
 /* Render one chunk (directory entry i) into the map. */
 static int
 render_chunk(sl_value *v, uint32_t i, const sl_map_opts *o, const sl_limits *lim,
@@ -411,10 +494,7 @@ render_chunk(sl_value *v, uint32_t i, const sl_map_opts *o, const sl_limits *lim
 {
 	const uint8_t *comp[SL_NCOMP];
 	sl_dirent	d;
-	sl_arena	arena = {0};
-	sl_chunk_blocks cb;
 	sl_map_column cols[256];
-	int			rc;
 
 	if (sl_value_chunk(v, i, &d, comp, err))
 		return -1;
@@ -424,18 +504,8 @@ render_chunk(sl_value *v, uint32_t i, const sl_map_opts *o, const sl_limits *lim
 		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) lies outside the value's bounds", d.x, d.z);
 	if (d.len[SL_COMP_REGION] == 0)
 		return 0;
-	rc = sl_chunk_blocks_open(comp[SL_COMP_REGION], d.len[SL_COMP_REGION], d.data_version,
-							  SL_WANT_BLOCKS, lim, &arena, &cb, err);
-	if (rc == 0)
-		rc = sl_map_chunk(&cb, o, cache, cols, err);
-	sl_arena_free(&arena);
-	if (rc)
-	{
-		sl_err_prefix(err, "chunk (%d,%d)", d.x, d.z);
-		if (err->code == SL_ERR_FORMAT)
-			err->code = SL_ERR_CORRUPT;
+	if (sl_map_chunk_nbt(&d, comp[SL_COMP_REGION], o, lim, cache, cols, err))
 		return -1;
-	}
 	place_chunk(m, d.x, d.z, cols);
 	return 0;
 }

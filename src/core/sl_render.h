@@ -70,6 +70,15 @@ int			sl_map_color_of(const char *name, size_t len);
 int			sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache,
 						 sl_map_column cols[256], sl_err *err);
 
+/*
+ * The same from the region NBT of a chunk of a value (d: its directory
+ * entry, for the DataVersion and the position errors name); malformed
+ * block data is SL_ERR_CORRUPT naming the chunk.
+ */
+int			sl_map_chunk_nbt(const sl_dirent *d, const uint8_t *nbt, const sl_map_opts *o,
+							 const sl_limits *lim, sl_map_cache *cache, sl_map_column cols[256],
+							 sl_err *err);
+
 /* Shade every column into m->colors (needs m->cols). */
 int			sl_map_shade(sl_map *m, sl_err *err);
 

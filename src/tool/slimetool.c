@@ -12,6 +12,7 @@
  *   slimetool export-world DIR [--force] [--world NAME] [--quiet]
  *   slimetool gen-world DIR [--size N]
  *   slimetool render IN.slime|r.X.Z.mca [--y-max N] [--scale N] [--quiet] -o OUT.png
+ *   slimetool map-server --dsn CONNINFO --table T --key K --column C --listen HOST:PORT
  *
  * A .slime file holds the raw value bytes (the type's binary form).
  */
@@ -41,7 +42,9 @@ usage(FILE *f)
 		  "  slimetool import-slime FILE.slime -o OUT.slime   (a slime file, any version, as a value)\n"
 		  "  slimetool export-slime VALUE.slime -o FILE.slime (a value as a version-13 slime file)\n"
 		  "  slimetool render IN.slime|r.X.Z.mca [--y-max N] [--scale N] [--max-pixels N] [--rx N --rz N]\n"
-		  "                   [--quiet] -o OUT.png          (a top-down map, as slime_render_map draws it)\n", f);
+		  "                   [--quiet] -o OUT.png          (a top-down map, as slime_render_map draws it)\n"
+		  "  slimetool map-server --dsn CONNINFO --table T --key K --column C --listen HOST:PORT\n"
+		  "                   [--threads N] [--max-age S] [--assets DIR]  (every world of a table on a web map)\n", f);
 }
 
 /* Report a usage error and return the exit status for it. */
@@ -570,6 +573,7 @@ main(int argc, char **argv)
 		{"import-slime", cmd_import_slime},
 		{"export-slime", cmd_export_slime},
 		{"render", cmd_render},
+		{"map-server", cmd_map_server},
 	};
 
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)

@@ -90,5 +90,6 @@ int			cmd_gen_world(int argc, char **argv);
 int			cmd_import_slime(int argc, char **argv);
 int			cmd_export_slime(int argc, char **argv);
 int			cmd_render(int argc, char **argv);
+int			cmd_map_server(int argc, char **argv);
 
 #endif

@@ -27,6 +27,15 @@
  *       (from 0) in FIRST..LAST (LAST omitted: to the end) loaded as rows
  *       (i, value) with one COPY TABLE (id, world) FROM STDIN (FORMAT
  *       binary); prints "rows value_bytes seconds".
+ *   tiles ROUNDS ZOOM
+ *       (bench_tile.sh) every tile at ZOOM (<= 0) over each world of table
+ *       tilebench (name, world): a prepared SELECT slime_render_tile(world,
+ *       ZOOM, $2, $3) FROM tilebench WHERE name = $1, binary results, each
+ *       tile ROUNDS times; against the same statement reading only
+ *       slime_content_hash (the round trip and the value's metadata, what
+ *       a 304 costs) and slime_render_map of the whole world. Prints per
+ *       world the median tile and the densest (each tile's median over
+ *       the rounds), the worst single call, the baseline and their ratio.
  *
  * It prints fixed-width table rows; it never fails on numbers, only when a
  * query fails.
@@ -38,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libpq-fe.h>
 
@@ -708,6 +718,166 @@ cmd_copy(const char *table, const char *path, long first, long last)
 	PQfinish(c);
 }
 
+/* Compare doubles for qsort. */
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a,
+				y = *(const double *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Time one call of a prepared statement (binary results), in ms. */
+static double
+timed_call(PGconn *c, const char *stmt, int n, const char *const *params)
+{
+	double		t0 = now();
+	PGresult   *r = PQexecPrepared(c, stmt, n, params, NULL, NULL, 1);
+
+	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1 || PQgetisnull(r, 0, 0))
+		die(stmt, c, r);
+	PQclear(r);
+	return (now() - t0) * 1e3;
+}
+
+/* Floor division. */
+static long
+floor_div(long a, long b)
+{
+	return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* CPU time (user + system) a process has used, in ms; -1 when unknown. */
+static double
+cpu_ms(int pid)
+{
+	char		path[64],
+				buf[1024],
+			   *p;
+	unsigned long ut,
+				st;
+	FILE	   *f;
+	size_t		n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* fields 14 and 15, counted after the ")" that ends the command name */
+	if ((p = strrchr(buf, ')')) == NULL ||
+		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (ut + st) * 1000.0 / sysconf(_SC_CLK_TCK);
+}
+
+/* Median of n values (sorts them). */
+static double
+median(double *v, int n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return v[n / 2];
+}
+
+static void
+cmd_tiles(int rounds, int zoom)
+{
+	PGconn	   *c = connect_db();
+	PGresult   *w;
+	long		span = 256L << -zoom;
+	char		zs[16];
+
+	snprintf(zs, sizeof(zs), "%d", zoom);
+	prepare(c, "tile", "SELECT slime_render_tile(world, $4::int, $2::int, $3::int) FROM tilebench WHERE name = $1", 4);
+	prepare(c, "hash", "SELECT slime_content_hash(world) FROM tilebench WHERE name = $1", 1);
+	prepare(c, "whole", "SELECT slime_render_map(world) FROM tilebench WHERE name = $1", 1);
+	w = exec_ok(c, "SELECT name, (i->>'chunks')::int, (i->'bounds'->>'min_x')::int, (i->'bounds'->>'min_z')::int,"
+				" (i->'bounds'->>'max_x')::int, (i->'bounds'->>'max_z')::int"
+				" FROM (SELECT name, slime_info(world) i FROM tilebench) s ORDER BY name");
+	printf("%-58s %6s %5s %9s %9s %9s %9s %9s %7s %9s\n", "world", "chunks", "tiles", "tile med", "densest",
+		   "dens CPU", "worst", "baseline", "med/bas", "whole map");
+	for (int k = 0; k < PQntuples(w); k++)
+	{
+		const char *name = PQgetvalue(w, k, 0);
+		/* slime_info's bounds are chunks */
+		long		x0 = floor_div(atol(PQgetvalue(w, k, 2)) * 16, span),
+					z0 = floor_div(atol(PQgetvalue(w, k, 3)) * 16, span),
+					x1 = floor_div(atol(PQgetvalue(w, k, 4)) * 16 + 15, span),
+					z1 = floor_div(atol(PQgetvalue(w, k, 5)) * 16 + 15, span);
+		int			ntiles = (int) ((x1 - x0 + 1) * (z1 - z0 + 1));
+		double	   *tile = malloc(sizeof(double) * ntiles * rounds),	/* [tile][round] */
+				   *per = malloc(sizeof(double) * ntiles),
+				   *base = malloc(sizeof(double) * ntiles * rounds),
+				   *whole = malloc(sizeof(double) * rounds),
+					worst = 0;
+
+		for (int r = 0; r < rounds; r++)
+		{
+			const char *p1[1] = {name};
+			int			t = 0;
+
+			whole[r] = timed_call(c, "whole", 1, p1);
+			for (long ty = z0; ty <= z1; ty++)
+				for (long tx = x0; tx <= x1; tx++, t++)
+				{
+					char		xs[24],
+								ys[24];
+					const char *p[4] = {name, xs, ys, zs};
+
+					snprintf(xs, sizeof(xs), "%ld", tx);
+					snprintf(ys, sizeof(ys), "%ld", ty);
+					tile[t * rounds + r] = timed_call(c, "tile", 4, p);
+					base[t * rounds + r] = timed_call(c, "hash", 1, p);
+					if (tile[t * rounds + r] > worst)
+						worst = tile[t * rounds + r];
+				}
+		}
+		/* each tile's median over the rounds; then the median tile and the densest */
+		for (int t = 0; t < ntiles; t++)
+			per[t] = median(tile + t * rounds, rounds);
+		{
+			int			dense = 0;
+			long		dx,
+						dy;
+			char		xs[24],
+						ys[24];
+			const char *p[4] = {name, xs, ys, zs};
+			double		c0,
+						bmed,
+						tmed,
+						wmed;
+			int			calls = 10 * rounds;
+
+			for (int t = 1; t < ntiles; t++)
+				if (per[t] > per[dense])
+					dense = t;
+			dx = x0 + dense % (x1 - x0 + 1);
+			dy = z0 + dense / (x1 - x0 + 1);
+			snprintf(xs, sizeof(xs), "%ld", dx);
+			snprintf(ys, sizeof(ys), "%ld", dy);
+			/* the backend's CPU time for the densest tile: what load on a shared machine does not inflate */
+			c0 = cpu_ms(PQbackendPID(c));
+			for (int r = 0; r < calls; r++)
+				timed_call(c, "tile", 4, p);
+			c0 = (cpu_ms(PQbackendPID(c)) - c0) / calls;
+			median(per, ntiles);
+			bmed = median(base, ntiles * rounds);
+			tmed = per[ntiles / 2];
+			wmed = median(whole, rounds);
+			printf("%-58s %6s %5d %6.2f ms %6.2f ms %6.2f ms %6.2f ms %6.2f ms %6.1fx %6.2f ms\n", name,
+				   PQgetvalue(w, k, 1), ntiles, tmed, per[ntiles - 1], c0, worst, bmed, tmed / bmed, wmed);
+		}
+		free(tile);
+		free(per);
+		free(base);
+		free(whole);
+	}
+	PQclear(w);
+	PQfinish(c);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -722,10 +892,12 @@ main(int argc, char **argv)
 		cmd_scan();
 	else if ((argc == 5 || argc == 6) && strcmp(argv[1], "copy") == 0)
 		cmd_copy(argv[2], argv[3], atol(argv[4]), argc == 6 ? atol(argv[5]) : -1);
+	else if (argc == 4 && strcmp(argv[1], "tiles") == 0)
+		cmd_tiles(atoi(argv[2]), atoi(argv[3]));
 	else
 	{
 		fprintf(stderr, "usage: bench_client chunkread N | islands FILE SECONDS THREADS |"
-				" hwm FILE RX RZ | scan | copy TABLE FILE FIRST [LAST]\n");
+				" hwm FILE RX RZ | scan | copy TABLE FILE FIRST [LAST] | tiles ROUNDS ZOOM\n");
 		return 2;
 	}
 	return 0;

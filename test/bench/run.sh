@@ -75,6 +75,10 @@ slime_step "bench_gc.sh: save latency while slime_gc() runs over 100,000 values 
     "$work/gc.log" bash -c "bash '$HERE/bench_gc.sh' > '$work/gc.out'"
 slime_step "bench_security.sh: what the hardening of issue #25 costs (about 10 s)" \
     "$work/security.log" bash -c "bash '$HERE/bench_security.sh' > '$work/security.out'"
+if [ "${BENCH_TILE:-1}" = 1 ]; then
+    slime_step "bench_tile.sh: map tiles in SQL and through map-server (under a minute)" "$work/tile.log" \
+        bash -c "bash '$HERE/bench_tile.sh' > '$work/tile.out'"
+fi
 slime_cluster_stop
 if [ "${BENCH_SHARD:-1}" = 1 ]; then
     slime_step "bench_shard.sh: two shards behind a postgres_fdw coordinator against one node (about 5 minutes)" \
@@ -100,6 +104,11 @@ mkdir -p build/bench
     echo
     echo "== 12. What the security hardening costs (in-server, best of 3) =="
     cat "$work/security.out"
+    if [ -f "$work/tile.out" ]; then
+        echo
+        echo "== 13. Map tiles (bench_tile.sh) =="
+        cat "$work/tile.out"
+    fi
     if [ -f "$work/loader.out" ]; then
         echo
         echo "== 7. The AdvancedSlimePaper loader against a bytea loader (JDBC, binary protocol) =="

@@ -6,6 +6,11 @@
  * (times the scale), every pixel decodes to the RGBA of its map colour
  * (transparent exactly where the map has no block), and the picture has a
  * plausible number of distinct colours (a real world is not one colour).
+ * Tiles (sl_tile): every zoom 0 tile over the world is the same pixels as
+ * the whole map cut, zoom 2 has the same colour a block, and in every
+ * overview tile (zoom -1..-4) a pixel is drawn exactly where one of its
+ * blocks is, in the colour of one of them; a tile away from the world is
+ * transparent.
  *
  *   render_check CORPUS_DIR
  *
@@ -18,6 +23,7 @@
 #include "sl_mapcolor.h"
 #include "sl_png.h"
 #include "sl_render.h"
+#include "sl_tile.h"
 
 /* One world per era, and the fewest distinct colours its map must show. */
 static const struct
@@ -128,6 +134,101 @@ check_scale(const char *name, const sl_map *m, uint32_t scale)
 	sl_buf_free(&png);
 }
 
+/* Floor division of a block coordinate by a tile span. */
+static int32_t
+floor_div(int64_t a, int64_t b)
+{
+	return (int32_t) (a >= 0 ? a / b : -((-a + b - 1) / b));
+}
+
+/* Colour of block (x, z) of the whole map m, or 0 outside it. */
+static uint8_t
+map_at(const sl_map *m, int64_t x, int64_t z)
+{
+	if (x < m->x0 || z < m->z0 || x >= (int64_t) m->x0 + m->width || z >= (int64_t) m->z0 + m->height)
+		return 0;
+	return m->colors[(size_t) (z - m->z0) * m->width + (size_t) (x - m->x0)];
+}
+
+/* Every tile over the world at one zoom against the whole map; returns the pixels wrong. */
+static long
+check_tiles_at(sl_value *v, const sl_map *m, int zoom, int *tiles)
+{
+	sl_map_opts o = {0};
+	sl_tile		t;
+	sl_err		err;
+	long		wrong = 0;
+	int64_t		span;
+
+	o.scale = 1;
+	sl_tile_at(zoom, 0, 0, &t, &err);
+	span = (int64_t) t.side * t.cell;
+	for (int32_t ty = floor_div(m->z0, span); ty <= floor_div((int64_t) m->z0 + m->height - 1, span); ty++)
+		for (int32_t tx = floor_div(m->x0, span); tx <= floor_div((int64_t) m->x0 + m->width - 1, span); tx++)
+		{
+			sl_map		tm;
+
+			if (sl_tile_at(zoom, tx, ty, &t, &err) || sl_tile_render(v, &t, &o, &sl_default_limits, &tm, &err))
+				return -1;
+			(*tiles)++;
+			for (uint32_t j = 0; j < t.side; j++)
+				for (uint32_t i = 0; i < t.side; i++)
+				{
+					uint8_t		got = tm.colors[j * t.side + i];
+					int			any = 0,
+								same = 0;
+
+					for (uint32_t b = 0; b < t.cell * t.cell; b++)
+					{
+						uint8_t		c = map_at(m, t.x0 + i * t.cell + b % t.cell, t.z0 + j * t.cell + b / t.cell);
+
+						any |= c != 0;
+						same |= c / 4 == got / 4;
+					}
+					if (t.cell == 1 ? got != map_at(m, t.x0 + i, t.z0 + j) : (got != 0) != any || (got && !same))
+						wrong++;
+				}
+			sl_map_free(&tm);
+		}
+	return wrong;
+}
+
+/* Tiles of a world at zoom 0, 2 and -1..-4, and one away from it. */
+static void
+check_tiles(const char *rel, sl_value *v, const sl_map *m)
+{
+	sl_map_opts o = {0};
+	sl_tile		t;
+	sl_map		tm;
+	sl_err		err;
+	char		what[96];
+	int			blank = 1;
+
+	for (int zoom = 2; zoom >= SL_TILE_ZOOM_MIN; zoom--)
+	{
+		int			tiles = 0;
+		long		wrong;
+
+		if (zoom == 1)
+			continue;
+		wrong = check_tiles_at(v, m, zoom, &tiles);
+		snprintf(what, sizeof(what), "zoom %d: %d tiles, %ld pixels wrong", zoom, tiles, wrong);
+		check(wrong == 0 && tiles > 0, rel, what);
+	}
+	o.scale = 1;
+	if (sl_tile_at(0, 1000, -1000, &t, &err) || sl_tile_render(v, &t, &o, &sl_default_limits, &tm, &err))
+		check(0, rel, err.msg);
+	else
+	{
+		for (size_t i = 0; i < (size_t) t.side * t.side; i++)
+			blank &= tm.colors[i] == 0;
+		check(blank, rel, "a tile away from the world is transparent");
+		sl_map_free(&tm);
+	}
+	check(sl_tile_at(5, 0, 0, &t, &err) != 0 && sl_tile_at(-5, 0, 0, &t, &err) != 0, rel,
+		  "zooms outside -4..4 are refused");
+}
+
 /* Render one corpus world and check it. */
 static void
 check_world(const char *corpus, const char *rel, int min_colors)
@@ -169,6 +270,7 @@ check_world(const char *corpus, const char *rel, int min_colors)
 	check(drawn > (size_t) m.width * m.height / 10, rel, "most of the world is drawn");
 	check_scale(rel, &m, 1);
 	check_scale(rel, &m, 2);
+	check_tiles(rel, &v, &m);
 	printf("%-60s %4u chunks  %4u x %-4u  %3d colours  %5.1f%% drawn  %6.1f ms\n", rel,
 		   v.hdr.chunk_count, m.width, m.height, distinct,
 		   100.0 * drawn / ((double) m.width * m.height), (corpus_now() - t0) * 1e3);

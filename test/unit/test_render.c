@@ -10,6 +10,7 @@
 #include "sl_mapcolor.h"
 #include "sl_png.h"
 #include "sl_render.h"
+#include "sl_tile.h"
 
 /* Every block row of the TSV gives its colour through the compiled table. */
 void
@@ -107,4 +108,24 @@ test_render_png(void)
 	sl_free(m.colors);
 	m.width = 0;
 	CHECK(sl_png_map(&m, 1, &png, &err) != 0);
+}
+
+/* Tile geometry: zooms -4..4, the blocks a tile covers, negative tiles. */
+void
+test_render_tile_geometry(void)
+{
+	sl_tile		t;
+	sl_err		err;
+
+	CHECK(sl_tile_at(0, 1, 2, &t, &err) == 0 && t.x0 == 256 && t.z0 == 512 && t.cell == 1 &&
+		  t.side == 256 && t.scale == 1);
+	CHECK(sl_tile_at(-4, -1, 2, &t, &err) == 0 && t.x0 == -4096 && t.z0 == 8192 && t.cell == 16 &&
+		  t.side == 256 && t.scale == 1);
+	CHECK(sl_tile_at(3, -3, 0, &t, &err) == 0 && t.x0 == -96 && t.z0 == 0 && t.cell == 1 &&
+		  t.side == 32 && t.scale == 8);
+	CHECK(sl_tile_at(4, INT32_MIN, INT32_MAX, &t, &err) == 0 && t.x0 == (int64_t) INT32_MIN * 16 &&
+		  t.z0 == (int64_t) INT32_MAX * 16);
+	CHECK(sl_tile_at(-4, INT32_MIN, 0, &t, &err) == 0 && t.x0 == (int64_t) INT32_MIN * 4096);
+	CHECK(sl_tile_at(5, 0, 0, &t, &err) != 0 && err.code == SL_ERR_INVALID);
+	CHECK(sl_tile_at(-5, 0, 0, &t, &err) != 0);
 }
