@@ -431,6 +431,49 @@ check_present(slime_open_value *o, const slime_hashed *present, int npresent)
 	}
 }
 
+/* Which of n hashes the store holds; the store stays locked against slime_gc()'s delete. */
+void
+slime_store_which(const uint8_t *hashes, int n, bool *present)
+{
+	Relation	rel = open_store();
+	slime_hashed *want = palloc(sizeof(slime_hashed) * (n ? n : 1));
+	slime_hashed *found;
+	int			nfound;
+
+	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
+	for (int i = 0; i < n; i++)
+		memcpy(want[i].hash, hashes + (size_t) 32 * i, 32);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	run_store_query(IsolationUsesXactSnapshot() ? SQ_PRESENT_LOCKED : SQ_PRESENT, rel,
+					hashes_to_array(want, n), NULL, SPI_OK_SELECT);
+	nfound = result_hashes(&found);
+	SPI_finish();
+	for (int i = 0; i < n; i++)
+		present[i] = hash_in(hashes + (size_t) 32 * i, found, nfound);
+	table_close(rel, AccessShareLock);
+}
+
+/* Put n entries in the store unless there. */
+void
+slime_store_put(Datum *hashes, Datum *entries, int n)
+{
+	Relation	rel;
+
+	if (n == 0)
+		return;
+	rel = open_store();
+	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	run_store_query(SQ_INSERT, rel,
+					construct_array(hashes, n, BYTEAOID, -1, false, TYPALIGN_INT),
+					construct_array(entries, n, BYTEAOID, -1, false, TYPALIGN_INT),
+					SPI_OK_INSERT);
+	SPI_finish();
+	table_close(rel, AccessShareLock);
+}
+
 PG_FUNCTION_INFO_V1(slime_store);
 /*
  * Put a value's chunks in the store and return its reference form; a value
@@ -525,6 +568,13 @@ slime_store(PG_FUNCTION_ARGS)
 						SPI_OK_INSERT);
 	SPI_finish();
 	table_close(rel, AccessShareLock);
+
+	/* a value all references (a loader save) is its own reference form */
+	if (o.v.hdr.ref_count == n)
+	{
+		sl_value_close(&o.v);
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
 
 	/* the reference form, from the hashes computed above */
 	memset(&b, 0, sizeof(b));
