@@ -18,6 +18,11 @@
 -- Every slime file slime_from_slimefile reads can be saved: one whose world
 -- a version-13 file cannot hold is given back by loads exactly as it came.
 
+-- The <name>_worlds table that goes with the saves table tbl: now in C (a
+-- syscache lookup; the SQL join it replaces cost a plan on every save and load).
+CREATE OR REPLACE FUNCTION slime_loader_worlds(tbl regclass) RETURNS regclass
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT;
+
 -- A slime file as the reference form of its value and the memo of its chunk
 -- records, reusing the chunks memo (a previous save's) knows.
 CREATE FUNCTION slime_loader_convert(file bytea, prev bytea, OUT data slime, OUT memo bytea)

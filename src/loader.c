@@ -8,8 +8,11 @@
 #include "slime.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "funcapi.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 #include "sl_build.h"
 #include "sl_lmemo.h"
@@ -61,6 +64,28 @@ check_memo(sl_lmemo *m)
 		m->e[i].usable = present[i];
 	pfree(hashes);
 	pfree(present);
+}
+
+/*
+ * The value slime_loader_convert built last: its content hash, and the
+ * transaction and subtransaction it checked and stored its chunks in. Until
+ * that subtransaction ends, every chunk it refers to is in the store (found
+ * or put there under the lock that holds slime_gc()'s delete off), so the
+ * store's trigger need not look them up again.
+ */
+static struct
+{
+	LocalTransactionId lxid;
+	SubTransactionId subxid;
+	uint8_t		hash[32];
+}			converted;
+
+/* Whether a value of this content hash was built by slime_loader_convert in this subtransaction. */
+bool
+slime_loader_checked(const uint8_t hash[32])
+{
+	return converted.lxid == MyProc->lxid && converted.subxid == GetCurrentSubTransactionId() &&
+		converted.lxid != InvalidLocalTransactionId && memcmp(converted.hash, hash, 32) == 0;
 }
 
 /* Raise a conversion error as slime_from_slimefile does. */
@@ -184,6 +209,9 @@ slime_loader_convert(PG_FUNCTION_ARGS)
 	slime_store_put(puts.hashes, puts.entries, puts.n);
 	if (slime_loader_verify())
 		verify_save(file, value);
+	content_hash(value, converted.hash);
+	converted.lxid = MyProc->lxid;
+	converted.subxid = GetCurrentSubTransactionId();
 	vals[0] = PointerGetDatum(value);
 	if (out.has_ctx)
 	{
@@ -196,4 +224,27 @@ slime_loader_convert(PG_FUNCTION_ARGS)
 		nulls[1] = true;
 	sl_lmemo_free(&out);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(td), vals, nulls)));
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_worlds);
+/* The <name>_worlds table that goes with the saves table tbl (NULL: no such table). */
+Datum
+slime_loader_worlds(PG_FUNCTION_ARGS)
+{
+	Oid			tbl = PG_GETARG_OID(0);
+	char	   *name = get_rel_name(tbl);
+	Oid			nsp = get_rel_namespace(tbl);
+	char	   *worlds;
+	Oid			w;
+
+	if (name == NULL)
+		PG_RETURN_NULL();
+	worlds = psprintf("%s_worlds", name);
+	w = get_relname_relid(worlds, nsp);
+	if (!OidIsValid(w))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation \"%s.%s\" does not exist", get_namespace_name(nsp), worlds),
+				 errhint("A loader's tables are made by slime_loader_create.")));
+	PG_RETURN_OID(w);
 }

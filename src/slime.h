@@ -76,6 +76,12 @@ bool		slime_find_chunk(slime_open_value *o, int32 x, int32 z, int kind,
  */
 void		slime_store_which(const uint8_t *hashes, int n, bool *present);
 
+/*
+ * Whether a value of this content hash was built by slime_loader_convert in
+ * the current subtransaction, its chunks checked and stored (loader.c).
+ */
+bool		slime_loader_checked(const uint8_t hash[32]);
+
 /* Put n entries (bytea hashes and entries) in the store unless there (store.c). */
 void		slime_store_put(Datum *hashes, Datum *entries, int n);
 

@@ -186,7 +186,7 @@ check_refs_before_save(Datum value)
 	sl_err		err;
 
 	slime_open(&o, value, false);
-	if (o.v.hdr.ref_count == 0 || !ActiveSnapshotSet())
+	if (o.v.hdr.ref_count == 0 || !ActiveSnapshotSet() || slime_loader_checked(o.v.hdr.hash))
 		return;
 	rel = open_store();
 	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
@@ -474,6 +474,25 @@ slime_store_put(Datum *hashes, Datum *entries, int n)
 	table_close(rel, AccessShareLock);
 }
 
+/* Pin the chunks a value refers to when a slime_gc() is running. */
+static void
+pin_refs(slime_open_value *o)
+{
+	slime_hashed *h;
+	int			n;
+	Relation	rel;
+
+	if (o->v.hdr.ref_count == 0 || !gc_running())
+		return;
+	n = collect_hashes(o, true, &h);
+	rel = open_store();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	run_store_query(SQ_PIN, rel, hashes_to_array(h, n), NULL, SPI_OK_INSERT);
+	SPI_finish();
+	table_close(rel, AccessShareLock);
+}
+
 PG_FUNCTION_INFO_V1(slime_store);
 /*
  * Put a value's chunks in the store and return its reference form; a value
@@ -509,8 +528,18 @@ slime_store(PG_FUNCTION_ARGS)
 	sl_err		err;
 
 	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
-	slime_open(&o, PG_GETARG_DATUM(0), true);
+	slime_open(&o, PG_GETARG_DATUM(0), false);
 	n = o.v.hdr.chunk_count;
+	if (o.v.hdr.ref_count == n && slime_loader_checked(o.v.hdr.hash))
+	{
+		/* a loader save checked and stored its chunks: only the pins are left */
+		table_close(rel, AccessShareLock);
+		pin_refs(&o);
+		sl_value_close(&o.v);
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	sl_value_close(&o.v);
+	slime_open(&o, PG_GETARG_DATUM(0), true);
 	all = palloc(sizeof(slime_hashed) * (n ? n : 1));
 	want = palloc(sizeof(slime_hashed) * (n ? n : 1));
 	for (uint32_t i = 0; i < n; i++)

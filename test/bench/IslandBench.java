@@ -48,6 +48,10 @@ public final class IslandBench {
 
     private static int backendPid;
 
+    private static int n0() {
+        return REGIONS.length;
+    }
+
     // CPU seconds (user + system) the backend has used so far.
     private static double backendCpu() throws Exception {
         String stat = Files.readString(Path.of("/proc/" + backendPid + "/stat"));
@@ -138,6 +142,22 @@ public final class IslandBench {
             for (byte[] f : islands.get(i))
                 bytes += f.length;
         }
+        if (Boolean.getBoolean("split"))
+            try (Connection c = ds.getConnection()) {
+                c.createStatement().execute("SET track_functions = 'all'");
+            }
+        if (System.getProperty("keepFiles") != null)   // the files, for profiling a replay: table (island, version, file)
+            try (Connection c = ds.getConnection()) {
+                c.createStatement().execute("CREATE TABLE " + System.getProperty("keepFiles") + " (island int, version int, file bytea)");
+                for (int i = 0; i < n0(); i++)
+                    for (int v = 0; v < VERSIONS; v++)
+                        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + System.getProperty("keepFiles") + " VALUES (?, ?, ?)")) {
+                            ps.setInt(1, i);
+                            ps.setInt(2, v);
+                            ps.setBytes(3, islands.get(i).get(v));
+                            ps.execute();
+                        }
+            }
         Db.execute("CREATE TABLE IF NOT EXISTS bytea_worlds (name text PRIMARY KEY, world bytea NOT NULL)");
         PostgresSlimeLoader slime = new PostgresSlimeLoader(ds, "island_saves", 10);
         long[] tokens = new long[REGIONS.length];
@@ -177,5 +197,20 @@ public final class IslandBench {
         line("saves", n * VERSIONS, saveBytea, saveSlime);
         line("loads", n * VERSIONS * LOADS, loadBytea, loadSlime);
         System.out.println("targets: saves >= 0.5x, slime CPU per save <= 3x bytea's, loads >= 0.7x");
+        if (Boolean.getBoolean("split"))
+            split(n * VERSIONS);
+    }
+
+    // The backend's time per save in each function the saves call (track_functions), flushed by a new connection.
+    private static void split(int saves) throws Exception {
+        Thread.sleep(1500);
+        try (Connection c = Db.dataSource().getConnection(); ResultSet r = c.createStatement().executeQuery(
+                "SELECT funcname, calls, total_time, self_time FROM pg_stat_user_functions "
+                + "WHERE funcname LIKE 'slime%' ORDER BY total_time DESC")) {
+            System.out.println("time per save (ms, wall, track_functions = all): function, calls a save, total, self");
+            while (r.next())
+                System.out.printf("  %-28s %5.2f %7.3f %7.3f%n", r.getString(1), r.getLong(2) / (double) saves,
+                        r.getDouble(3) / saves, r.getDouble(4) / saves);
+        }
     }
 }

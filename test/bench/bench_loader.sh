@@ -27,5 +27,5 @@ javac --release 17 -cp "$cp" -d build/java/bench-classes test/bench/LoaderBench.
 SLIME_PG_LISTEN=127.0.0.1 slime_cluster_start >&2
 slime_psql -c "CREATE EXTENSION slime"
 export SLIME_JDBC_URL="jdbc:postgresql://127.0.0.1:$PGPORT/$PGDATABASE?user=$PGUSER"
-java -cp "$cp:build/java/bench-classes" dev.slime.asp.IslandBench
+java ${BENCH_JAVA_OPTS:-} -cp "$cp:build/java/bench-classes" dev.slime.asp.IslandBench
 [ "${BENCH_LOADER_ONLY_ISLANDS:-0}" = 1 ] || java -cp "$cp:build/java/bench-classes" dev.slime.asp.LoaderBench
