@@ -24,8 +24,11 @@ CREATE OR REPLACE FUNCTION slime_loader_worlds(tbl regclass) RETURNS regclass
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT;
 
 -- A slime file as the reference form of its value and the memo of its chunk
--- records, reusing the chunks memo (a previous save's) knows.
-CREATE FUNCTION slime_loader_convert(file bytea, prev bytea, OUT data slime, OUT memo bytea)
+-- records, reusing the chunks prev (a previous save's memo) knows; reused:
+-- how many. Puts the entries of the other chunks in the store (so only the
+-- extension's owner may call it; slime_loader_save runs it for the loader).
+CREATE FUNCTION slime_loader_convert(file bytea, prev bytea, OUT data slime, OUT memo bytea,
+		OUT reused integer)
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE
 	SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION slime_loader_convert(bytea, bytea) FROM PUBLIC;

@@ -163,8 +163,9 @@ verify_save(bytea *file, struct varlena *saved)
 
 PG_FUNCTION_INFO_V1(slime_loader_convert);
 /*
- * A slime file as the reference form of its value (data) and the memo of
- * its chunk records (memo, NULL when the file's version keeps none), given
+ * A slime file as the reference form of its value (data), the memo of its
+ * chunk records (memo, NULL when the file's version keeps none) and how many
+ * chunks were taken from the previous memo (reused), given
  * the memo of the world's previous save (NULL, or a malformed one: none).
  * Chunks the memo knows, whose store entries the store still holds, are
  * reused; the others are converted and their entries put in the store.
@@ -182,8 +183,9 @@ slime_loader_convert(PG_FUNCTION_ARGS)
 	sl_err		err;
 	struct varlena *value;
 	TupleDesc	td;
-	Datum		vals[2];
-	bool		nulls[2] = {false, false};
+	Datum		vals[3];
+	bool		nulls[3] = {false, false, false};
+	int			reused = 0;
 
 	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "slime_loader_convert must return a record");
@@ -199,8 +201,11 @@ slime_loader_convert(PG_FUNCTION_ARGS)
 			check_memo(&memo);
 	}
 	if (sl_slimefile_read_memo((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
-							   slime_limits(), &b, &info, &memo, &out, &err) ||
-		sl_lmemo_store_chunks(&b, &out, slime_encode_opts()->level, slime_limits(),
+							   slime_limits(), &b, &info, &memo, &out, &err))
+		raise_file_error(&err, info.version);
+	for (size_t i = 0; i < out.n; i++)
+		reused += out.e[i].known;
+	if (sl_lmemo_store_chunks(&b, &out, slime_encode_opts()->level, slime_limits(),
 							  put_entry, &puts, &err))
 		raise_file_error(&err, info.version);
 	sl_lmemo_free(&memo);
@@ -222,6 +227,7 @@ slime_loader_convert(PG_FUNCTION_ARGS)
 	}
 	else
 		nulls[1] = true;
+	vals[2] = Int32GetDatum(reused);
 	sl_lmemo_free(&out);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(td), vals, nulls)));
 }

@@ -24,7 +24,8 @@ make -s java-test PG_CONFIG="$SLIME_PG_CONFIG" SLIME_JAVA_RUN=0 >&2
 cp=$(make -s --no-print-directory java-classpath PG_CONFIG="$SLIME_PG_CONFIG")
 rm -rf build/java/bench-classes
 javac --release 17 -cp "$cp" -d build/java/bench-classes test/bench/LoaderBench.java test/bench/IslandBench.java
-SLIME_PG_LISTEN=127.0.0.1 slime_cluster_start >&2
+# saves as a server makes them: not checked against a whole conversion (the tests check)
+SLIME_LOADER_VERIFY=off SLIME_PG_LISTEN=127.0.0.1 slime_cluster_start >&2
 slime_psql -c "CREATE EXTENSION slime"
 export SLIME_JDBC_URL="jdbc:postgresql://127.0.0.1:$PGPORT/$PGDATABASE?user=$PGUSER"
 java ${BENCH_JAVA_OPTS:-} -cp "$cp:build/java/bench-classes" dev.slime.asp.IslandBench
