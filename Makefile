@@ -105,7 +105,7 @@ clean-core:
 #                            copied into test/fuzz/regress/<target>/ (FUZZ_SAVE=0: not)
 # make fuzz-regress          replay test/fuzz/regress/ and the seeds; fails on a crash
 FUZZ_CC ?= clang
-FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec
+FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec lmemo
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 2
 FUZZ_SAVE ?= 1

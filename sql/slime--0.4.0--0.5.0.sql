@@ -74,12 +74,14 @@ BEGIN
 				file     bytea,
 				memo     bytea
 			);
-			ALTER TABLE %1$s ALTER COLUMN file SET STORAGE EXTERNAL
+			ALTER TABLE %1$s ALTER COLUMN file SET STORAGE EXTERNAL;
+			ALTER TABLE %1$s ALTER COLUMN memo SET STORAGE EXTERNAL
 			$ddl$, worlds);
 	ELSIF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
 					  WHERE attrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(worlds)
 						AND attname OPERATOR(pg_catalog.=) 'memo' AND NOT attisdropped) THEN
-		EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN IF NOT EXISTS memo bytea', worlds);
+		EXECUTE pg_catalog.format('ALTER TABLE %1$s ADD COLUMN IF NOT EXISTS memo bytea; '
+								  'ALTER TABLE %1$s ALTER COLUMN memo SET STORAGE EXTERNAL', worlds);
 	END IF;
 	IF pg_catalog.to_regclass(saves) IS NULL THEN
 		EXECUTE pg_catalog.format($ddl$
@@ -109,7 +111,8 @@ BEGIN
 	FOR w IN SELECT DISTINCT @extschema@.slime_loader_worlds(t.tgrelid)
 			 FROM pg_catalog.pg_trigger t
 			 WHERE t.tgfoid OPERATOR(pg_catalog.=) '@extschema@.slime_lease_fence()'::pg_catalog.regprocedure LOOP
-		EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN IF NOT EXISTS memo bytea', w);
+		EXECUTE pg_catalog.format('ALTER TABLE %1$s ADD COLUMN IF NOT EXISTS memo bytea; '
+								  'ALTER TABLE %1$s ALTER COLUMN memo SET STORAGE EXTERNAL', w);
 	END LOOP;
 END
 $$;
@@ -134,11 +137,19 @@ BEGIN
 	IF world IS NULL OR token IS NULL OR file IS NULL THEN
 		RAISE EXCEPTION 'world, token and file must not be NULL' USING ERRCODE = 'null_value_not_allowed';
 	END IF;
+	IF keep < 1 THEN
+		RAISE EXCEPTION 'a loader keeps at least one save, not %', keep USING ERRCODE = 'invalid_parameter_value';
+	END IF;
 	wtbl := @extschema@.slime_loader_worlds(tbl);
 	EXECUTE pg_catalog.format('SELECT memo FROM %s WHERE world OPERATOR(pg_catalog.=) $1', wtbl)
 		INTO memo USING world;
 	c := @extschema@.slime_loader_convert(file, memo);
-	saved := @extschema@.slime_loader_insert(tbl, world, token, c.data, keep);
+	-- the save (the fence trigger checks the lease) and the retention, in one statement
+	EXECUTE pg_catalog.format('WITH ins AS (INSERT INTO %1$s (world, token, data) VALUES ($1, $2, $3) RETURNING save), '
+							  'gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 '
+							  'AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) '
+							  'SELECT save FROM ins', tbl)
+		INTO saved USING world, token, c.data, keep;
 	IF pg_catalog.octet_length(file) < 3 OR pg_catalog.get_byte(file, 2) OPERATOR(pg_catalog.<>) 13 THEN
 		BEGIN
 			given := @extschema@.slime_to_slimefile(c.data);
