@@ -121,47 +121,12 @@ $$;
 -- keep the newest keep saves of world (NULL: all). Returns the save number.
 -- Only the chunks that differ from the memo (the world's previous save) are
 -- converted. A load gives back a version-13 file as it came, another file
--- written as version 13 when its world fits one, else as it came.
+-- written as version 13 when its world fits one, else as it came. In C
+-- (src/loader.c): its three statements are prepared once per saves table,
+-- with every operator qualified; the fence trigger checks the lease.
 CREATE OR REPLACE FUNCTION slime_loader_save(tbl regclass, world text, token bigint, file bytea, keep integer DEFAULT NULL)
 RETURNS bigint
-LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-	wtbl regclass;
-	memo bytea;
-	c record;
-	given bytea := file;
-	saved bigint;
-BEGIN
-	IF world IS NULL OR token IS NULL OR file IS NULL THEN
-		RAISE EXCEPTION 'world, token and file must not be NULL' USING ERRCODE = 'null_value_not_allowed';
-	END IF;
-	IF keep < 1 THEN
-		RAISE EXCEPTION 'a loader keeps at least one save, not %', keep USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	wtbl := @extschema@.slime_loader_worlds(tbl);
-	EXECUTE pg_catalog.format('SELECT memo FROM %s WHERE world OPERATOR(pg_catalog.=) $1', wtbl)
-		INTO memo USING world;
-	c := @extschema@.slime_loader_convert(file, memo);
-	-- the save (the fence trigger checks the lease) and the retention, in one statement
-	EXECUTE pg_catalog.format('WITH ins AS (INSERT INTO %1$s (world, token, data) VALUES ($1, $2, $3) RETURNING save), '
-							  'gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 '
-							  'AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) '
-							  'SELECT save FROM ins', tbl)
-		INTO saved USING world, token, c.data, keep;
-	IF pg_catalog.octet_length(file) < 3 OR pg_catalog.get_byte(file, 2) OPERATOR(pg_catalog.<>) 13 THEN
-		BEGIN
-			given := @extschema@.slime_to_slimefile(c.data);
-		EXCEPTION WHEN feature_not_supported THEN
-			given := file;		-- chunks before 1.18, mixed DataVersions, ...: kept as given
-		END;
-	END IF;
-	EXECUTE pg_catalog.format('UPDATE %s SET file = $2, memo = $3 WHERE world OPERATOR(pg_catalog.=) $1', wtbl)
-		USING world, given, c.memo;
-	RETURN saved;
-END
-$$;
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE;
 
 -- Make save number save of world its newest save again (a new save equal to
 -- it) under lease token; returns the new save's number. A save whose world a

@@ -10,9 +10,13 @@
 #include "access/htup_details.h"
 #include "access/xact.h"
 #include "funcapi.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
 
 #include "sl_build.h"
 #include "sl_lmemo.h"
@@ -161,19 +165,34 @@ verify_save(bytea *file, struct varlena *saved)
 	}
 }
 
-PG_FUNCTION_INFO_V1(slime_loader_convert);
-/*
- * A slime file as the reference form of its value (data), the memo of its
- * chunk records (memo, NULL when the file's version keeps none) and how many
- * chunks were taken from the previous memo (reused), given
- * the memo of the world's previous save (NULL, or a malformed one: none).
- * Chunks the memo knows, whose store entries the store still holds, are
- * reused; the others are converted and their entries put in the store.
- */
-Datum
-slime_loader_convert(PG_FUNCTION_ARGS)
+/* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing. */
+static Oid
+worlds_of(Oid tbl)
 {
-	bytea	   *file = PG_GETARG_BYTEA_PP(0);
+	char	   *name = get_rel_name(tbl);
+
+	if (name == NULL)
+		return InvalidOid;
+	return get_relname_relid(psprintf("%s_worlds", name), get_rel_namespace(tbl));
+}
+
+/* What a conversion gives: the value, the memo (NULL: none), the chunks reused. */
+typedef struct converted_file
+{
+	struct varlena *value;
+	bytea	   *memo;
+	int			reused;
+	int			version;		/* the file's format version */
+} converted_file;
+
+/*
+ * Convert a slime file to the reference form of its value, reusing the
+ * chunks prev (a memo, NULL for none) knows whose store entries the store
+ * still holds; the entries of the others go into the store.
+ */
+static void
+convert(bytea *file, bytea *prev, converted_file *c)
+{
 	sl_lmemo	memo,
 				out;
 	sl_builder	b;
@@ -181,55 +200,251 @@ slime_loader_convert(PG_FUNCTION_ARGS)
 	put_list	puts = {0};
 	sl_buf		mbuf = {0};
 	sl_err		err;
-	struct varlena *value;
-	TupleDesc	td;
-	Datum		vals[3];
-	bool		nulls[3] = {false, false, false};
-	int			reused = 0;
 
-	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "slime_loader_convert must return a record");
 	memset(&memo, 0, sizeof(memo));
 	memset(&out, 0, sizeof(out));
 	memset(&b, 0, sizeof(b));
-	if (!PG_ARGISNULL(1))
-	{
-		bytea	   *m = PG_GETARG_BYTEA_PP(1);
-
-		/* a memo is a cache: one that does not decode is no memo */
-		if (sl_lmemo_decode((const uint8_t *) VARDATA_ANY(m), VARSIZE_ANY_EXHDR(m), &memo, &err) == 0)
-			check_memo(&memo);
-	}
+	memset(c, 0, sizeof(*c));
+	/* a memo is a cache: one that does not decode is no memo */
+	if (prev && sl_lmemo_decode((const uint8_t *) VARDATA_ANY(prev), VARSIZE_ANY_EXHDR(prev),
+								&memo, &err) == 0)
+		check_memo(&memo);
 	if (sl_slimefile_read_memo((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
 							   slime_limits(), &b, &info, &memo, &out, &err))
 		raise_file_error(&err, info.version);
 	for (size_t i = 0; i < out.n; i++)
-		reused += out.e[i].known;
+		c->reused += out.e[i].known;
 	if (sl_lmemo_store_chunks(&b, &out, slime_encode_opts()->level, slime_limits(),
 							  put_entry, &puts, &err))
 		raise_file_error(&err, info.version);
 	sl_lmemo_free(&memo);
-	value = encode_value(&b, info.version);
+	c->value = encode_value(&b, info.version);
+	c->version = info.version;
 	sl_builder_free(&b);
 	slime_store_put(puts.hashes, puts.entries, puts.n);
 	if (slime_loader_verify())
-		verify_save(file, value);
-	content_hash(value, converted.hash);
+		verify_save(file, c->value);
+	content_hash(c->value, converted.hash);
 	converted.lxid = MyProc->lxid;
 	converted.subxid = GetCurrentSubTransactionId();
-	vals[0] = PointerGetDatum(value);
 	if (out.has_ctx)
 	{
 		if (sl_buf_put_u32be(&mbuf, 0, &err) || sl_lmemo_encode(&out, &mbuf, &err))
 			slime_raise(&err, false);
 		SET_VARSIZE(mbuf.data, mbuf.len);
-		vals[1] = PointerGetDatum(mbuf.data);
+		c->memo = (bytea *) mbuf.data;
 	}
-	else
-		nulls[1] = true;
-	vals[2] = Int32GetDatum(reused);
 	sl_lmemo_free(&out);
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_convert);
+/*
+ * A slime file as the reference form of its value (data), the memo of its
+ * chunk records (memo, NULL when the file's version keeps none) and how many
+ * chunks were taken from the previous memo (reused), given the memo of the
+ * world's previous save (NULL, or a malformed one: none).
+ */
+Datum
+slime_loader_convert(PG_FUNCTION_ARGS)
+{
+	converted_file c;
+	TupleDesc	td;
+	Datum		vals[3];
+	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "slime_loader_convert must return a record");
+	convert(PG_GETARG_BYTEA_PP(0), PG_ARGISNULL(1) ? NULL : PG_GETARG_BYTEA_PP(1), &c);
+	vals[0] = PointerGetDatum(c.value);
+	vals[1] = PointerGetDatum(c.memo);
+	nulls[1] = c.memo == NULL;
+	vals[2] = Int32GetDatum(c.reused);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(td), vals, nulls)));
+}
+
+/* The statements of a save, prepared once per saves table. */
+typedef enum save_query
+{
+	LQ_MEMO,					/* the world's memo */
+	LQ_INSERT,					/* the save (fenced by the trigger) and the retention */
+	LQ_FILE,					/* the world's file and memo */
+	LQ_COUNT
+} save_query;
+
+static const char *const save_sql[LQ_COUNT] = {
+	"SELECT memo FROM %s WHERE world OPERATOR(pg_catalog.=) $1",
+	"WITH ins AS (INSERT INTO %1$s (world, token, data) VALUES ($1, $2, $3) RETURNING save), "
+	"gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 "
+	"AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) "
+	"SELECT save FROM ins",
+	"UPDATE %s SET file = $2, memo = $3 WHERE world OPERATOR(pg_catalog.=) $1"
+};
+
+/* Whether save_sql[q] names the worlds table (else the saves table). */
+static const bool save_on_worlds[LQ_COUNT] = {true, false, true};
+
+/* Plans of save_sql for the saves table last saved to, with the names they were made for. */
+static struct
+{
+	Oid			tbl;
+	char	   *names;			/* "saves\0worlds" as quoted then */
+	SPIPlanPtr	plans[LQ_COUNT];
+}			save_plans;
+
+/* The qualified, quoted name of a relation. */
+static char *
+qualified(Oid rel)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(rel)), get_rel_name(rel));
+}
+
+/* Prepare (or keep) the plans of a save to tbl, whose worlds table is worlds. */
+static void
+prepare_save(Oid tbl, Oid worlds, Oid slime_type)
+{
+	char	   *saves_name = qualified(tbl);
+	char	   *worlds_name = qualified(worlds);
+	char	   *names = psprintf("%s %s", saves_name, worlds_name);
+	Oid			types[LQ_COUNT][4] = {
+		{TEXTOID},
+		{TEXTOID, INT8OID, slime_type, INT4OID},
+		{TEXTOID, BYTEAOID, BYTEAOID}
+	};
+	int			nargs[LQ_COUNT] = {1, 4, 3};
+
+	if (save_plans.tbl == tbl && save_plans.names && strcmp(save_plans.names, names) == 0)
+		return;
+	for (int q = 0; q < LQ_COUNT; q++)
+		if (save_plans.plans[q])
+			SPI_freeplan(save_plans.plans[q]);
+	memset(save_plans.plans, 0, sizeof(save_plans.plans));
+	if (save_plans.names)
+		pfree(save_plans.names);
+	save_plans.names = NULL;
+	save_plans.tbl = InvalidOid;
+	for (int q = 0; q < LQ_COUNT; q++)
+	{
+		char	   *sql = psprintf(save_sql[q], save_on_worlds[q] ? worlds_name : saves_name);
+		SPIPlanPtr	plan = SPI_prepare(sql, nargs[q], types[q]);
+
+		if (plan == NULL || SPI_keepplan(plan))
+			elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql, SPI_result_code_string(SPI_result));
+		save_plans.plans[q] = plan;
+	}
+	save_plans.names = MemoryContextStrdup(TopMemoryContext, names);
+	save_plans.tbl = tbl;
+}
+
+/* Run a save statement; its first column of its one row (NULL: none, or *isnull). */
+static Datum
+run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
+{
+	int			rc = SPI_execute_plan(save_plans.plans[q], args, nulls, false, 0);
+
+	*isnull = true;
+	if (rc != expect)
+		elog(ERROR, "loader save statement failed (SPI %d): %s", rc, save_sql[q]);
+	if (SPI_tuptable == NULL || SPI_processed == 0)
+		return (Datum) 0;
+	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
+}
+
+/*
+ * The file a load gives back: a version-13 file as it came; another written
+ * as version 13 when its world fits one, else as it came.
+ */
+static bytea *
+file_to_keep(bytea *file, const converted_file *c)
+{
+	slime_open_value o;
+	sl_buf		out = {0};
+	sl_err		err;
+	int			rc;
+
+	if (c->version == SL_SLIMEFILE_WRITE_VERSION)
+		return file;
+	slime_open(&o, PointerGetDatum(c->value), true);
+	rc = sl_buf_put_u32be(&out, 0, &err) ||
+		sl_slimefile_write(&o.v, SL_DEFAULT_LEVEL, slime_limits(), &out, NULL, &err);
+	sl_value_close(&o.v);
+	if (rc && err.code == SL_ERR_UNSUPPORTED)
+		return file;			/* chunks before 1.18, mixed DataVersions, ...: kept as given */
+	if (rc)
+		slime_raise(&err, false);
+	SET_VARSIZE(out.data, out.len);
+	return (bytea *) out.data;
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_save);
+/*
+ * Save a slime file (any version) as world's next save under lease token
+ * (the saves table's fence trigger checks it) and keep the newest keep saves
+ * (NULL: all); the save's number. Only the chunks that differ from the
+ * world's memo are converted; the file a load gives back and the new memo go
+ * into the world's row. The statements are prepared once per saves table.
+ */
+Datum
+slime_loader_save(PG_FUNCTION_ARGS)
+{
+	Oid			tbl;
+	Oid			worlds;
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	bool		isnull;
+	Datum		saved;
+	bytea	   *file;
+	bytea	   *prev = NULL;
+	converted_file c;
+	MemoryContext outer = CurrentMemoryContext;
+
+	for (int i = 0; i < 4; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("tbl, world, token and file must not be NULL")));
+	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a loader keeps at least one save, not %d", PG_GETARG_INT32(4))));
+	tbl = PG_GETARG_OID(0);
+	worlds = worlds_of(tbl);
+	if (!OidIsValid(worlds))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("no loader saves table with OID %u", tbl)));
+	file = PG_GETARG_BYTEA_PP(3);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	prepare_save(tbl, worlds,
+				 GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("slime"),
+								 ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid))));
+	args[0] = PG_GETARG_DATUM(1);
+	saved = run_save(LQ_MEMO, args, nulls, SPI_OK_SELECT, &isnull);
+	if (!isnull)
+	{
+		MemoryContext spi = MemoryContextSwitchTo(outer);
+
+		prev = (bytea *) PG_DETOAST_DATUM_COPY(saved);
+		MemoryContextSwitchTo(spi);
+	}
+	SPI_finish();
+	convert(file, prev, &c);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	args[1] = PG_GETARG_DATUM(2);
+	args[2] = PointerGetDatum(c.value);
+	args[3] = PG_GETARG_DATUM(4);
+	nulls[3] = PG_ARGISNULL(4) ? 'n' : ' ';
+	saved = run_save(LQ_INSERT, args, nulls, SPI_OK_SELECT, &isnull);
+	if (isnull)
+		elog(ERROR, "the save of world \"%s\" returned no number", text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	args[1] = PointerGetDatum(file_to_keep(file, &c));
+	args[2] = PointerGetDatum(c.memo);
+	nulls[1] = nulls[3] = ' ';
+	nulls[2] = c.memo ? ' ' : 'n';
+	run_save(LQ_FILE, args, nulls, SPI_OK_UPDATE, &isnull);
+	SPI_finish();
+	PG_RETURN_DATUM(saved);
 }
 
 PG_FUNCTION_INFO_V1(slime_loader_worlds);
@@ -239,18 +454,16 @@ slime_loader_worlds(PG_FUNCTION_ARGS)
 {
 	Oid			tbl = PG_GETARG_OID(0);
 	char	   *name = get_rel_name(tbl);
-	Oid			nsp = get_rel_namespace(tbl);
-	char	   *worlds;
 	Oid			w;
 
 	if (name == NULL)
 		PG_RETURN_NULL();
-	worlds = psprintf("%s_worlds", name);
-	w = get_relname_relid(worlds, nsp);
+	w = worlds_of(tbl);
 	if (!OidIsValid(w))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation \"%s.%s\" does not exist", get_namespace_name(nsp), worlds),
+				 errmsg("relation \"%s.%s_worlds\" does not exist",
+						get_namespace_name(get_rel_namespace(tbl)), name),
 				 errhint("A loader's tables are made by slime_loader_create.")));
 	PG_RETURN_OID(w);
 }
