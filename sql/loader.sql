@@ -86,5 +86,23 @@ SELECT attname FROM pg_attribute WHERE attrelid = 'gs_worlds'::regclass AND attn
 SELECT slime_loader_worlds('gs')::text AS worlds;
 SELECT slime_loader_worlds('gs_files');
 
+-- a role with no privilege on the chunk store saves through its own loader:
+-- the store's entries are looked up and written as the store's owner
+CREATE ROLE regress_gs_server;
+CREATE SCHEMA gs_server AUTHORIZATION regress_gs_server;
+GRANT SELECT ON gs_files TO regress_gs_server;
+SET ROLE regress_gs_server;
+SET search_path = gs_server, public;
+SELECT slime_loader_create('isles')::text AS saves_table;
+SELECT slime_lease_acquire('isles', 'isle', 'server-1', '1 min') AS token;
+SELECT slime_loader_save('isles', 'isle', 1, f) AS save FROM gs_files ORDER BY v;
+SELECT slime_loader_load('isles', 'isle') = f AS loads_as_given FROM gs_files WHERE v = 2;
+SELECT count(*) FROM slime_store;     -- which it cannot read itself
+RESET ROLE;
+RESET search_path;
+REVOKE SELECT ON gs_files FROM regress_gs_server;
+DROP SCHEMA gs_server CASCADE;
+DROP ROLE regress_gs_server;
+
 DROP TABLE gs, gs_worlds, gs_files, gs_memo, gs_old;
 SELECT removed_entries > 0 AS collected FROM slime_gc();

@@ -30,6 +30,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/guc.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -431,6 +432,37 @@ check_present(slime_open_value *o, const slime_hashed *present, int npresent)
 	}
 }
 
+/* What owner_enter changed, for owner_leave. */
+typedef struct owner_ctx
+{
+	Oid			user;
+	int			sec;
+	int			nest;
+} owner_ctx;
+
+/*
+ * Act as the store's owner with search_path pg_catalog, pg_temp, as the
+ * SECURITY DEFINER slime_store() does, for the store queries a loader save
+ * runs from the caller's function (an error undoes both with the transaction).
+ */
+static void
+owner_enter(Relation store, owner_ctx *c)
+{
+	GetUserIdAndSecContext(&c->user, &c->sec);
+	c->nest = NewGUCNestLevel();
+	SetUserIdAndSecContext(store->rd_rel->relowner, c->sec | SECURITY_LOCAL_USERID_CHANGE);
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+/* Back to the caller after owner_enter. */
+static void
+owner_leave(const owner_ctx *c)
+{
+	AtEOXact_GUC(true, c->nest);
+	SetUserIdAndSecContext(c->user, c->sec);
+}
+
 /* Which of n hashes the store holds; the store stays locked against slime_gc()'s delete. */
 void
 slime_store_which(const uint8_t *hashes, int n, bool *present)
@@ -439,16 +471,19 @@ slime_store_which(const uint8_t *hashes, int n, bool *present)
 	slime_hashed *want = palloc(sizeof(slime_hashed) * (n ? n : 1));
 	slime_hashed *found;
 	int			nfound;
+	owner_ctx	oc;
 
 	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
 	for (int i = 0; i < n; i++)
 		memcpy(want[i].hash, hashes + (size_t) 32 * i, 32);
+	owner_enter(rel, &oc);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	run_store_query(IsolationUsesXactSnapshot() ? SQ_PRESENT_LOCKED : SQ_PRESENT, rel,
 					hashes_to_array(want, n), NULL, SPI_OK_SELECT);
 	nfound = result_hashes(&found);
 	SPI_finish();
+	owner_leave(&oc);
 	for (int i = 0; i < n; i++)
 		present[i] = hash_in(hashes + (size_t) 32 * i, found, nfound);
 	table_close(rel, AccessShareLock);
@@ -459,11 +494,13 @@ void
 slime_store_put(Datum *hashes, Datum *entries, int n)
 {
 	Relation	rel;
+	owner_ctx	oc;
 
 	if (n == 0)
 		return;
 	rel = open_store();
 	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
+	owner_enter(rel, &oc);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	run_store_query(SQ_INSERT, rel,
@@ -471,6 +508,7 @@ slime_store_put(Datum *hashes, Datum *entries, int n)
 					construct_array(entries, n, BYTEAOID, -1, false, TYPALIGN_INT),
 					SPI_OK_INSERT);
 	SPI_finish();
+	owner_leave(&oc);
 	table_close(rel, AccessShareLock);
 }
 
