@@ -128,6 +128,13 @@ CREATE OR REPLACE FUNCTION slime_loader_save(tbl regclass, world text, token big
 RETURNS bigint
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE;
 
+-- The newest save of world as a slime file, or NULL: the file kept in the
+-- world's row while its save is the newest (the file it was saved from, or
+-- that file written as version 13), else version 13 written from the value.
+-- In C (src/loader.c), its statements prepared once per saves table.
+CREATE OR REPLACE FUNCTION slime_loader_load(tbl regclass, world text) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT;
+
 -- Make save number save of world its newest save again (a new save equal to
 -- it) under lease token; returns the new save's number. A save whose world a
 -- version-13 slime file cannot hold is refused unless it is the newest save

@@ -268,6 +268,8 @@ typedef enum save_query
 	LQ_MEMO,					/* the world's memo */
 	LQ_INSERT,					/* the save (fenced by the trigger) and the retention */
 	LQ_FILE,					/* the world's file and memo */
+	LQ_LOAD_FILE,				/* the kept file, while its save is the newest */
+	LQ_LOAD_VALUE,				/* the newest save's value */
 	LQ_COUNT
 } save_query;
 
@@ -277,11 +279,14 @@ static const char *const save_sql[LQ_COUNT] = {
 	"gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 "
 	"AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) "
 	"SELECT save FROM ins",
-	"UPDATE %s SET file = $2, memo = $3 WHERE world OPERATOR(pg_catalog.=) $1"
+	"UPDATE %s SET file = $2, memo = $3 WHERE world OPERATOR(pg_catalog.=) $1",
+	"SELECT w.file FROM %s w WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL "
+	"AND EXISTS (SELECT FROM %s s WHERE s.world OPERATOR(pg_catalog.=) w.world AND s.save OPERATOR(pg_catalog.=) w.saves)",
+	"SELECT data FROM %s WHERE world OPERATOR(pg_catalog.=) $1 ORDER BY save DESC LIMIT 1"
 };
 
 /* Whether save_sql[q] names the worlds table (else the saves table). */
-static const bool save_on_worlds[LQ_COUNT] = {true, false, true};
+static const bool save_on_worlds[LQ_COUNT] = {true, false, true, true, false};
 
 /* Plans of save_sql for the saves table last saved to, with the names they were made for. */
 static struct
@@ -298,6 +303,14 @@ qualified(Oid rel)
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(rel)), get_rel_name(rel));
 }
 
+/* The slime type, found next to the function being called. */
+static Oid
+slime_type_of(FunctionCallInfo fcinfo)
+{
+	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("slime"),
+						   ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid)));
+}
+
 /* Prepare (or keep) the plans of a save to tbl, whose worlds table is worlds. */
 static void
 prepare_save(Oid tbl, Oid worlds, Oid slime_type)
@@ -308,9 +321,11 @@ prepare_save(Oid tbl, Oid worlds, Oid slime_type)
 	Oid			types[LQ_COUNT][4] = {
 		{TEXTOID},
 		{TEXTOID, INT8OID, slime_type, INT4OID},
-		{TEXTOID, BYTEAOID, BYTEAOID}
+		{TEXTOID, BYTEAOID, BYTEAOID},
+		{TEXTOID},
+		{TEXTOID}
 	};
-	int			nargs[LQ_COUNT] = {1, 4, 3};
+	int			nargs[LQ_COUNT] = {1, 4, 3, 1, 1};
 
 	if (save_plans.tbl == tbl && save_plans.names && strcmp(save_plans.names, names) == 0)
 		return;
@@ -324,7 +339,8 @@ prepare_save(Oid tbl, Oid worlds, Oid slime_type)
 	save_plans.tbl = InvalidOid;
 	for (int q = 0; q < LQ_COUNT; q++)
 	{
-		char	   *sql = psprintf(save_sql[q], save_on_worlds[q] ? worlds_name : saves_name);
+		char	   *sql = q == LQ_LOAD_FILE ? psprintf(save_sql[q], worlds_name, saves_name) :
+			psprintf(save_sql[q], save_on_worlds[q] ? worlds_name : saves_name);
 		SPIPlanPtr	plan = SPI_prepare(sql, nargs[q], types[q]);
 
 		if (plan == NULL || SPI_keepplan(plan))
@@ -339,7 +355,7 @@ prepare_save(Oid tbl, Oid worlds, Oid slime_type)
 static Datum
 run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
 {
-	int			rc = SPI_execute_plan(save_plans.plans[q], args, nulls, false, 0);
+	int			rc = SPI_execute_plan(save_plans.plans[q], args, nulls, q >= LQ_LOAD_FILE, 0);
 
 	*isnull = true;
 	if (rc != expect)
@@ -415,9 +431,7 @@ slime_loader_save(PG_FUNCTION_ARGS)
 	file = PG_GETARG_BYTEA_PP(3);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	prepare_save(tbl, worlds,
-				 GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("slime"),
-								 ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid))));
+	prepare_save(tbl, worlds, slime_type_of(fcinfo));
 	args[0] = PG_GETARG_DATUM(1);
 	saved = run_save(LQ_MEMO, args, nulls, SPI_OK_SELECT, &isnull);
 	if (!isnull)
@@ -445,6 +459,53 @@ slime_loader_save(PG_FUNCTION_ARGS)
 	run_save(LQ_FILE, args, nulls, SPI_OK_UPDATE, &isnull);
 	SPI_finish();
 	PG_RETURN_DATUM(saved);
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_load);
+/*
+ * The newest save of world as a slime file, or NULL: the file kept in the
+ * world's row while its save is the newest, else version 13 written from
+ * the value. Its statements are the save's, prepared once per saves table.
+ */
+Datum
+slime_loader_load(PG_FUNCTION_ARGS)
+{
+	Oid			tbl = PG_GETARG_OID(0);
+	Oid			worlds = worlds_of(tbl);
+	Datum		arg = PG_GETARG_DATUM(1);
+	bool		isnull;
+	Datum		r;
+	MemoryContext outer = CurrentMemoryContext;
+	MemoryContext spi;
+
+	if (!OidIsValid(worlds))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("no loader saves table with OID %u", tbl)));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	prepare_save(tbl, worlds, slime_type_of(fcinfo));
+	r = run_save(LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
+	if (isnull)
+		r = run_save(LQ_LOAD_VALUE, &arg, NULL, SPI_OK_SELECT, &isnull);
+	else
+	{
+		spi = MemoryContextSwitchTo(outer);
+		r = PointerGetDatum(PG_DETOAST_DATUM_COPY(r));
+		MemoryContextSwitchTo(spi);
+		SPI_finish();
+		PG_RETURN_DATUM(r);
+	}
+	if (!isnull)
+	{
+		spi = MemoryContextSwitchTo(outer);
+		r = DirectFunctionCall2(slime_to_slimefile, r, Int32GetDatum(SL_SLIMEFILE_WRITE_VERSION));
+		MemoryContextSwitchTo(spi);
+	}
+	SPI_finish();
+	if (isnull)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(r);
 }
 
 PG_FUNCTION_INFO_V1(slime_loader_worlds);

@@ -85,6 +85,9 @@ bool		slime_loader_checked(const uint8_t hash[32]);
 /* Put n entries (bytea hashes and entries) in the store unless there (store.c). */
 void		slime_store_put(Datum *hashes, Datum *entries, int n);
 
+/* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
+Datum		slime_to_slimefile(PG_FUNCTION_ARGS);
+
 /* Build a slime datum from encoded value bytes. */
 struct varlena *slime_from_bytes(const uint8_t *data, size_t len);
 
