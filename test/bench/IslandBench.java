@@ -21,7 +21,7 @@ import javax.sql.DataSource;
  * of the same bytes). Version by version, the 8 bytea saves and the 8 slime
  * saves alternate, then loads of both. Prints saves/s, loads/s, their ratios
  * and the backend's CPU ms per operation (/proc/<pid>/stat, 10-ms ticks over
- * 400 operations). Every version is saved once; version 1 is each island's
+ * 400 operations; LoaderBench's helpers). Every version is saved once; version 1 is each island's
  * first save (no memo yet). Never fails on a number (bench_loader.sh runs it).
  */
 public final class IslandBench {
@@ -42,31 +42,8 @@ public final class IslandBench {
     private IslandBench() {
     }
 
-    private interface Op {
-        void run(int i) throws Exception;
-    }
-
-    private static int backendPid;
-
     private static int n0() {
         return REGIONS.length;
-    }
-
-    // CPU seconds (user + system) the backend has used so far.
-    private static double backendCpu() throws Exception {
-        String stat = Files.readString(Path.of("/proc/" + backendPid + "/stat"));
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
-    }
-
-    // Wall and backend CPU seconds of count runs of op, added to acc.
-    private static void time(int count, double[] acc, Op op) throws Exception {
-        double c0 = backendCpu();
-        long t0 = System.nanoTime();
-        for (int i = 0; i < count; i++)
-            op.run(i);
-        acc[0] += (System.nanoTime() - t0) / 1e9;
-        acc[1] += backendCpu() - c0;
     }
 
     /*
@@ -133,7 +110,7 @@ public final class IslandBench {
         DataSource ds = Db.pooled();
         try (Connection c = ds.getConnection(); ResultSet r = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
             r.next();
-            backendPid = r.getInt(1);
+            LoaderBench.backendPid = r.getInt(1);
         }
         List<List<byte[]>> islands = new ArrayList<>();
         long bytes = 0;
@@ -167,7 +144,7 @@ public final class IslandBench {
         int n = REGIONS.length;
         for (int v = 0; v < VERSIONS; v++) {
             int ver = v;
-            time(n, saveBytea, i -> {
+            LoaderBench.time(n, saveBytea, i -> {
                 try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                         "INSERT INTO bytea_worlds (name, world) VALUES (?, ?) "
                         + "ON CONFLICT (name) DO UPDATE SET world = EXCLUDED.world")) {
@@ -176,8 +153,8 @@ public final class IslandBench {
                     ps.executeUpdate();
                 }
             });
-            time(n, saveSlime, i -> slime.saveWorld("island" + i, islands.get(i).get(ver), tokens[i]));
-            time(n * LOADS, loadBytea, i -> {
+            LoaderBench.time(n, saveSlime, i -> slime.saveWorld("island" + i, islands.get(i).get(ver), tokens[i]));
+            LoaderBench.time(n * LOADS, loadBytea, i -> {
                 try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                         "SELECT world FROM bytea_worlds WHERE name = ?")) {
                     ps.setString(1, "island" + (i % n));
@@ -187,7 +164,7 @@ public final class IslandBench {
                     }
                 }
             });
-            time(n * LOADS, loadSlime, i -> slime.readWorld("island" + (i % n)));
+            LoaderBench.time(n * LOADS, loadSlime, i -> slime.readWorld("island" + (i % n)));
         }
         System.out.printf("islands: %d of 25 chunks (1.18+ corpus regions), %d versions each (1-5 chunks edited a version), "
                 + "%.0f KB a file on average; one connection, binary protocol; slime_loader_save keep => 10 "
