@@ -17,7 +17,7 @@ SHLIB_LINK = $(LIBS_CORE) -Wl,-Bsymbolic
 PG_CPPFLAGS = -Isrc/core
 PG_CFLAGS = -std=gnu99 -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = setup type region contents blocks limits store upgrade corpus slimefile schem lease render shard
+REGRESS = setup type region contents blocks limits store upgrade corpus slimefile schem lease loader render shard
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
 
 # the shared corpus of real world files, read in place by the corpus tests
@@ -129,7 +129,7 @@ clean-core:
 #                            FUZZ_TARGETS="nbt value" picks targets; crashes are
 #                            copied into test/fuzz/regress/<target>/ (FUZZ_SAVE=0: not)
 FUZZ_CC ?= clang
-FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec
+FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec lmemo
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 20000
 FUZZ_SEED ?= 1

@@ -89,8 +89,8 @@ SELECT slime_loader_prune('isl', 'sky', 0);
 
 -- a file that is not a slime file is refused, nothing stored
 SELECT slime_loader_save('isl', 'sky', 3, '\xb10b0d00ff'::bytea);
--- (an old slime file of pre-1.18 chunks, which slime_to_slimefile could not
--- give back, is refused as well: the Java suite saves the corpus's v1 and v3 files)
+-- (a slime file of any version slime_from_slimefile reads is saved: sql/loader.sql
+-- and the Java suite, which saves the corpus's v1, v3, v12 and v13 files)
 SELECT slime_lease_acquire('isl', 'sky', 'bob', '0 s');
 SELECT save FROM isl WHERE world = 'sky' ORDER BY save;
 

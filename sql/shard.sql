@@ -118,7 +118,9 @@ SELECT count(*) > 0 AS has_entries FROM slime_store;
 SET session_replication_role = replica;
 INSERT INTO slime_store SELECT * FROM slime_store;
 RESET session_replication_role;
+\set VERBOSITY terse
 INSERT INTO slime_store SELECT * FROM slime_store LIMIT 1;
+\set VERBOSITY default
 
 DROP TABLE sharded, sharded_load, one_node;
 DROP SCHEMA shard_node CASCADE;

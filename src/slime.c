@@ -72,6 +72,7 @@ static int	max_nbt_depth = SL_DEFAULT_MAX_DEPTH;
 static int	max_palette = SL_DEFAULT_MAX_PALETTE;
 static int	max_render_pixels = SLIME_DEFAULT_MAX_RENDER_PIXELS;
 static int	gc_lock_wait = 10000;
+static bool loader_verify = false;
 
 void		_PG_init(void);
 
@@ -133,6 +134,12 @@ _PG_init(void)
 							"are not held up; read by slime_gc() (SQL).",
 							&gc_lock_wait, 10000, 0, PG_INT32_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomBoolVariable("slime.loader_verify",
+							 "Check every loader save against a conversion of the whole file.",
+							 "On: slime_loader_save also converts every chunk of the file and "
+							 "raises unless the value it saved has the same content hash "
+							 "(the tests run with it; it costs what the chunks it reuses saved).",
+							 &loader_verify, false, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("slime");
 #ifdef __GLIBC__
 
@@ -301,6 +308,13 @@ slime_from_bytes(const uint8_t *data, size_t len)
 	SET_VARSIZE(r, VARHDRSZ + len);
 	memcpy(VARDATA(r), data, len);
 	return r;
+}
+
+/* Whether loader saves are checked against a whole conversion (slime.loader_verify). */
+bool
+slime_loader_verify(void)
+{
+	return loader_verify;
 }
 
 /* Whether input checks the whole content (slime.input_check = full). */

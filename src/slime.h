@@ -20,6 +20,9 @@ void		slime_raise(const sl_err *err, bool in_input) pg_attribute_noreturn();
 /* Whether input checks the whole content (slime.input_check = full). */
 bool		slime_check_full(void);
 
+/* Whether loader saves are checked against a whole conversion (slime.loader_verify). */
+bool		slime_loader_verify(void);
+
 /* Whether output writes the hex text form (slime.text_output = hex). */
 bool		slime_text_hex(void);
 
@@ -65,6 +68,25 @@ const sl_encode_opts *slime_encode_opts(void);
  */
 bool		slime_find_chunk(slime_open_value *o, int32 x, int32 z, int kind,
 							 sl_dirent *d, const uint8_t **data);
+
+/*
+ * Which of n 32-byte hashes (hashes, one after another) the chunk store
+ * holds, into present[]; the store stays locked against slime_gc()'s delete
+ * until the transaction ends (store.c).
+ */
+void		slime_store_which(const uint8_t *hashes, int n, bool *present);
+
+/*
+ * Whether a value of this content hash was built by slime_loader_convert in
+ * the current subtransaction, its chunks checked and stored (loader.c).
+ */
+bool		slime_loader_checked(const uint8_t hash[32]);
+
+/* Put n entries (bytea hashes and entries) in the store unless there (store.c). */
+void		slime_store_put(Datum *hashes, Datum *entries, int n);
+
+/* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
+Datum		slime_to_slimefile(PG_FUNCTION_ARGS);
 
 /* Build a slime datum from encoded value bytes. */
 struct varlena *slime_from_bytes(const uint8_t *data, size_t len);

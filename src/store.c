@@ -30,6 +30,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/guc.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -186,7 +187,7 @@ check_refs_before_save(Datum value)
 	sl_err		err;
 
 	slime_open(&o, value, false);
-	if (o.v.hdr.ref_count == 0 || !ActiveSnapshotSet())
+	if (o.v.hdr.ref_count == 0 || !ActiveSnapshotSet() || slime_loader_checked(o.v.hdr.hash))
 		return;
 	rel = open_store();
 	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
@@ -458,6 +459,105 @@ check_present(slime_open_value *o, const slime_hashed *present, int npresent)
 	}
 }
 
+/* What owner_enter changed, for owner_leave. */
+typedef struct owner_ctx
+{
+	Oid			user;
+	int			sec;
+	int			nest;
+} owner_ctx;
+
+/*
+ * Act as the store's owner with search_path pg_catalog, pg_temp, as the
+ * SECURITY DEFINER slime_store() does, for the store queries a loader save
+ * runs from the caller's function (an error undoes both with the transaction).
+ */
+static void
+owner_enter(Relation store, owner_ctx *c)
+{
+	GetUserIdAndSecContext(&c->user, &c->sec);
+	c->nest = NewGUCNestLevel();
+	SetUserIdAndSecContext(store->rd_rel->relowner, c->sec | SECURITY_LOCAL_USERID_CHANGE);
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+/* Back to the caller after owner_enter. */
+static void
+owner_leave(const owner_ctx *c)
+{
+	AtEOXact_GUC(true, c->nest);
+	SetUserIdAndSecContext(c->user, c->sec);
+}
+
+/* Which of n hashes the store holds; the store stays locked against slime_gc()'s delete. */
+void
+slime_store_which(const uint8_t *hashes, int n, bool *present)
+{
+	Relation	rel = open_store();
+	slime_hashed *want = palloc(sizeof(slime_hashed) * (n ? n : 1));
+	slime_hashed *found;
+	int			nfound;
+	owner_ctx	oc;
+
+	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
+	for (int i = 0; i < n; i++)
+		memcpy(want[i].hash, hashes + (size_t) 32 * i, 32);
+	owner_enter(rel, &oc);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	run_store_query(IsolationUsesXactSnapshot() ? SQ_PRESENT_LOCKED : SQ_PRESENT, rel,
+					hashes_to_array(want, n), NULL, SPI_OK_SELECT);
+	nfound = result_hashes(&found);
+	SPI_finish();
+	owner_leave(&oc);
+	for (int i = 0; i < n; i++)
+		present[i] = hash_in(hashes + (size_t) 32 * i, found, nfound);
+	table_close(rel, AccessShareLock);
+}
+
+/* Put n entries in the store unless there. */
+void
+slime_store_put(Datum *hashes, Datum *entries, int n)
+{
+	Relation	rel;
+	owner_ctx	oc;
+
+	if (n == 0)
+		return;
+	rel = open_store();
+	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
+	owner_enter(rel, &oc);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	run_store_query(SQ_INSERT, rel,
+					construct_array(hashes, n, BYTEAOID, -1, false, TYPALIGN_INT),
+					construct_array(entries, n, BYTEAOID, -1, false, TYPALIGN_INT),
+					SPI_OK_INSERT);
+	SPI_finish();
+	owner_leave(&oc);
+	table_close(rel, AccessShareLock);
+}
+
+/* Pin the chunks a value refers to when a slime_gc() is running. */
+static void
+pin_refs(slime_open_value *o)
+{
+	slime_hashed *h;
+	int			n;
+	Relation	rel;
+
+	if (o->v.hdr.ref_count == 0 || !gc_running())
+		return;
+	n = collect_hashes(o, true, &h);
+	rel = open_store();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	run_store_query(SQ_PIN, rel, hashes_to_array(h, n), NULL, SPI_OK_INSERT);
+	SPI_finish();
+	table_close(rel, AccessShareLock);
+}
+
 PG_FUNCTION_INFO_V1(slime_store);
 /*
  * Put a value's chunks in the store and return its reference form; a value
@@ -493,8 +593,18 @@ slime_store(PG_FUNCTION_ARGS)
 	sl_err		err;
 
 	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
-	slime_open(&o, PG_GETARG_DATUM(0), true);
+	slime_open(&o, PG_GETARG_DATUM(0), false);
 	n = o.v.hdr.chunk_count;
+	if (o.v.hdr.ref_count == n && slime_loader_checked(o.v.hdr.hash))
+	{
+		/* a loader save checked and stored its chunks: only the pins are left */
+		table_close(rel, AccessShareLock);
+		pin_refs(&o);
+		sl_value_close(&o.v);
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	sl_value_close(&o.v);
+	slime_open(&o, PG_GETARG_DATUM(0), true);
 	all = palloc(sizeof(slime_hashed) * (n ? n : 1));
 	want = palloc(sizeof(slime_hashed) * (n ? n : 1));
 	for (uint32_t i = 0; i < n; i++)
@@ -552,6 +662,13 @@ slime_store(PG_FUNCTION_ARGS)
 						SPI_OK_INSERT);
 	SPI_finish();
 	table_close(rel, AccessShareLock);
+
+	/* a value all references (a loader save) is its own reference form */
+	if (o.v.hdr.ref_count == n)
+	{
+		sl_value_close(&o.v);
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
 
 	/* the reference form, from the hashes computed above */
 	memset(&b, 0, sizeof(b));

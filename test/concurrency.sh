@@ -40,6 +40,8 @@
 # store holds exactly the chunks the saves refer to (a second GC removes
 # nothing), at most one new entry per save, and the same checks again.
 #
+# Then a world loader in the same database: memoised slime_loader_save
+# calls racing slime_loader_delete and slime_gc() (see that section).
 # Fails on: a pgbench client aborted or a non-zero exit, any ERROR in the
 # server log whose SQLSTATE is not 40001/40P01, a script that ran no
 # transaction, any damaged value, any backend killed by a signal, any
@@ -444,5 +446,57 @@ run_store store-read-committed store-save ""
 run_store store-repeatable-read store-save-rr " (save script at repeatable read)"
 if [ -f "$WORK/store-repeatable-read.states" ] && ! grep -q '^40001 ' "$WORK/store-repeatable-read.states"; then
     echo "NOTE: no serialization failure in the chunk-store run at repeatable read this time"
+fi
+
+# ---- the loader's memoised saves racing deletes and slime_gc() ---------------
+# A loader (slime_loader_create) in the store database: NISLANDS worlds, each
+# saved again and again from 4 slime files of the same 25-chunk island that
+# differ in one chunk of their own (so a save converts one or two chunks and
+# takes the others from the memo), slime_loader_delete of a world (its memo
+# then names chunks no save holds) and slime_gc() side by side. The cluster
+# runs with slime.loader_verify = on: a save whose value differs from a whole
+# conversion of its file raises XX000. Afterwards every save is one of its
+# world's files (content hash), resolves and passes the full check.
+read -r p rx rz <<<"${REGIONS[7]}"
+slime_psql -d "$SDB" >/dev/null <<SQL
+SELECT slime_loader_create('isl');
+SELECT slime_lease_acquire('isl', 'w' || g, 'conc', '1 day') FROM generate_series(1, $NISLANDS) g;
+CREATE TABLE loader_files AS
+WITH base AS (SELECT slime_agg(slime_put_chunk(NULL, c.x, c.z, slime_chunk_nbt(w, c.x, c.z))) w
+              FROM (SELECT slime_import_region(pg_read_binary_file($(slime_sq "$CORPUS/$p")), $rx, $rz) w) r,
+                   slime_chunks(w) c WHERE c.x < $rx * 32 + 5 AND c.z < $rz * 32 + 5)
+SELECT g AS island, k, slime_to_slimefile(slime_put_chunk(w, c.x, c.z,
+         overlay(n PLACING int8send(g * 100 + k) FROM position(hm IN n) + 21 FOR 8))) AS f
+FROM base, (SELECT '\\x000f4d4f54494f4e5f424c4f434b494e4700000025'::bytea hm) h,   -- MOTION_BLOCKING, 37 longs
+     generate_series(1, $NISLANDS) g, generate_series(1, 4) k,
+     LATERAL (SELECT x, z FROM slime_chunks(w) WHERE position(hm IN slime_chunk_nbt(w, x, z)) > 0
+              ORDER BY x, z OFFSET k LIMIT 1) c,
+     LATERAL (SELECT slime_chunk_nbt(w, c.x, c.z) n) e;
+SQL
+printf '%s\n' "\\set isl random(1, $NISLANDS)" "\\set k random(1, 4)" \
+    "SELECT slime_loader_save('isl', 'w' || :isl, 1, f, 2) FROM loader_files WHERE island = :isl AND k = :k;" \
+    >"$WORK/loader-save.sql"
+printf '%s\n' "\\set isl random(1, $NISLANDS)" "SELECT slime_loader_delete('isl', 'w' || :isl, 1);" \
+    >"$WORK/loader-delete.sql"
+slime_psql -d "$SDB" -c "TRUNCATE gc_log" >/dev/null
+BENCH_CLIENTS=$STORE_CLIENTS BENCH_NOTE=" (memoised loader saves)" \
+    bench loader "$SDB" "read committed" loader-save@6 loader-delete@1 store-gc@1
+read -r runs removed <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "SELECT count(*), coalesce(sum(removed_entries), 0) FROM gc_log")"
+if [ "$runs" -gt 0 ] && [ "$removed" -gt 0 ]; then
+    result OK "loader: slime_gc() collected the chunks of deleted worlds while memoised saves ran ($runs runs, $removed entries)"
+else
+    result FAIL "loader: slime_gc() ran $runs times and removed $removed entries during the run"
+fi
+read -r n bad sv <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "
+    SELECT count(*),
+           count(*) FILTER (WHERE NOT slime_verify(slime_resolve(s.data)) OR NOT EXISTS (
+               SELECT 1 FROM loader_files l WHERE 'w' || l.island = s.world
+                 AND slime_content_hash(slime_from_slimefile(l.f)) = slime_content_hash(s.data))),
+           (SELECT count(*) FROM slime_store_verify())
+    FROM isl s")"
+if [ "$n" -gt 0 ] && [ "$bad" = 0 ] && [ "$sv" = 0 ]; then
+    result OK "loader: all $n saves resolve, pass the full check and are the value of one of their world's files; slime_store_verify() empty"
+else
+    result FAIL "loader: $bad of $n saves bad, slime_store_verify() lists $sv entries"
 fi
 finish

@@ -138,6 +138,7 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 max_wal_size = 1GB
+slime.loader_verify = ${SLIME_LOADER_VERIFY:-on}
 ${SLIME_PG_CONF:-}
 EOF
     (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$PGDATA" \

@@ -818,6 +818,14 @@ int
 sl_slimefile_read(const uint8_t *file, size_t len, const sl_limits *lim, sl_builder *b,
 				  sl_slimefile_info *info, sl_err *err)
 {
+	return sl_slimefile_read_memo(file, len, lim, b, info, NULL, NULL, err);
+}
+
+/* Read a slime file into the builder, reusing the chunk records memo knows. */
+int
+sl_slimefile_read_memo(const uint8_t *file, size_t len, const sl_limits *lim, sl_builder *b,
+					   sl_slimefile_info *info, const sl_lmemo *memo, sl_lmemo *out, sl_err *err)
+{
 	sf			s;
 	sl_slimefile_info dummy;
 	rd			f;
@@ -840,6 +848,8 @@ sl_slimefile_read(const uint8_t *file, size_t len, const sl_limits *lim, sl_buil
 	s.info = info;
 	s.wv = -1;
 	s.dv = SL_NO_DV;
+	s.memo = memo;
+	s.memo_out = out;
 	f.p = file;
 	f.len = len;
 	f.pos = 0;

@@ -22,6 +22,7 @@
 
 #include "sl_common.h"
 #include "sl_build.h"
+#include "sl_lmemo.h"
 #include "sl_value.h"
 
 #define SL_SLIMEFILE_VERSION_MAX	13	/* newest version read */
@@ -63,6 +64,19 @@ typedef struct sl_slimefile_info
  */
 int			sl_slimefile_read(const uint8_t *file, size_t len, const sl_limits *lim,
 							  sl_builder *b, sl_slimefile_info *info, sl_err *err);
+
+/*
+ * Read a slime file like sl_slimefile_read, for a world loader: a version
+ * 11-13 chunk record that memo (may be NULL) knows in the file's context,
+ * byte for byte, is added to the builder as a reference to the store entry
+ * it became instead of being read again; every record read is noted in out
+ * (its context set; converted records not yet known, see
+ * sl_lmemo_store_chunks). Files of other versions are read as
+ * sl_slimefile_read reads them and leave out empty.
+ */
+int			sl_slimefile_read_memo(const uint8_t *file, size_t len, const sl_limits *lim,
+								   sl_builder *b, sl_slimefile_info *info,
+								   const sl_lmemo *memo, sl_lmemo *out, sl_err *err);
 
 /*
  * Write an open value as a version-13 slime file appended to out, its two

@@ -497,7 +497,7 @@ seen_add(seen_set *set, int32_t x, int32_t z)
 
 /* Read one chunk of a v10-v13 file. */
 static int
-rd_chunk_new(sf *s, rd *r, seen_set *seen)
+rd_chunk_new(sf *s, rd *r)
 {
 	int32_t		x,
 				z;
@@ -521,10 +521,6 @@ rd_chunk_new(sf *s, rd *r, seen_set *seen)
 	if (root == NULL || side == NULL || sections == NULL ||
 		sl_sf_i32(s, r, "chunk x", &x) || sl_sf_i32(s, r, "chunk z", &z))
 		return -1;
-	/* a second chunk at one position would find its entities taken by the first */
-	if (seen_add(seen, x, z))
-		return sl_sf_fail(s, r, r->pos - 8, SL_ERR_FORMAT, "chunk x",
-						  "chunk (%d,%d) appears a second time in the chunk list", x, z);
 	s->in_chunk = 1;
 	s->cx = x;
 	s->cz = z;
@@ -643,6 +639,65 @@ rd_chunk_new(sf *s, rd *r, seen_set *seen)
 	}
 	s->in_chunk = 0;
 	return 0;
+}
+
+/*
+ * Read one v10-v13 chunk, noting its record for the loader's memo; a record
+ * the memo knows byte for byte (v11+) becomes a reference to the store entry
+ * it became, unread.
+ */
+static int
+rd_chunk_noted(sf *s, rd *r, seen_set *seen)
+{
+	size_t		start = r->pos;
+	sl_lmemo_ent e;
+	const sl_lmemo_ent *m = NULL;
+	int32_t		x,
+				z;
+
+	/* a second chunk at one position would find its entities taken by the first */
+	if (sl_sf_i32(s, r, "chunk x", &x) || sl_sf_i32(s, r, "chunk z", &z))
+		return -1;
+	r->pos = start;
+	if (seen_add(seen, x, z))
+		return sl_sf_fail(s, r, start, SL_ERR_FORMAT, "chunk x",
+						  "chunk (%d,%d) appears a second time in the chunk list", x, z);
+	if (s->memo_out == NULL || s->version < SL_LMEMO_MIN_VERSION)
+		return rd_chunk_new(s, r);
+	memset(&e, 0, sizeof(e));
+	if (r->len - r->pos >= 8)
+		m = sl_lmemo_find(s->memo, s->memo_out->ctx, (int32_t) sl_get_u32be(r->p + r->pos),
+						  (int32_t) sl_get_u32be(r->p + r->pos + 4));
+	if (m && m->rec_len <= r->len - r->pos)
+	{
+		sl_lmemo_xxh(r->p + r->pos, m->rec_len, e.xxh);
+		if (memcmp(e.xxh, m->xxh, 16) == 0)
+		{
+			sl_dirent	d;
+
+			memset(&d, 0, sizeof(d));
+			d.x = m->x;
+			d.z = m->z;
+			d.data_version = m->data_version;
+			d.timestamp = m->timestamp;
+			memcpy(d.len, m->len, sizeof(d.len));
+			if (sl_builder_add_ref(s->b, &d, m->hash, s->err))
+				return -1;
+			if (s->b->total > s->lim->max_value_raw)
+				return sl_fail(s->err, SL_ERR_LIMIT,
+							   "slime file v%d: the chunks read exceed the world size cap of %zu bytes",
+							   s->version, s->lim->max_value_raw);
+			r->pos += m->rec_len;
+			return sl_lmemo_add(s->memo_out, m, s->err);
+		}
+	}
+	if (rd_chunk_new(s, r))
+		return -1;
+	e.x = s->cx;
+	e.z = s->cz;
+	e.rec_len = (uint32_t) (r->pos - start);
+	sl_lmemo_xxh(r->p + start, r->pos - start, e.xxh);
+	return sl_lmemo_add(s->memo_out, &e, s->err);
 }
 
 /* Read a version 1-9 file after its version byte. */
@@ -908,10 +963,15 @@ sl_sf_read_v10_13(sf *s, rd *f)
 	if ((start = sl_arena_alloc(&s->wa, ((size_t) count + 1) * sizeof(size_t), s->err)) == NULL ||
 		seen_init(s, &seen, count))
 		return -1;
+	if (s->memo_out && s->version >= SL_LMEMO_MIN_VERSION)
+	{
+		sl_lmemo_context(s->memo_out->ctx, s->version, s->flags, s->sec_min, s->sec_max, s->dv);
+		s->memo_out->has_ctx = 1;
+	}
 	for (uint32_t i = 0; i < count; i++)
 	{
 		start[i] = c.pos;
-		if (rd_chunk_new(s, &c, &seen))
+		if (rd_chunk_noted(s, &c, &seen))
 			return -1;
 		s->info->chunks++;
 		sl_sf_chunk_done(s);

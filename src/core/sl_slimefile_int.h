@@ -55,6 +55,8 @@ typedef struct sf
 	placed	   *ents;
 	size_t		nents;
 	sl_nbt	   *orphans;		/* list of entities whose chunk is absent */
+	const sl_lmemo *memo;		/* chunk records seen before (a loader's save), or NULL */
+	sl_lmemo   *memo_out;		/* the records of this file, or NULL */
 } sf;
 
 /* The cursor (sl_slimefile.c): each reads at r->pos and fails naming the field and its offset. */

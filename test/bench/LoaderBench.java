@@ -74,22 +74,22 @@ public final class LoaderBench {
                 + "WHERE c.x < ? AND c.z < ?", region, n, n);
     }
 
-    private interface Op {
+    interface Op {
         void run(int i) throws Exception;
     }
 
-    // The backend that serves this thread's pooled connection.
-    private static int backendPid;
+    // The backend that serves this thread's pooled connection (IslandBench uses these too).
+    static int backendPid;
 
     // CPU seconds (user + system) the backend has used so far.
-    private static double backendCpu() throws Exception {
+    static double backendCpu() throws Exception {
         String stat = Files.readString(Path.of("/proc/" + backendPid + "/stat"));
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;   // utime, stime (fields 14, 15)
     }
 
     // Wall and backend CPU seconds that count runs of op take, added to acc[0] and acc[1].
-    private static void time(int count, double[] acc, Op op) throws Exception {
+    static void time(int count, double[] acc, Op op) throws Exception {
         double c0 = backendCpu();
         long t0 = System.nanoTime();
         for (int i = 0; i < count; i++)

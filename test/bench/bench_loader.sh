@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # test/bench/bench_loader.sh — the AdvancedSlimePaper loader against a bytea
-# loader (test/bench/LoaderBench.java): saves/s and loads/s for 25-chunk
-# islands and a 144-chunk world, as ratios measured side by side. Installs
+# loader: first the game-server setting of issue #21 (test/bench/IslandBench.java:
+# 8 islands of 25 chunks, 50 versions of 1-5 edited chunks each, a bytea row
+# per world), then test/bench/LoaderBench.java (saves/s and loads/s for
+# 25-chunk islands and a 144-chunk world; BENCH_LOADER_ONLY_ISLANDS=1 skips
+# it), as ratios measured side by side. Installs
 # what it needs (a JDK, pgJDBC, JUnit 5: the loader's test helpers are
 # reused), builds and installs the extension, builds the loader and its
 # tests, starts its own throwaway cluster on 127.0.0.1. Never fails on a
@@ -20,8 +23,10 @@ export SLIME_CORPUS
 make -s java-test PG_CONFIG="$SLIME_PG_CONFIG" SLIME_JAVA_RUN=0 >&2
 cp=$(make -s --no-print-directory java-classpath PG_CONFIG="$SLIME_PG_CONFIG")
 rm -rf build/java/bench-classes
-javac --release 17 -cp "$cp" -d build/java/bench-classes test/bench/LoaderBench.java
-SLIME_PG_LISTEN=127.0.0.1 slime_cluster_start >&2
+javac --release 17 -cp "$cp" -d build/java/bench-classes test/bench/LoaderBench.java test/bench/IslandBench.java
+# saves as a server makes them: not checked against a whole conversion (the tests check)
+SLIME_LOADER_VERIFY=off SLIME_PG_LISTEN=127.0.0.1 slime_cluster_start >&2
 slime_psql -c "CREATE EXTENSION slime"
 export SLIME_JDBC_URL="jdbc:postgresql://127.0.0.1:$PGPORT/$PGDATABASE?user=$PGUSER"
-java -cp "$cp:build/java/bench-classes" dev.slime.asp.LoaderBench
+java ${BENCH_JAVA_OPTS:-} -cp "$cp:build/java/bench-classes" dev.slime.asp.IslandBench
+[ "${BENCH_LOADER_ONLY_ISLANDS:-0}" = 1 ] || java -cp "$cp:build/java/bench-classes" dev.slime.asp.LoaderBench

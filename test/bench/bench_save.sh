@@ -58,6 +58,8 @@ slime_psql -c "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET full_page_write
 for m in full structure; do
     row "realistic: dense 25-chunk, 1 client" "$dense_sql" 1 "$m"
 done
+# issue #21's setting: the dense island, two clients, the default check
+row "dense 25-chunk, 2 clients" "$dense_sql" 2 full
 slime_psql -c "ALTER SYSTEM RESET fsync" -c "ALTER SYSTEM RESET full_page_writes" \
     -c "ALTER SYSTEM RESET synchronous_commit" -c "SELECT pg_reload_conf()" >/dev/null
 slime_psql -At -c "SELECT 'dense island: ' || length(v) || ' bytes, ' || (slime_info(v::slime) ->> 'raw_bytes') || ' bytes of raw NBT'

@@ -34,7 +34,7 @@ for b in build/fuzz/gen_seeds build/slimetool; do
 	[ -x "$b" ] || { echo "seeds.sh: $b missing (make fuzz-seeds)" >&2; exit 1; }
 done
 rm -rf "$out"
-mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks,store,slimefile,schem,bcodec}
+mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks,store,slimefile,schem,bcodec,lmemo}
 
 # a file name from a corpus path: anvil-1.18plus/x/r.0.0.mca -> anvil-1.18plus_x_r.0.0.mca
 flat() { local p=${1#"$corpus"/}; printf '%s' "${p//\//_}"; }
@@ -137,6 +137,12 @@ for v in "$out"/value/*.slime; do
 		[ "$(stat -c %s "$s")" -le 131072 ] || rm -f "$s"
 done
 
+# loader memo: the slime file seeds behind an empty memo (u32le 0); the target
+# derives each file's own memo and mutates from there
+for f in "$out"/slimefile/*; do
+	[ -f "$f" ] && { printf '\0\0\0\0'; cat "$f"; } >"$out/lmemo/$(basename "$f")"
+done
+
 # schematics: 3 bytes of paste position (0,0,0 and 1,-1,2 in fuzz_schem's
 # fixed world), then a corpus schematic as found (gzip) and gunzipped
 for f in "$corpus"/schematic/*/*; do
@@ -151,7 +157,7 @@ done
 # bcodec: the raw NBT seeds (encode -> decode; the target also damages the encoding)
 cp "$out"/nbt/* "$out/bcodec/" 2>/dev/null || true
 
-for d in region nbt value lz4 inflate blocks store slimefile schem bcodec; do
+for d in region nbt value lz4 inflate blocks store slimefile schem bcodec lmemo; do
 	printf 'seeds: %-8s %4d files %8d KiB\n' "$d" "$(find "$out/$d" -type f | wc -l)" \
 		"$(du -sk "$out/$d" | cut -f1)"
 done

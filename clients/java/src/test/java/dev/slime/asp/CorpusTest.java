@@ -2,10 +2,10 @@ package dev.slime.asp;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -15,7 +15,10 @@ import java.util.List;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
-/** Every corpus slime file, and files slime_to_slimefile wrote, saved and read back through the loader. */
+/**
+ * Every corpus slime file (any version), and files slime_to_slimefile wrote,
+ * saved and read back through the loader.
+ */
 class CorpusTest {
 
     // 1.18+ region files of the corpus whose worlds a version-13 slime file holds
@@ -27,7 +30,8 @@ class CorpusTest {
         {"anvil-1.18plus/querz-nbt/21w44a/r.15.-9.mca", "15", "-9"},
     };
 
-    private final PostgresSlimeLoader loader = new PostgresSlimeLoader(Db.pooled(), Db.table("corpus"));
+    private final String table = Db.table("corpus");
+    private final PostgresSlimeLoader loader = new PostgresSlimeLoader(Db.pooled(), table);
 
     // Whether slime_to_slimefile can write the world of a slime file back.
     private static boolean writable(byte[] file) {
@@ -38,6 +42,13 @@ class CorpusTest {
         }
     }
 
+    /** The value of save number save of world has the content hash converting file gives (slime.loader_verify checks it too). */
+    private void assertSameValue(String world, long save, byte[] file) throws SQLException {
+        assertTrue(Db.isTrue("SELECT slime_content_hash(data) = slime_content_hash(slime_from_slimefile(?)) FROM "
+                + table + " WHERE world = ? AND save = ?", file, world, save),
+                world + ": save " + save + " is not the value converting the whole file gives");
+    }
+
     @TestFactory
     List<DynamicTest> corpusSlimeFiles() throws Exception {
         List<DynamicTest> tests = new ArrayList<>();
@@ -45,25 +56,36 @@ class CorpusTest {
             String world = Db.corpus().relativize(p).toString();
             tests.add(DynamicTest.dynamicTest(world, () -> {
                 byte[] file = Files.readAllBytes(p);
-                int version = Db.slimeVersion(file);
                 long token = loader.acquireLease(world, "corpus", Duration.ofMinutes(1)).orElseThrow();
-                if (version >= 12 || writable(file)) {
-                    // what ASP writes (v12, v13): stored, read back as v13 with the same world
-                    assertTrue(writable(file), "a v" + version + " file ASP writes must be writable as v13");
-                    loader.saveWorld(world, file, token);
-                    byte[] back = loader.readWorld(world);
+                loader.saveWorld(world, file, token);
+                assertSameValue(world, 1, file);
+                byte[] back = loader.readWorld(world);
+                if (writable(file)) {
+                    // a world a version-13 file holds: read back as v13 (byte for byte when it came as v13)
                     assertEquals(13, Db.slimeVersion(back));
                     assertTrue(Db.sameWorld(file, back), "the world read back differs from the one saved");
-                    // a file the loader gave out comes back byte for byte
-                    loader.saveWorld(world, back, token);
-                    assertArrayEquals(back, loader.readWorld(world));
-                    assertEquals(2, loader.listSaves(world).size());
+                    if (Db.slimeVersion(file) == 13)
+                        assertArrayEquals(file, back);
                 } else {
-                    // older files of pre-1.18 chunks: refused at save time, nothing stored
-                    InvalidSlimeFileException e = assertThrows(InvalidSlimeFileException.class,
-                            () -> loader.saveWorld(world, file, token));
-                    assertTrue(e.getMessage().contains("1.18+"), e.getMessage());
-                    assertFalse(loader.worldExists(world));
+                    // pre-1.18 chunks (v1, v3 files): given back exactly as they came
+                    assertArrayEquals(file, back, "a file v13 cannot hold must come back as given");
+                }
+                // a file the loader gave out comes back byte for byte, and the second save reuses the first's chunks
+                loader.saveWorld(world, back, token);
+                assertSameValue(world, 2, back);
+                assertArrayEquals(back, loader.readWorld(world));
+                assertEquals(2, loader.listSaves(world).size());
+                // history and analytics on these saves: the chunks and block entities of the file
+                assertTrue(Db.isTrue("SELECT (slime_info(data) ->> 'chunks')::int = (slime_info(slime_from_slimefile(?)) ->> 'chunks')::int "
+                        + "AND (SELECT count(*) FROM slime_block_entities(data)) = (SELECT count(*) FROM slime_block_entities(slime_from_slimefile(?))) "
+                        + "FROM " + table + " WHERE world = ? AND save = 1", file, file, world));
+                // rollback to the first save: works when a load can give it back, else says why
+                if (writable(file)) {
+                    loader.rollback(world, 1, token);
+                    assertTrue(Db.sameWorld(file, loader.readWorld(world)));
+                } else {
+                    IOException e = assertThrows(IOException.class, () -> loader.rollback(world, 1, token));
+                    assertTrue(e.getMessage().contains("cannot be rolled back to"), e.getMessage());
                 }
             }));
         }

@@ -1,0 +1,305 @@
+/*
+ * sl_lmemo.c - a world loader's memo of its previous save's chunks
+ * (sl_lmemo.h has the format and what it is for).
+ */
+#include "sl_lmemo.h"
+#include "sl_store.h"
+#include "sl_vdir.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* The context bytes of a file's facts. */
+void
+sl_lmemo_context(uint8_t ctx[SL_LMEMO_CTX], int version, int flags, int sec_min, int sec_max,
+				 int32_t data_version)
+{
+	ctx[0] = (uint8_t) version;
+	ctx[1] = (uint8_t) flags;
+	ctx[2] = (uint8_t) (int8_t) sec_min;
+	ctx[3] = (uint8_t) (int8_t) sec_max;
+	sl_put_u32le(ctx + 4, (uint32_t) data_version);
+}
+
+/* XXH3-128 of a record, high half first, each half big-endian. */
+void
+sl_lmemo_xxh(const uint8_t *p, size_t len, uint8_t out[16])
+{
+	XXH128_hash_t h = XXH3_128bits(p, len);
+
+	for (int i = 0; i < 8; i++)
+	{
+		out[i] = (uint8_t) (h.high64 >> (56 - 8 * i));
+		out[8 + i] = (uint8_t) (h.low64 >> (56 - 8 * i));
+	}
+}
+
+/* Order entries by chunk key. */
+static int
+cmp_ent(const void *a, const void *b)
+{
+	uint64_t	ka = sl_chunk_key(((const sl_lmemo_ent *) a)->x, ((const sl_lmemo_ent *) a)->z);
+	uint64_t	kb = sl_chunk_key(((const sl_lmemo_ent *) b)->x, ((const sl_lmemo_ent *) b)->z);
+
+	return ka < kb ? -1 : ka > kb;
+}
+
+/* Append an entry. */
+int
+sl_lmemo_add(sl_lmemo *m, const sl_lmemo_ent *e, sl_err *err)
+{
+	if (m->n == m->cap)
+	{
+		size_t		cap = m->cap ? m->cap * 2 : 64;
+		sl_lmemo_ent *ne = sl_realloc(m->e, cap * sizeof(sl_lmemo_ent));
+
+		if (ne == NULL)
+			return sl_fail(err, SL_ERR_NOMEM, "out of memory building a loader memo");
+		m->e = ne;
+		m->cap = cap;
+	}
+	m->e[m->n++] = *e;
+	m->sorted = 0;
+	return 0;
+}
+
+/* Decode a stored memo; every entry is usable. */
+int
+sl_lmemo_decode(const uint8_t *p, size_t len, sl_lmemo *m, sl_err *err)
+{
+	uint32_t	count;
+
+	memset(m, 0, sizeof(*m));
+	if (len < SL_LMEMO_HEADER || memcmp(p, SL_LMEMO_MAGIC, 4) != 0)
+		return sl_fail(err, SL_ERR_FORMAT, "loader memo: no memo header (%zu bytes)", len);
+	count = sl_get_u32le(p + 12);
+	if ((len - SL_LMEMO_HEADER) / SL_LMEMO_ENTRY != count ||
+		(len - SL_LMEMO_HEADER) % SL_LMEMO_ENTRY != 0)
+		return sl_fail(err, SL_ERR_FORMAT, "loader memo: %zu bytes do not hold %u entries",
+					   len, (unsigned) count);
+	memcpy(m->ctx, p + 4, SL_LMEMO_CTX);
+	m->has_ctx = 1;
+	m->e = count ? sl_alloc_err((size_t) count * sizeof(sl_lmemo_ent), err) : NULL;
+	if (count && m->e == NULL)
+		return -1;
+	m->n = m->cap = count;
+	for (uint32_t i = 0; i < count; i++)
+	{
+		const uint8_t *q = p + SL_LMEMO_HEADER + (size_t) i * SL_LMEMO_ENTRY;
+		sl_lmemo_ent *e = &m->e[i];
+
+		e->x = (int32_t) sl_get_u32le(q);
+		e->z = (int32_t) sl_get_u32le(q + 4);
+		e->rec_len = sl_get_u32le(q + 8);
+		memcpy(e->xxh, q + 12, 16);
+		memcpy(e->hash, q + 28, 32);
+		e->data_version = (int32_t) sl_get_u32le(q + 60);
+		e->timestamp = sl_get_u32le(q + 64);
+		for (int k = 0; k < SL_NCOMP; k++)
+			e->len[k] = sl_get_u32le(q + 68 + 4 * k);
+		e->known = e->usable = 1;
+		if (i > 0 && cmp_ent(&m->e[i - 1], e) >= 0)
+		{
+			sl_lmemo_free(m);
+			return sl_fail(err, SL_ERR_FORMAT, "loader memo: entry %u is out of order", (unsigned) i);
+		}
+		if (e->rec_len < 8 || (uint64_t) e->len[0] + e->len[1] + e->len[2] == 0)
+		{
+			sl_lmemo_free(m);
+			return sl_fail(err, SL_ERR_FORMAT, "loader memo: entry %u is empty", (unsigned) i);
+		}
+	}
+	m->sorted = 1;
+	return 0;
+}
+
+/* Append the stored form of the known entries to out. */
+int
+sl_lmemo_encode(sl_lmemo *m, sl_buf *out, sl_err *err)
+{
+	uint8_t		hdr[SL_LMEMO_HEADER];
+	size_t		count_at;
+	uint32_t	count = 0;
+
+	if (!m->sorted && m->n > 1)
+		qsort(m->e, m->n, sizeof(sl_lmemo_ent), cmp_ent);
+	m->sorted = 1;
+	memcpy(hdr, SL_LMEMO_MAGIC, 4);
+	memcpy(hdr + 4, m->ctx, SL_LMEMO_CTX);
+	sl_put_u32le(hdr + 12, 0);
+	count_at = out->len + 12;
+	if (sl_buf_put(out, hdr, sizeof(hdr), err))
+		return -1;
+	for (size_t i = 0; i < m->n; i++)
+	{
+		const sl_lmemo_ent *e = &m->e[i];
+		uint8_t		q[SL_LMEMO_ENTRY];
+
+		/* a position twice (a malformed file) or a chunk never converted: not kept */
+		if (!e->known || (i + 1 < m->n && cmp_ent(e, &m->e[i + 1]) == 0) ||
+			(i > 0 && cmp_ent(e, &m->e[i - 1]) == 0))
+			continue;
+		sl_put_u32le(q, (uint32_t) e->x);
+		sl_put_u32le(q + 4, (uint32_t) e->z);
+		sl_put_u32le(q + 8, e->rec_len);
+		memcpy(q + 12, e->xxh, 16);
+		memcpy(q + 28, e->hash, 32);
+		sl_put_u32le(q + 60, (uint32_t) e->data_version);
+		sl_put_u32le(q + 64, e->timestamp);
+		for (int k = 0; k < SL_NCOMP; k++)
+			sl_put_u32le(q + 68 + 4 * k, e->len[k]);
+		if (sl_buf_put(out, q, sizeof(q), err))
+			return -1;
+		count++;
+	}
+	sl_put_u32le(out->data + count_at, count);
+	return 0;
+}
+
+/* The entry of chunk (x,z) in a sorted memo, or NULL. */
+static sl_lmemo_ent *
+find(const sl_lmemo *m, int32_t x, int32_t z)
+{
+	sl_lmemo_ent key;
+
+	if (m->n == 0 || !m->sorted)
+		return NULL;
+	key.x = x;
+	key.z = z;
+	return bsearch(&key, m->e, m->n, sizeof(sl_lmemo_ent), cmp_ent);
+}
+
+/* The usable entry of chunk (x,z) in context ctx, or NULL. */
+const sl_lmemo_ent *
+sl_lmemo_find(const sl_lmemo *m, const uint8_t ctx[SL_LMEMO_CTX], int32_t x, int32_t z)
+{
+	const sl_lmemo_ent *e;
+
+	if (m == NULL || !m->has_ctx || memcmp(m->ctx, ctx, SL_LMEMO_CTX) != 0)
+		return NULL;
+	e = find(m, x, z);
+	return e && e->usable && e->known ? e : NULL;
+}
+
+/* Order builder pieces by chunk key, then component. */
+static int
+cmp_piece(const void *a, const void *b)
+{
+	const sl_piece *pa = a;
+	const sl_piece *pb = b;
+
+	if (pa->key != pb->key)
+		return pa->key < pb->key ? -1 : 1;
+	return (int) pa->comp - (int) pb->comp;
+}
+
+/* Encode one chunk (a run of inline pieces) as a store entry; fill d and hash. */
+static int
+store_run(const sl_piece *run, size_t count, int level, const sl_limits *lim,
+		  sl_lmemo_put_fn put, void *put_ctx, sl_dirent *d, sl_err *err)
+{
+	const uint8_t *comp[SL_NCOMP] = {NULL, NULL, NULL};
+	sl_buf		entry = {0};
+	int			rc;
+
+	memset(d, 0, sizeof(*d));
+	d->x = run[0].x;
+	d->z = run[0].z;
+	d->timestamp = run[0].timestamp;
+	d->data_version = SL_NO_DV;
+	for (size_t j = 0; j < count; j++)
+	{
+		if (run[j].comp == SL_PIECE_REF || comp[run[j].comp] != NULL)
+			return sl_fail(err, SL_ERR_DUPLICATE, "chunk (%d,%d) appears more than once",
+						   d->x, d->z);
+		comp[run[j].comp] = run[j].data;
+		d->len[run[j].comp] = run[j].len;
+	}
+	for (int k = 0; k < SL_NCOMP && d->data_version == SL_NO_DV; k++)
+		if (d->len[k])
+			d->data_version = sl_data_version(comp[k], d->len[k], lim);
+	rc = sl_store_entry_encode(d->len, comp, level, &entry, d->hash, err) ||
+		put(put_ctx, d->hash, entry.data, entry.len, err) ? -1 : 0;
+	sl_buf_free(&entry);
+	return rc;
+}
+
+/* Turn every chunk held inline into a reference to a store entry put() keeps. */
+int
+sl_lmemo_store_chunks(sl_builder *b, sl_lmemo *m, int level, const sl_limits *lim,
+					  sl_lmemo_put_fn put, void *put_ctx, sl_err *err)
+{
+	sl_builder	nb;
+	int			rc = -1;
+
+	if (lim == NULL)
+		lim = &sl_default_limits;
+	memset(&nb, 0, sizeof(nb));
+	if (b->n > 1)
+		qsort(b->pieces, b->n, sizeof(sl_piece), cmp_piece);
+	if (m && !m->sorted && m->n > 1)
+		qsort(m->e, m->n, sizeof(sl_lmemo_ent), cmp_ent);
+	if (m)
+		m->sorted = 1;
+	for (size_t i = 0; i < b->n;)
+	{
+		size_t		j = i + 1;
+		int			has_ref = b->pieces[i].comp == SL_PIECE_REF;
+		sl_dirent	d;
+		sl_lmemo_ent *e;
+
+		while (j < b->n && b->pieces[j].key == b->pieces[i].key)
+			has_ref |= b->pieces[j++].comp == SL_PIECE_REF;
+		if (has_ref)
+		{
+			/* kept as it is (a reference beside other data fails at encode) */
+			for (size_t k = i; k < j; k++)
+			{
+				if (sl_builder_add(&nb, b->pieces[k].comp, b->pieces[k].x, b->pieces[k].z,
+								   b->pieces[k].timestamp, b->pieces[k].data, b->pieces[k].len,
+								   b->pieces[k].owned, err))
+					goto done;
+				b->pieces[k].owned = 0;
+				nb.pieces[nb.n - 1].ref_dv = b->pieces[k].ref_dv;
+				memcpy(nb.pieces[nb.n - 1].ref_len, b->pieces[k].ref_len, sizeof(b->pieces[k].ref_len));
+				if (b->pieces[k].comp == SL_PIECE_REF)
+					nb.total += (uint64_t) b->pieces[k].ref_len[0] + b->pieces[k].ref_len[1] +
+						b->pieces[k].ref_len[2] - 32;
+			}
+			i = j;
+			continue;
+		}
+		sl_interrupt();
+		if (store_run(&b->pieces[i], j - i, level, lim, put, put_ctx, &d, err) ||
+			sl_builder_add_ref(&nb, &d, d.hash, err))
+			goto done;
+		if (m && (e = find(m, d.x, d.z)) != NULL)
+		{
+			memcpy(e->hash, d.hash, 32);
+			e->data_version = d.data_version;
+			e->timestamp = d.timestamp;
+			memcpy(e->len, d.len, sizeof(e->len));
+			e->known = 1;
+		}
+		i = j;
+	}
+	/* the world compound moves over; the inline pieces go */
+	nb.world = b->world;
+	nb.world_len = b->world_len;
+	b->world = NULL;
+	sl_builder_free(b);
+	*b = nb;
+	return 0;
+done:
+	sl_builder_free(&nb);
+	return rc;
+}
+
+/* Free a memo's entries. */
+void
+sl_lmemo_free(sl_lmemo *m)
+{
+	sl_free(m->e);
+	memset(m, 0, sizeof(*m));
+}

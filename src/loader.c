@@ -1,0 +1,530 @@
+/*
+ * loader.c - the conversion behind slime_loader_save(): a slime file to the
+ * reference form of its value, reusing the chunks of the world's previous
+ * save that did not change (the memo, core sl_lmemo), with the store entries
+ * of the chunks that did put in the chunk store. The work is done by the
+ * core; this is the glue (memory, the store, errors).
+ */
+#include "slime.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "funcapi.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "sl_build.h"
+#include "sl_lmemo.h"
+#include "sl_slimefile.h"
+#include "sl_store.h"
+
+/* Store entries gathered for one save. */
+typedef struct put_list
+{
+	Datum	   *hashes;
+	Datum	   *entries;
+	int			n;
+	int			cap;
+} put_list;
+
+/* Keep a store entry for the insert (sl_lmemo_put_fn). */
+static int
+put_entry(void *ctx, const uint8_t hash[32], const uint8_t *entry, size_t len, sl_err *err)
+{
+	put_list   *l = ctx;
+
+	if (l->n == l->cap)
+	{
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->hashes = l->hashes ? repalloc(l->hashes, sizeof(Datum) * l->cap) : palloc(sizeof(Datum) * l->cap);
+		l->entries = l->entries ? repalloc(l->entries, sizeof(Datum) * l->cap) : palloc(sizeof(Datum) * l->cap);
+	}
+	l->hashes[l->n] = PointerGetDatum(slime_from_bytes(hash, 32));
+	l->entries[l->n] = PointerGetDatum(slime_from_bytes(entry, len));
+	l->n++;
+	return 0;
+}
+
+/* Keep usable only the entries of a memo whose store entries the store holds. */
+static void
+check_memo(sl_lmemo *m)
+{
+	uint8_t    *hashes;
+	bool	   *present;
+
+	if (m->n == 0)
+		return;
+	hashes = palloc(m->n * 32);
+	present = palloc(m->n * sizeof(bool));
+	for (size_t i = 0; i < m->n; i++)
+		memcpy(hashes + 32 * i, m->e[i].hash, 32);
+	slime_store_which(hashes, (int) m->n, present);
+	for (size_t i = 0; i < m->n; i++)
+		m->e[i].usable = present[i];
+	pfree(hashes);
+	pfree(present);
+}
+
+/*
+ * The value slime_loader_convert built last: its content hash, and the
+ * transaction and subtransaction it checked and stored its chunks in. Until
+ * that subtransaction ends, every chunk it refers to is in the store (found
+ * or put there under the lock that holds slime_gc()'s delete off), so the
+ * store's trigger need not look them up again.
+ */
+static struct
+{
+	LocalTransactionId lxid;
+	SubTransactionId subxid;
+	uint8_t		hash[32];
+}			converted;
+
+/* Whether a value of this content hash was built by slime_loader_convert in this subtransaction. */
+bool
+slime_loader_checked(const uint8_t hash[32])
+{
+	return converted.lxid == MyProc->lxid && converted.subxid == GetCurrentSubTransactionId() &&
+		converted.lxid != InvalidLocalTransactionId && memcmp(converted.hash, hash, 32) == 0;
+}
+
+/* Raise a conversion error as slime_from_slimefile does. */
+static void
+raise_file_error(sl_err *err, int version)
+{
+	/* the same chunk twice is a malformed file here, not a duplicate key */
+	if (err->code == SL_ERR_DUPLICATE)
+	{
+		err->code = SL_ERR_FORMAT;
+		sl_err_prefix(err, "slime file v%d", version);
+	}
+	slime_raise(err, true);
+}
+
+/* Encode a builder as a value, raising as slime_from_slimefile does. */
+static struct varlena *
+encode_value(sl_builder *b, int version)
+{
+	sl_encode_opts opts = *slime_encode_opts();
+	sl_buf		out = {0};
+	sl_err		err;
+	struct varlena *r;
+
+	if (sl_buf_put_u32be(&out, 0, &err) ||
+		sl_builder_encode(b, &opts, slime_limits(), &out, &err))
+		raise_file_error(&err, version);
+	r = (struct varlena *) out.data;
+	SET_VARSIZE(r, out.len);
+	return r;
+}
+
+/* The content hash of a value. */
+static void
+content_hash(struct varlena *v, uint8_t hash[32])
+{
+	sl_value	val;
+	sl_err		err;
+
+	if (sl_value_open_mem(&val, (const uint8_t *) VARDATA(v), VARSIZE(v) - VARHDRSZ,
+						  slime_limits(), &err))
+		slime_raise(&err, false);
+	memcpy(hash, val.hdr.hash, 32);
+	sl_value_close(&val);
+}
+
+/* Raise unless converting the whole file gives a value of the same content hash. */
+static void
+verify_save(bytea *file, struct varlena *saved)
+{
+	sl_builder	b;
+	sl_err		err;
+	uint8_t		want[32],
+				got[32];
+	char		hw[65],
+				hg[65];
+
+	memset(&b, 0, sizeof(b));
+	if (sl_slimefile_read((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
+						  slime_limits(), &b, NULL, &err))
+		slime_raise(&err, true);
+	content_hash(encode_value(&b, 0), want);
+	sl_builder_free(&b);
+	content_hash(saved, got);
+	if (memcmp(want, got, 32) != 0)
+	{
+		sl_hash_hex(want, hw);
+		sl_hash_hex(got, hg);
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("loader save of content hash %s differs from the whole file's conversion (%s)", hg, hw),
+				 errdetail("slime.loader_verify is on.")));
+	}
+}
+
+/* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing. */
+static Oid
+worlds_of(Oid tbl)
+{
+	char	   *name = get_rel_name(tbl);
+
+	if (name == NULL)
+		return InvalidOid;
+	return get_relname_relid(psprintf("%s_worlds", name), get_rel_namespace(tbl));
+}
+
+/* What a conversion gives: the value, the memo (NULL: none), the chunks reused. */
+typedef struct converted_file
+{
+	struct varlena *value;
+	bytea	   *memo;
+	int			reused;
+	int			version;		/* the file's format version */
+} converted_file;
+
+/*
+ * Convert a slime file to the reference form of its value, reusing the
+ * chunks prev (a memo, NULL for none) knows whose store entries the store
+ * still holds; the entries of the others go into the store.
+ */
+static void
+convert(bytea *file, bytea *prev, converted_file *c)
+{
+	sl_lmemo	memo,
+				out;
+	sl_builder	b;
+	sl_slimefile_info info;
+	put_list	puts = {0};
+	sl_buf		mbuf = {0};
+	sl_err		err;
+
+	memset(&memo, 0, sizeof(memo));
+	memset(&out, 0, sizeof(out));
+	memset(&b, 0, sizeof(b));
+	memset(c, 0, sizeof(*c));
+	/* a memo is a cache: one that does not decode is no memo */
+	if (prev && sl_lmemo_decode((const uint8_t *) VARDATA_ANY(prev), VARSIZE_ANY_EXHDR(prev),
+								&memo, &err) == 0)
+		check_memo(&memo);
+	if (sl_slimefile_read_memo((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
+							   slime_limits(), &b, &info, &memo, &out, &err))
+		raise_file_error(&err, info.version);
+	for (size_t i = 0; i < out.n; i++)
+		c->reused += out.e[i].known;
+	if (sl_lmemo_store_chunks(&b, &out, slime_encode_opts()->level, slime_limits(),
+							  put_entry, &puts, &err))
+		raise_file_error(&err, info.version);
+	sl_lmemo_free(&memo);
+	c->value = encode_value(&b, info.version);
+	c->version = info.version;
+	sl_builder_free(&b);
+	slime_store_put(puts.hashes, puts.entries, puts.n);
+	if (slime_loader_verify())
+		verify_save(file, c->value);
+	content_hash(c->value, converted.hash);
+	converted.lxid = MyProc->lxid;
+	converted.subxid = GetCurrentSubTransactionId();
+	if (out.has_ctx)
+	{
+		if (sl_buf_put_u32be(&mbuf, 0, &err) || sl_lmemo_encode(&out, &mbuf, &err))
+			slime_raise(&err, false);
+		SET_VARSIZE(mbuf.data, mbuf.len);
+		c->memo = (bytea *) mbuf.data;
+	}
+	sl_lmemo_free(&out);
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_convert);
+/*
+ * A slime file as the reference form of its value (data), the memo of its
+ * chunk records (memo, NULL when the file's version keeps none) and how many
+ * chunks were taken from the previous memo (reused), given the memo of the
+ * world's previous save (NULL, or a malformed one: none).
+ */
+Datum
+slime_loader_convert(PG_FUNCTION_ARGS)
+{
+	converted_file c;
+	TupleDesc	td;
+	Datum		vals[3];
+	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "slime_loader_convert must return a record");
+	convert(PG_GETARG_BYTEA_PP(0), PG_ARGISNULL(1) ? NULL : PG_GETARG_BYTEA_PP(1), &c);
+	vals[0] = PointerGetDatum(c.value);
+	vals[1] = PointerGetDatum(c.memo);
+	nulls[1] = c.memo == NULL;
+	vals[2] = Int32GetDatum(c.reused);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(td), vals, nulls)));
+}
+
+/* The statements of a save, prepared once per saves table. */
+typedef enum save_query
+{
+	LQ_MEMO,					/* the world's memo */
+	LQ_INSERT,					/* the save (fenced by the trigger) and the retention */
+	LQ_FILE,					/* the world's file and memo */
+	LQ_LOAD_FILE,				/* the kept file, while its save is the newest */
+	LQ_LOAD_VALUE,				/* the newest save's value */
+	LQ_COUNT
+} save_query;
+
+static const char *const save_sql[LQ_COUNT] = {
+	"SELECT memo FROM %s WHERE world OPERATOR(pg_catalog.=) $1",
+	"WITH ins AS (INSERT INTO %1$s (world, token, data) VALUES ($1, $2, $3) RETURNING save), "
+	"gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 "
+	"AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) "
+	"SELECT save FROM ins",
+	"UPDATE %s SET file = $2, memo = $3 WHERE world OPERATOR(pg_catalog.=) $1",
+	"SELECT w.file FROM %s w WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL "
+	"AND EXISTS (SELECT FROM %s s WHERE s.world OPERATOR(pg_catalog.=) w.world AND s.save OPERATOR(pg_catalog.=) w.saves)",
+	"SELECT data FROM %s WHERE world OPERATOR(pg_catalog.=) $1 ORDER BY save DESC LIMIT 1"
+};
+
+/* Whether save_sql[q] names the worlds table (else the saves table). */
+static const bool save_on_worlds[LQ_COUNT] = {true, false, true, true, false};
+
+/* Plans of save_sql for the saves table last saved to, with the names they were made for. */
+static struct
+{
+	Oid			tbl;
+	char	   *names;			/* "saves\0worlds" as quoted then */
+	SPIPlanPtr	plans[LQ_COUNT];
+}			save_plans;
+
+/* The qualified, quoted name of a relation. */
+static char *
+qualified(Oid rel)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(rel)), get_rel_name(rel));
+}
+
+/* The slime type, found next to the function being called. */
+static Oid
+slime_type_of(FunctionCallInfo fcinfo)
+{
+	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("slime"),
+						   ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid)));
+}
+
+/* Prepare (or keep) the plans of a save to tbl, whose worlds table is worlds. */
+static void
+prepare_save(Oid tbl, Oid worlds, Oid slime_type)
+{
+	char	   *saves_name = qualified(tbl);
+	char	   *worlds_name = qualified(worlds);
+	char	   *names = psprintf("%s %s", saves_name, worlds_name);
+	Oid			types[LQ_COUNT][4] = {
+		{TEXTOID},
+		{TEXTOID, INT8OID, slime_type, INT4OID},
+		{TEXTOID, BYTEAOID, BYTEAOID},
+		{TEXTOID},
+		{TEXTOID}
+	};
+	int			nargs[LQ_COUNT] = {1, 4, 3, 1, 1};
+
+	if (save_plans.tbl == tbl && save_plans.names && strcmp(save_plans.names, names) == 0)
+		return;
+	for (int q = 0; q < LQ_COUNT; q++)
+		if (save_plans.plans[q])
+			SPI_freeplan(save_plans.plans[q]);
+	memset(save_plans.plans, 0, sizeof(save_plans.plans));
+	if (save_plans.names)
+		pfree(save_plans.names);
+	save_plans.names = NULL;
+	save_plans.tbl = InvalidOid;
+	for (int q = 0; q < LQ_COUNT; q++)
+	{
+		char	   *sql = q == LQ_LOAD_FILE ? psprintf(save_sql[q], worlds_name, saves_name) :
+			psprintf(save_sql[q], save_on_worlds[q] ? worlds_name : saves_name);
+		SPIPlanPtr	plan = SPI_prepare(sql, nargs[q], types[q]);
+
+		if (plan == NULL || SPI_keepplan(plan))
+			elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql, SPI_result_code_string(SPI_result));
+		save_plans.plans[q] = plan;
+	}
+	save_plans.names = MemoryContextStrdup(TopMemoryContext, names);
+	save_plans.tbl = tbl;
+}
+
+/* Run a save statement; its first column of its one row (NULL: none, or *isnull). */
+static Datum
+run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
+{
+	int			rc = SPI_execute_plan(save_plans.plans[q], args, nulls, q >= LQ_LOAD_FILE, 0);
+
+	*isnull = true;
+	if (rc != expect)
+		elog(ERROR, "loader save statement failed (SPI %d): %s", rc, save_sql[q]);
+	if (SPI_tuptable == NULL || SPI_processed == 0)
+		return (Datum) 0;
+	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
+}
+
+/*
+ * The file a load gives back: a version-13 file as it came; another written
+ * as version 13 when its world fits one, else as it came.
+ */
+static bytea *
+file_to_keep(bytea *file, const converted_file *c)
+{
+	slime_open_value o;
+	sl_buf		out = {0};
+	sl_err		err;
+	int			rc;
+
+	if (c->version == SL_SLIMEFILE_WRITE_VERSION)
+		return file;
+	slime_open(&o, PointerGetDatum(c->value), true);
+	rc = sl_buf_put_u32be(&out, 0, &err) ||
+		sl_slimefile_write(&o.v, SL_DEFAULT_LEVEL, slime_limits(), &out, NULL, &err);
+	sl_value_close(&o.v);
+	if (rc && err.code == SL_ERR_UNSUPPORTED)
+		return file;			/* chunks before 1.18, mixed DataVersions, ...: kept as given */
+	if (rc)
+		slime_raise(&err, false);
+	SET_VARSIZE(out.data, out.len);
+	return (bytea *) out.data;
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_save);
+/*
+ * Save a slime file (any version) as world's next save under lease token
+ * (the saves table's fence trigger checks it) and keep the newest keep saves
+ * (NULL: all); the save's number. Only the chunks that differ from the
+ * world's memo are converted; the file a load gives back and the new memo go
+ * into the world's row. The statements are prepared once per saves table.
+ */
+Datum
+slime_loader_save(PG_FUNCTION_ARGS)
+{
+	Oid			tbl;
+	Oid			worlds;
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	bool		isnull;
+	Datum		saved;
+	bytea	   *file;
+	bytea	   *prev = NULL;
+	converted_file c;
+	MemoryContext outer = CurrentMemoryContext;
+
+	for (int i = 0; i < 4; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("tbl, world, token and file must not be NULL")));
+	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a loader keeps at least one save, not %d", PG_GETARG_INT32(4))));
+	tbl = PG_GETARG_OID(0);
+	worlds = worlds_of(tbl);
+	if (!OidIsValid(worlds))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("no loader saves table with OID %u", tbl)));
+	file = PG_GETARG_BYTEA_PP(3);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	prepare_save(tbl, worlds, slime_type_of(fcinfo));
+	args[0] = PG_GETARG_DATUM(1);
+	saved = run_save(LQ_MEMO, args, nulls, SPI_OK_SELECT, &isnull);
+	if (!isnull)
+	{
+		MemoryContext spi = MemoryContextSwitchTo(outer);
+
+		prev = (bytea *) PG_DETOAST_DATUM_COPY(saved);
+		MemoryContextSwitchTo(spi);
+	}
+	SPI_finish();
+	convert(file, prev, &c);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	args[1] = PG_GETARG_DATUM(2);
+	args[2] = PointerGetDatum(c.value);
+	args[3] = PG_GETARG_DATUM(4);
+	nulls[3] = PG_ARGISNULL(4) ? 'n' : ' ';
+	saved = run_save(LQ_INSERT, args, nulls, SPI_OK_SELECT, &isnull);
+	if (isnull)
+		elog(ERROR, "the save of world \"%s\" returned no number", text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	args[1] = PointerGetDatum(file_to_keep(file, &c));
+	args[2] = PointerGetDatum(c.memo);
+	nulls[1] = nulls[3] = ' ';
+	nulls[2] = c.memo ? ' ' : 'n';
+	run_save(LQ_FILE, args, nulls, SPI_OK_UPDATE, &isnull);
+	SPI_finish();
+	PG_RETURN_DATUM(saved);
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_load);
+/*
+ * The newest save of world as a slime file, or NULL: the file kept in the
+ * world's row while its save is the newest, else version 13 written from
+ * the value. Its statements are the save's, prepared once per saves table.
+ */
+Datum
+slime_loader_load(PG_FUNCTION_ARGS)
+{
+	Oid			tbl = PG_GETARG_OID(0);
+	Oid			worlds = worlds_of(tbl);
+	Datum		arg = PG_GETARG_DATUM(1);
+	bool		isnull;
+	Datum		r;
+	MemoryContext outer = CurrentMemoryContext;
+	MemoryContext spi;
+
+	if (!OidIsValid(worlds))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("no loader saves table with OID %u", tbl)));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	prepare_save(tbl, worlds, slime_type_of(fcinfo));
+	r = run_save(LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
+	if (isnull)
+		r = run_save(LQ_LOAD_VALUE, &arg, NULL, SPI_OK_SELECT, &isnull);
+	else
+	{
+		spi = MemoryContextSwitchTo(outer);
+		r = PointerGetDatum(PG_DETOAST_DATUM_COPY(r));
+		MemoryContextSwitchTo(spi);
+		SPI_finish();
+		PG_RETURN_DATUM(r);
+	}
+	if (!isnull)
+	{
+		spi = MemoryContextSwitchTo(outer);
+		r = DirectFunctionCall2(slime_to_slimefile, r, Int32GetDatum(SL_SLIMEFILE_WRITE_VERSION));
+		MemoryContextSwitchTo(spi);
+	}
+	SPI_finish();
+	if (isnull)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(r);
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_worlds);
+/* The <name>_worlds table that goes with the saves table tbl (NULL: no such table). */
+Datum
+slime_loader_worlds(PG_FUNCTION_ARGS)
+{
+	Oid			tbl = PG_GETARG_OID(0);
+	char	   *name = get_rel_name(tbl);
+	Oid			w;
+
+	if (name == NULL)
+		PG_RETURN_NULL();
+	w = worlds_of(tbl);
+	if (!OidIsValid(w))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation \"%s.%s_worlds\" does not exist",
+						get_namespace_name(get_rel_namespace(tbl)), name),
+				 errhint("A loader's tables are made by slime_loader_create.")));
+	PG_RETURN_OID(w);
+}
