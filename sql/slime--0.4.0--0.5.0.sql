@@ -30,10 +30,10 @@ CREATE FUNCTION slime_store_entry_settle(hash bytea, data bytea) RETURNS bytea
 -- Drop the cached files of up to batch worlds of the loader whose saves
 -- table is saves: worlds with no running lease and no save newer than
 -- cutoff. Runs as the loader tables' owner (src/settle.c).
-CREATE FUNCTION slime_loader_settle_files(saves regclass, cutoff timestamptz, batch integer,
+CREATE FUNCTION slime_settle_loader_files(saves regclass, cutoff timestamptz, batch integer,
 		OUT files bigint, OUT bytes bigint)
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT;
-REVOKE ALL ON FUNCTION slime_loader_settle_files(regclass, timestamptz, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION slime_settle_loader_files(regclass, timestamptz, integer) FROM PUBLIC;
 
 -- Rewrite into the densest form what the extension owns and nobody wrote for
 -- older_than: store entries (same bytes, same hash, smaller), then the cached
@@ -44,7 +44,7 @@ REVOKE ALL ON FUNCTION slime_loader_settle_files(regclass, timestamptz, integer)
 -- SECURITY DEFINER because it rewrites slime_store, which only the
 -- extension's owner may write (as slime_gc() deletes from it); EXECUTE is
 -- revoked from PUBLIC. What it runs on loader tables runs as their owner
--- (slime_loader_settle_files). It holds the advisory lock of slime_gc() in
+-- (slime_settle_loader_files). It holds the advisory lock of slime_gc() in
 -- share mode: a collection and a settle wait for each other, and saves go on.
 CREATE FUNCTION slime_settle(older_than interval DEFAULT '15 minutes', batch_size integer DEFAULT 100,
 		max_batches integer DEFAULT NULL, progress interval DEFAULT '10 seconds')
@@ -111,9 +111,9 @@ BEGIN
 					  HINT = 'SELECT * FROM slime_store_verify() lists what is wrong with them.';
 		END IF;
 		IF pg_catalog.clock_timestamp() - reported >= progress THEN
-			RAISE NOTICE 'slime_settle: % store entries settled, % -> % bytes, % s',
-				e_items, e_before, e_after,
-				pg_catalog.round(EXTRACT(epoch FROM pg_catalog.clock_timestamp() - started), 1);
+			RAISE NOTICE 'slime_settle: % store entries settled so far', e_items
+				USING DETAIL = pg_catalog.format('%s bytes before, %s after, %s s.', e_before, e_after,
+					pg_catalog.round(EXTRACT(epoch FROM pg_catalog.clock_timestamp() - started), 1));
 			reported := pg_catalog.clock_timestamp();
 		END IF;
 	END LOOP;
@@ -124,16 +124,17 @@ BEGIN
 		ORDER BY t.tgrelid
 	LOOP
 		LOOP
-			SELECT * INTO r FROM @extschema@.slime_loader_settle_files(ldr.saves, cutoff, batch_size);
+			SELECT * INTO r FROM @extschema@.slime_settle_loader_files(ldr.saves, cutoff, batch_size);
 			f_items := f_items + r.files;
 			f_bytes := f_bytes + r.bytes;
 			EXIT WHEN r.files < batch_size;
 		END LOOP;
 	END LOOP;
 	IF pg_catalog.clock_timestamp() - started >= progress THEN
-		RAISE NOTICE 'slime_settle: done: % store entries (% -> % bytes), % loader files (% bytes), % s',
-			e_items, e_before, e_after, f_items, f_bytes,
-			pg_catalog.round(EXTRACT(epoch FROM pg_catalog.clock_timestamp() - started), 1);
+		RAISE NOTICE 'slime_settle: done: % store entries, % loader files', e_items, f_items
+			USING DETAIL = pg_catalog.format('Store entries %s bytes before, %s after; loader files %s bytes; %s s.',
+				e_before, e_after, f_bytes,
+				pg_catalog.round(EXTRACT(epoch FROM pg_catalog.clock_timestamp() - started), 1));
 	END IF;
 	RETURN QUERY VALUES ('store entries', e_items, e_before, e_after),
 						('loader files', f_items, f_bytes, 0::bigint);

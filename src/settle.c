@@ -98,9 +98,9 @@ drop_cold_files(Oid saves, Oid worlds, Datum cutoff, int32 batch, int64 *files, 
 	SPI_finish();
 }
 
-PG_FUNCTION_INFO_V1(slime_loader_settle_files);
+PG_FUNCTION_INFO_V1(slime_settle_loader_files);
 /*
- * slime_loader_settle_files(saves regclass, cutoff timestamptz, batch int,
+ * slime_settle_loader_files(saves regclass, cutoff timestamptz, batch int,
  * OUT files bigint, OUT bytes bigint): drop the cached files of up to batch
  * cold worlds of the loader whose saves table is saves. The statement runs
  * as the owner of the loader's tables (a restricted operation with the
@@ -109,7 +109,7 @@ PG_FUNCTION_INFO_V1(slime_loader_settle_files);
  * tables must have one owner, else nothing is done.
  */
 Datum
-slime_loader_settle_files(PG_FUNCTION_ARGS)
+slime_settle_loader_files(PG_FUNCTION_ARGS)
 {
 	Oid			saves = PG_GETARG_OID(0);
 	Datum		cutoff = PG_GETARG_DATUM(1);
@@ -123,7 +123,7 @@ slime_loader_settle_files(PG_FUNCTION_ARGS)
 	bool		nulls[2] = {false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "slime_loader_settle_files must return a record");
+		elog(ERROR, "slime_settle_loader_files must return a record");
 	if (batch < 1)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("batch size must be positive, not %d", batch)));
