@@ -6,24 +6,30 @@
 \set SHOW_CONTEXT never
 \set VERBOSITY terse
 
--- a 1.20 chunk of 8 sections of layered terrain (stone, then ore and dirt, then air)
+-- a block of a layered terrain: stone with coal ore, 3 layers of dirt, air
+CREATE FUNCTION terrain_block(x int, y int, z int) RETURNS bigint LANGUAGE sql IMMUTABLE
+AS $$ SELECT CASE WHEN y > 60 + ((x * 3 + z * 5) / 7) % 6 THEN 2
+                  WHEN y > 57 + ((x * 3 + z * 5) / 7) % 6 THEN 1
+                  WHEN hashint4(x * 7919 + y * 104729 + z * 1299709) % 23 = 0 THEN 3
+                  ELSE 0 END::bigint $$;
+-- a 1.20 chunk of 8 sections of it (4 bits a block, 16 blocks a long)
 CREATE FUNCTION terrain_chunk(x int, z int) RETURNS bytea LANGUAGE sql IMMUTABLE
 AS $$ SELECT nbt_compound('',
         nbt_int('DataVersion', 3700), nbt_int('xPos', x), nbt_int('zPos', z), nbt_int('yPos', -4),
         nbt_string('Status', 'minecraft:full'),
         nbt_list_compounds('sections', VARIADIC ARRAY(SELECT
-            nbt_compound('', nbt_byte('Y', y),
+            nbt_compound('', nbt_byte('Y', sy),
                 nbt_compound('block_states',
                     nbt_list_compounds('palette', nbt_compound('', nbt_string('Name', 'minecraft:stone')),
                         nbt_compound('', nbt_string('Name', 'minecraft:dirt')),
                         nbt_compound('', nbt_string('Name', 'minecraft:air')),
                         nbt_compound('', nbt_string('Name', 'minecraft:coal_ore'))),
                     nbt_long_array('data', VARIADIC ARRAY(
-                        SELECT CASE WHEN i < 80 + y * 8 + (x + z) % 5 THEN 0
-                                    WHEN i < 128 + y * 8 THEN (hashint4(i * 31 + x * 7 + z + y) & 4369)::bigint * 3
-                                    ELSE 2459565876494606882 END
+                        SELECT (SELECT sum(terrain_block(x * 16 + (b & 15), sy * 16 + 64 + (b >> 8),
+                                                         z * 16 + ((b >> 4) & 15)) << (4 * j))::bigint
+                                FROM generate_series(0, 15) j, LATERAL (SELECT i * 16 + j AS b) k)
                         FROM generate_series(0, 255) i ORDER BY i))))
-            FROM generate_series(-4, 3) y))) $$;
+            FROM generate_series(-4, 3) sy ORDER BY sy))) $$;
 
 CREATE TABLE settle_saves (id int PRIMARY KEY, world slime);
 CREATE TRIGGER settle_saves_store BEFORE INSERT OR UPDATE ON settle_saves
