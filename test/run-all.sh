@@ -3,7 +3,7 @@
 #   deps → build+install → unit (make unit) → throwaway cluster →
 #   regress (make installcheck) → corpus (test/corpus.sh) → pgdump (test/pgdump.sh)
 #   → world (test/world.sh: world folders -> table -> folders, identical)
-#   → crash, concurrency (own clusters) → shard (test/shard.sh: a coordinator,
+#   → crash, concurrency, schedule (own clusters; schedule: pg_cron) → shard (test/shard.sh: a coordinator,
 #     two shards and a standby; postgres_fdw, promotion)
 #   → java (test/java.sh: the AdvancedSlimePaper loader's JUnit tests)
 #   → sanitize (test/sanitize.sh: the extension under ASan+UBSan)
@@ -18,7 +18,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SUITES=(unit regress corpus pgdump world hostile crash concurrency shard java sanitize valgrind fuzz)
+SUITES=(unit regress corpus pgdump world hostile crash concurrency schedule shard java sanitize valgrind fuzz)
 declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
 declare -A TIME=()
 START=$SECONDS
@@ -126,6 +126,10 @@ suite_crash() { bash test/crash.sh; }
 # (own cluster; SLIME_CONCURRENCY_SECONDS, default 20).
 suite_concurrency() { bash test/concurrency.sh; }
 
+# slime_settle() scheduled with pg_cron (installed from Debian when missing)
+# on a throwaway cluster that preloads it; waits for the job's first run.
+suite_schedule() { bash test/schedule.sh; }
+
 # Islands sharded over two shard nodes behind a postgres_fdw coordinator,
 # analytics pushed down, a synchronous standby promoted mid-run (four
 # clusters of its own, unix sockets only).
@@ -204,6 +208,7 @@ fi
 
 run_suite crash 300 suite_crash
 run_suite concurrency 300 suite_concurrency
+run_suite schedule 300 suite_schedule
 run_suite shard 420 suite_shard
 run_suite java 600 suite_java
 
