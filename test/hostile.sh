@@ -72,6 +72,28 @@ SELECT 'schematic', d FROM unnest(ARRAY['fastasyncworldedit/sponge2.schem', 'pri
   LATERAL (VALUES (g), (slime_json_to_nbt(slime_nbt_to_json(g)))) v(d);
 CREATE TABLE schem_world AS SELECT slime_import_region(
   pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2) AS w;
+-- chunk store entries, key || entry: as saves write them (zstd) and as
+-- slime_settle() leaves them (the dense form, zstd-19); hostile_store's value
+-- refers to them, so a damaged entry is also read through the value
+CREATE TABLE hostile_store (id int, world slime);
+CREATE TRIGGER hostile_store_store BEFORE INSERT ON hostile_store
+  FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
+INSERT INTO hostile_store SELECT 1, slime_import_region(
+  pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2);
+INSERT INTO seed_files (kind, data) SELECT 'entry', hash || data FROM slime_store ORDER BY hash LIMIT 6;
+SELECT count(*) FROM slime_settle('0');
+INSERT INTO seed_files (kind, data)
+SELECT 'entry', hash || data FROM slime_store WHERE get_byte(data, 0) = 1 ORDER BY hash LIMIT 10;
+-- the entry under key k replaced by e while one chunk of the value is read
+-- through it, then put back (an error rolls the replacement back with it)
+CREATE FUNCTION read_through(k bytea, e bytea) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE old bytea;
+BEGIN
+  UPDATE slime_store s SET data = e FROM slime_store o WHERE s.hash = k AND o.hash = k RETURNING o.data INTO old;
+  PERFORM octet_length(slime_chunk_nbt(h.world, c.x, c.z)), (SELECT count(*) FROM slime_block_counts(slime_put_chunk(NULL, c.x, c.z, slime_chunk_nbt(h.world, c.x, c.z))))
+    FROM hostile_store h, slime_chunks(h.world) c WHERE c.hash = k;
+  UPDATE slime_store SET data = old WHERE hash = k;
+END $$;
 DELETE FROM seed_files WHERE data IS NULL;
 
 -- one mutation of b: bit flip, truncation, splice, a length field set to
@@ -153,6 +175,11 @@ BEGIN
     ELSIF s.kind = 'slimefile' THEN
       PERFORM try('slime_from_slimefile', 'SELECT slime_info(slime_from_slimefile($1))', m);
       PERFORM try('slime_to_slimefile(slime_from_slimefile)', 'SELECT slime_to_slimefile(slime_from_slimefile($1))', m);
+    ELSIF s.kind = 'entry' THEN
+      m := substring(s.data FOR 32) || mutate(substring(s.data FROM 33), substring(other FROM 33));
+      PERFORM try('slime_store_entry_check', 'SELECT slime_store_entry_check(substring($1 FOR 32), substring($1 FROM 33))', m);
+      PERFORM try('slime_store_entry_settle', 'SELECT slime_store_entry_settle(substring($1 FOR 32), substring($1 FROM 33))', m);
+      PERFORM try('read through a damaged entry', 'SELECT read_through(substring($1 FOR 32), substring($1 FROM 33))', m);
     ELSIF s.kind = 'schematic' THEN
       PERFORM try('slime_paste', 'SELECT slime_paste((SELECT w FROM schem_world), $1, -30, 60, 1030)', m);
     ELSIF s.kind = 'value' THEN
