@@ -165,7 +165,7 @@ sl_store_entry_check(const uint8_t *hash, size_t hash_len, const uint8_t *entry,
 	if (hash_len != 32)
 		return sl_fail(err, SL_ERR_CORRUPT, "key is %zu bytes, not a SHA-256", hash_len);
 	if (raw_len < SL_ENTRY_HEADER)
-		return sl_fail(err, SL_ERR_CORRUPT, "neither a zstd frame nor a dense entry declaring its size");
+		return sl_fail(err, SL_ERR_CORRUPT, "not a zstd frame declaring its size");
 	if (unframe_entry(entry, len, (uint64_t) raw_len, lim, &buf, &cap, err))
 		goto done;
 	for (int k = 0; k < SL_NCOMP; k++)
