@@ -202,21 +202,29 @@ done:
 	return rc;
 }
 
-/* Append the densest form of the chunk raw[0..len) (an entry's bytes): dense or zstd-19. */
+/*
+ * Append the densest form of the chunk raw[0..len) (an entry's bytes, now
+ * stored in cur_len bytes): the dense form, or a zstd-19 frame when that is
+ * smaller. zstd-19 is tried only when the dense form saves less than
+ * SL_SETTLE_SKIP_19 of cur_len: where the block codec wins clearly, zstd-19
+ * (the slowest step, ~2 MB/s) never beat it on the corpus (test/bench/README.md).
+ */
 static int
-encode_densest(const uint8_t *raw, size_t len, sl_buf *out, sl_err *err)
+encode_densest(const uint8_t *raw, size_t len, size_t cur_len, sl_buf *out, sl_err *err)
 {
 	sl_buf		z = {0};
 	sl_buf		d = {0};
 	uint8_t		kind = SL_ENTRY_DENSE;
 	int			rc = -1;
 
-	if (sl_zstd_frame(raw, len, SL_SETTLE_ZSTD_LEVEL, &z, err) ||
-		sl_buf_put(&d, &kind, 1, err) ||
+	if (sl_buf_put(&d, &kind, 1, err) ||
 		sl_buf_put(&d, raw, SL_ENTRY_HEADER, err) ||
 		sl_bcodec_encode(raw + SL_ENTRY_HEADER, len - SL_ENTRY_HEADER, &d, err))
 		goto done;
-	rc = d.len < z.len ? sl_buf_put(out, d.data, d.len, err) : sl_buf_put(out, z.data, z.len, err);
+	if ((double) d.len < SL_SETTLE_SKIP_19 * (double) cur_len)
+		rc = sl_buf_put(out, d.data, d.len, err);
+	else if (sl_zstd_frame(raw, len, SL_SETTLE_ZSTD_LEVEL, &z, err) == 0)
+		rc = d.len < z.len ? sl_buf_put(out, d.data, d.len, err) : sl_buf_put(out, z.data, z.len, err);
 done:
 	sl_buf_free(&z);
 	sl_buf_free(&d);
@@ -242,7 +250,7 @@ sl_store_entry_settle(const uint8_t *hash, const uint8_t *entry, size_t len,
 		return -1;
 	raw_len = entry_declared_size(entry, len);
 	if (unframe_entry(entry, len, (uint64_t) raw_len, lim, &raw, &cap, err) ||
-		encode_densest(raw, (size_t) raw_len, out, err))
+		encode_densest(raw, (size_t) raw_len, len, out, err))
 		goto done;
 	/* content never changes: the new form must give back the same bytes */
 	if (unframe_entry(out->data + start, out->len - start, (uint64_t) raw_len, lim,

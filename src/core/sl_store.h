@@ -19,6 +19,7 @@
 #define SL_ENTRY_DENSE 0x01		/* first byte of a dense entry (a zstd frame's is 0x28) */
 #define SL_DENSE_HEADER 13		/* that byte and the three lengths */
 #define SL_SETTLE_ZSTD_LEVEL 19	/* the zstd level a settled entry is tried at */
+#define SL_SETTLE_SKIP_19 0.85	/* ... unless the dense form is below this share of the entry */
 
 /* Encode a chunk as a store entry appended to out; sets its key. */
 int			sl_store_entry_encode(const uint32_t len[SL_NCOMP],
@@ -44,7 +45,8 @@ int			sl_store_entry_check(const uint8_t *hash, size_t hash_len,
 
 /*
  * Rewrite an entry that passes sl_store_entry_check under hash into its
- * densest form (the dense form or a zstd-19 frame, whichever is smaller),
+ * densest form (the dense form or a zstd-19 frame, whichever is smaller;
+ * zstd-19 not tried when the dense form is below SL_SETTLE_SKIP_19 of the entry),
  * appended to out; the result is decoded and compared with the entry's
  * bytes before it is returned. Fails like sl_store_entry_check.
  */
