@@ -1851,6 +1851,22 @@ tv_dense_entry(const sl_chunk_src *c, sl_buf *out)
 	sl_buf_free(&docs);
 }
 
+/* Entry e decodes as chunk c under d (its lengths and key). */
+static void
+tv_entry_same(const sl_buf *e, const sl_dirent *d, const sl_chunk_src *c)
+{
+	uint8_t    *buf = NULL;
+	size_t		cap = 0;
+	const uint8_t *comp[SL_NCOMP];
+	sl_err		err;
+
+	CHECK_OK(sl_store_entry_check(d->hash, 32, e->data, e->len, NULL, &err), &err);
+	CHECK_OK(sl_store_entry_decode(e->data, e->len, d, NULL, &buf, &cap, comp, &err), &err);
+	for (int k = 0; k < SL_NCOMP; k++)
+		CHECK(d->len[k] ? memcmp(comp[k], c->comp[k], d->len[k]) == 0 : comp[k] == NULL);
+	sl_free(buf);
+}
+
 /* Settled and dense entries: same key, same bytes; damage to a dense entry fails. */
 void
 test_store_entry_dense(void)
@@ -1878,16 +1894,10 @@ test_store_entry_dense(void)
 		/* settled: whichever form, it checks under the same key and decodes alike */
 		st.len = 0;
 		CHECK_OK(sl_store_entry_settle(key, e.data, e.len, NULL, &st, &err), &err);
-		CHECK_OK(sl_store_entry_check(key, 32, st.data, st.len, NULL, &err), &err);
-		CHECK_OK(sl_store_entry_decode(st.data, st.len, &d, NULL, &buf, &cap, comp, &err), &err);
-		for (int k = 0; k < SL_NCOMP; k++)
-			CHECK(d.len[k] ? memcmp(comp[k], s.src[i].comp[k], d.len[k]) == 0 : comp[k] == NULL);
+		tv_entry_same(&st, &d, &s.src[i]);
 		/* the dense form itself, and settling it again */
 		tv_dense_entry(&s.src[i], &e);
-		CHECK_OK(sl_store_entry_check(key, 32, e.data, e.len, NULL, &err), &err);
-		CHECK_OK(sl_store_entry_decode(e.data, e.len, &d, NULL, &buf, &cap, comp, &err), &err);
-		for (int k = 0; k < SL_NCOMP; k++)
-			CHECK(d.len[k] ? memcmp(comp[k], s.src[i].comp[k], d.len[k]) == 0 : comp[k] == NULL);
+		tv_entry_same(&e, &d, &s.src[i]);
 		st.len = 0;
 		CHECK_OK(sl_store_entry_settle(key, e.data, e.len, NULL, &st, &err), &err);
 		CHECK(st.len <= e.len || st.data[0] != SL_ENTRY_DENSE);
