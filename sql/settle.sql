@@ -139,11 +139,28 @@ FROM generate_series(10, 12) x, generate_series(0, 2) z;
 SELECT items FROM slime_settle('0', batch_size => 2, max_batches => 1) WHERE what = 'store entries';
 SELECT items FROM slime_settle('0') WHERE what = 'store entries';
 
+-- slime_settle_batches: the same work, each batch committed on its own (a
+-- cancel keeps what is done); it leaves the caller's search_path as it was
+INSERT INTO settle_saves
+SELECT 4, slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+FROM generate_series(20, 22) x, generate_series(0, 2) z;
+SHOW search_path;
+CALL slime_settle_batches('0', batch_size => 4) \gset
+SELECT :entries AS entries, :bytes_after < :bytes_before AS smaller, :files AS files;
+SHOW search_path;
+SELECT count(*) FILTER (WHERE NOT settled) AS unsettled FROM slime_store;
+CALL slime_settle_batches('0');
+-- it commits, so not inside a transaction block
+BEGIN;
+CALL slime_settle_batches('0');
+ROLLBACK;
+
 -- only roles granted EXECUTE may run it (it writes the store as its owner)
 CREATE ROLE regress_settle_user;
 SET ROLE regress_settle_user;
 SELECT * FROM slime_settle('0');
 SELECT * FROM slime_settle_loader_files('cold_isl', now(), 10);
+CALL slime_settle_batches('0');
 RESET ROLE;
 DROP ROLE regress_settle_user;
 DROP TABLE settle_saves, settle_seen, settle_before, settle_bad, settle_files, cold_isl, cold_isl_worlds;

@@ -141,3 +141,52 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION slime_settle(interval, integer, integer, interval) FROM PUBLIC;
+
+-- slime_settle() in batches that commit one by one: what is done stays done
+-- when the run is cancelled, and no lock outlives its batch. A procedure
+-- (CALL) that commits cannot carry SET search_path, so it pins it for each
+-- of its transactions with set_config(..., is_local => true) as its first
+-- statement, and qualifies everything. It runs as its caller, who needs
+-- EXECUTE on slime_settle(); not PUBLIC either. The cutoff is fixed when it
+-- starts, so that saves going on meanwhile cannot keep it running.
+CREATE PROCEDURE slime_settle_batches(older_than interval DEFAULT '15 minutes', batch_size integer DEFAULT 100,
+		progress interval DEFAULT '10 seconds',
+		INOUT entries bigint DEFAULT NULL, INOUT bytes_before bigint DEFAULT NULL,
+		INOUT bytes_after bigint DEFAULT NULL, INOUT files bigint DEFAULT NULL)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	started timestamptz := pg_catalog.now();	-- the first transaction's start
+	reported timestamptz := pg_catalog.clock_timestamp();
+	n bigint;
+	r record;
+BEGIN
+	entries := 0; bytes_before := 0; bytes_after := 0; files := 0;
+	LOOP
+		PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+		n := 0;
+		FOR r IN SELECT s.what, s.items, s.bytes_before AS b0, s.bytes_after AS b1
+				 FROM @extschema@.slime_settle(older_than + (pg_catalog.now() - started), batch_size, 1, NULL) s
+		LOOP
+			IF r.what = 'store entries' THEN
+				n := r.items;
+				entries := entries + r.items;
+				bytes_before := bytes_before + r.b0;
+				bytes_after := bytes_after + r.b1;
+			ELSE
+				files := files + r.items;
+			END IF;
+		END LOOP;
+		COMMIT;
+		PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+		EXIT WHEN n < batch_size;
+		IF pg_catalog.clock_timestamp() - reported >= progress THEN
+			RAISE NOTICE 'slime_settle_batches: % store entries settled so far', entries
+				USING DETAIL = pg_catalog.format('%s bytes before, %s after, %s s.', bytes_before, bytes_after,
+					pg_catalog.round(EXTRACT(epoch FROM pg_catalog.clock_timestamp() - started), 1));
+			reported := pg_catalog.clock_timestamp();
+		END IF;
+	END LOOP;
+END
+$$;
+REVOKE ALL ON PROCEDURE slime_settle_batches(interval, integer, interval, bigint, bigint, bigint, bigint) FROM PUBLIC;

@@ -8,10 +8,11 @@
 # into that copy. Then a throwaway cluster with shared_preload_libraries =
 # 'pg_cron' (jobs in background workers: the cluster listens on its unix
 # socket only), the extensions, a table of worlds through the chunk store,
-# and the README's cron.schedule() of slime_settle (here with older_than
-# => '0', so that the entries just written count as cold). Passes when
-# cron.job_run_details shows a run that succeeded and the store entries are
-# settled with every world unchanged. pg_cron 1.4 schedules by the minute:
+# and the README's cron.schedule() of slime_settle and of the procedure
+# slime_settle_batches (here with older_than => '0', so that the entries
+# just written count as cold). Passes when cron.job_run_details shows a run
+# of each that succeeded and the store entries are settled with every world
+# unchanged. pg_cron 1.4 schedules by the minute:
 # the wait is up to SLIME_SCHEDULE_WAIT seconds (default 150). Ends with
 # "N passed, N failed".
 set -euo pipefail
@@ -60,23 +61,30 @@ SQL
 read -r entries settled <<<"$(slime_psql -At -F ' ' -c "SELECT count(*), count(*) FILTER (WHERE settled) FROM slime_store")"
 echo "  $entries store entries, $settled settled" >&2
 
-# the README's command (older_than => '0' here: the entries are seconds old)
-slime_psql -At -c "SELECT cron.schedule('slime-settle', '* * * * *', \$\$SELECT * FROM slime_settle(older_than => '0')\$\$)" >/dev/null
-slime_log "schedule: waiting for the job to run (up to ${WAIT}s)"
-status=""
+# the README's commands (older_than => '0' here: the entries are seconds
+# old): the function, and the procedure that commits batch by batch
+slime_psql -At -c "SELECT cron.schedule('slime-settle', '* * * * *', \$\$SELECT * FROM slime_settle(older_than => '0')\$\$)" \
+               -c "SELECT cron.schedule('slime-settle-batches', '* * * * *', \$\$CALL slime_settle_batches(older_than => '0', batch_size => 20)\$\$)" >/dev/null
+slime_log "schedule: waiting for the jobs to run (up to ${WAIT}s)"
+done_jobs=0
 for ((i = 0; i < WAIT; i += 5)); do
-    status=$(slime_psql -At -c "SELECT status FROM cron.job_run_details d JOIN cron.job j USING (jobid)
-                                WHERE j.jobname = 'slime-settle' AND status IN ('succeeded', 'failed')
-                                ORDER BY runid LIMIT 1")
-    [ -n "$status" ] && break
+    done_jobs=$(slime_psql -At -c "SELECT count(DISTINCT jobid) FROM cron.job_run_details
+                                   WHERE status IN ('succeeded', 'failed')")
+    [ "$done_jobs" = 2 ] && break
     sleep 5
 done
-slime_psql -c "SELECT runid, status, return_message, end_time - start_time AS took FROM cron.job_run_details ORDER BY runid" >&2 || true
-if [ "$status" = succeeded ]; then
-    result OK "pg_cron ran slime_settle(): cron.job_run_details shows a run that succeeded"
-else
-    result FAIL "no successful run of the slime-settle job in ${WAIT}s (status '${status:-none}')"
-fi
+slime_psql -c "SELECT runid, jobname, status, return_message, end_time - start_time AS took
+               FROM cron.job_run_details d JOIN cron.job j USING (jobid) ORDER BY runid" >&2 || true
+for job in slime-settle slime-settle-batches; do
+    status=$(slime_psql -At -c "SELECT status FROM cron.job_run_details d JOIN cron.job j USING (jobid)
+                                WHERE j.jobname = '$job' AND status IN ('succeeded', 'failed')
+                                ORDER BY runid LIMIT 1")
+    if [ "$status" = succeeded ]; then
+        result OK "pg_cron ran $job: cron.job_run_details shows a run that succeeded"
+    else
+        result FAIL "no successful run of the $job job in ${WAIT}s (status '${status:-none}')"
+    fi
+done
 read -r entries settled dense same <<<"$(slime_psql -At -F ' ' -c "
     SELECT count(*), count(*) FILTER (WHERE settled), count(*) FILTER (WHERE get_byte(data, 0) = 1),
            (SELECT bool_and(s.resolved = slime_resolve(i.world)::bytea) FROM seen s JOIN islands i USING (id))
@@ -86,5 +94,5 @@ if [ "$entries" -gt 0 ] && [ "$settled" = "$entries" ] && [ "$dense" -gt 0 ] && 
 else
     result FAIL "after the job: $settled of $entries entries settled, $dense dense, worlds unchanged: $same"
 fi
-slime_psql -At -c "SELECT cron.unschedule('slime-settle')" >/dev/null
+slime_psql -At -c "SELECT cron.unschedule('slime-settle')" -c "SELECT cron.unschedule('slime-settle-batches')" >/dev/null
 finish
