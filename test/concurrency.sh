@@ -43,7 +43,8 @@
 # Then the same store scripts once more with slime_settle() (issue #22)
 # beside them, and a loader (slime_loader_create) in the same database:
 #   settle   slime_settle(older_than => '0') in small batches, results logged
-#            (must settle store entries and drop cold loader files)
+#            (must settle store entries and drop cold loader files); and
+#            CALL slime_settle_batches(older_than => '0'), a batch a commit
 #   lsave    lease one of 4 loader worlds, save one of 4 slime files into it
 #            (keep 3), release the lease: the world is cold at once
 #   lload    a loader world's load (its cached file, or written from the
@@ -420,6 +421,10 @@ EOF
 cat >"$WORK/store-settle.sql" <<'EOF'
 INSERT INTO settle_log SELECT clock_timestamp(), * FROM slime_settle(older_than => '0', batch_size => 20);
 EOF
+# ... and the procedure, a batch a transaction
+cat >"$WORK/store-settle-batches.sql" <<'EOF'
+CALL slime_settle_batches(older_than => '0', batch_size => 10);
+EOF
 # (f) a loader save: lease a world, save one of the files, release (the world is cold then)
 cat >"$WORK/loader-save.sql" <<'EOF'
 \set w random(0, 3)
@@ -533,6 +538,6 @@ run_store store-repeatable-read store-save-rr " (save script at repeatable read)
 if [ -f "$WORK/store-repeatable-read.states" ] && ! grep -q '^40001 ' "$WORK/store-repeatable-read.states"; then
     echo "NOTE: no serialization failure in the chunk-store run at repeatable read this time"
 fi
-run_store store-settle store-save " (with slime_settle and a loader)" store-settle@1 loader-save@2 loader-load@2
+run_store store-settle store-save " (with slime_settle and a loader)" store-settle@1 store-settle-batches@1 loader-save@2 loader-load@2
 check_settle store-settle
 finish
