@@ -207,7 +207,7 @@ else
 fi
 
 run_suite crash 300 suite_crash
-run_suite concurrency 300 suite_concurrency
+run_suite concurrency 420 suite_concurrency
 run_suite schedule 300 suite_schedule
 run_suite shard 420 suite_shard
 run_suite java 600 suite_java
