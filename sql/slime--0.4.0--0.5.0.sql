@@ -21,9 +21,10 @@ ALTER TABLE slime_store ALTER COLUMN stored_at SET DEFAULT pg_catalog.now();
 ALTER TABLE slime_store ADD COLUMN settled boolean NOT NULL DEFAULT false;
 CREATE INDEX slime_store_unsettled ON slime_store (stored_at) WHERE NOT settled;
 
--- A store entry rewritten into its densest form (the dense entry form or a
--- zstd-19 frame, whichever is smaller), decoded and compared with its bytes
--- before it is returned; NULL when the entry does not match its key.
+-- A store entry rewritten into its densest form (the dense entry form, or a
+-- zstd-19 frame where that is smaller; zstd-19 is not tried when the dense
+-- form is below 0.85x the entry), decoded and compared with its bytes before
+-- it is returned; NULL when the entry does not match its key.
 CREATE FUNCTION slime_store_entry_settle(hash bytea, data bytea) RETURNS bytea
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
