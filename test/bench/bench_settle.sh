@@ -117,7 +117,7 @@ R=$CORPUS/anvil-1.18plus/prismarine-provider-anvil/1.21.1/r.0.0.mca
 q "$db" >/dev/null <<SQL
 SELECT slime_loader_create('ldr');
 CREATE TABLE region AS SELECT slime_import_region(pg_read_binary_file($(slime_sq "$R")), 0, 0) AS w;
--- island k: the 5x5 block k of the region's 15x15 chunks; save j changes chunk j % 25
+-- island k: the 5x5 block k of the region's 15x15 chunks
 CREATE TABLE island_chunks AS
 SELECT k, c.x, c.z, (c.x % 5) * 5 + c.z % 5 AS m, slime_chunk_json(r.w, c.x, c.z) AS j
 FROM region r, generate_series(0, 7) k, slime_chunks(r.w) c
@@ -142,6 +142,10 @@ SQL
 l_saves=$(q "$db" -c "SELECT count(*) FROM ldr")
 l_bytea=$(q "$db" -c "SELECT pg_total_relation_size('bytea_worlds')")
 l_before=$(q "$db" -c "SELECT at_rest('ldr') + pg_total_relation_size('ldr_worlds')")
+logical="SELECT (SELECT sum(octet_length(data::bytea)) FROM ldr) + (SELECT coalesce(sum(octet_length(file)), 0) FROM ldr_worlds)
+                + (SELECT sum(octet_length(data)) FROM slime_store)"
+l_bytea_logical=$(q "$db" -c "SELECT sum(octet_length(data)) FROM bytea_worlds")
+l_before_logical=$(q "$db" -c "$logical")
 l_raw=$(q "$db" -c "SELECT sum(n) FROM (SELECT DISTINCT c.hash, c.raw_bytes AS n FROM ldr, slime_chunks(data) c) d")
 cat >"$work/load-bytea.sql" <<'EOF'
 \set w random(0, 7)
@@ -163,6 +167,7 @@ q "$db" -c "UPDATE ldr_worlds SET holder = NULL, expires = NULL" >/dev/null
 files=$(q "$db" -c "SELECT items FROM slime_settle('0') WHERE what = 'loader files'")
 q "$db" -c "VACUUM FULL ANALYZE" >/dev/null
 l_after=$(q "$db" -c "SELECT at_rest('ldr') + pg_total_relation_size('ldr_worlds')")
+l_after_logical=$(q "$db" -c "$logical")
 cold_after=$(tps load-slime); cold_bytea=$(tps load-bytea)
 
 # ---- the tables ----------------------------------------------------------------
@@ -190,10 +195,13 @@ echo "   settle MB/s: raw NBT of the distinct entries over the slime_settle() ca
 echo "   totals: slime_block_totals over the stored rows, time / the same worlds as self-contained default-level values (best of 3)"
 echo
 echo "3. Loader islands: 8 islands of 5x5 chunks (1.21.1), 11 saves each ($l_saves saves kept), after slime_gc()"
-printf '   %-52s %10s %7s\n' "" bytes "x bytea"
-printf '   %-52s %10s %7s\n' "a bytea row a world (the newest file)" "$l_bytea" 1.000
-printf '   %-52s %10s %7s\n' "loader (saves + worlds with files + store)" "$l_before" "$(ratio "$l_before" "$l_bytea")"
-printf '   %-52s %10s %7s\n' "after slime_settle('0'), leases released ($files files dropped)" "$l_after" "$(ratio "$l_after" "$l_bytea")"
+printf '   %-52s %10s %7s %10s %7s\n' "" relations "x bytea" logical "x bytea"
+printf '   %-52s %10s %7s %10s %7s\n' "a bytea row a world (the newest file)" "$l_bytea" 1.000 "$l_bytea_logical" 1.000
+printf '   %-52s %10s %7s %10s %7s\n' "loader (saves + worlds with files + store)" "$l_before" "$(ratio "$l_before" "$l_bytea")" \
+    "$l_before_logical" "$(ratio "$l_before_logical" "$l_bytea_logical")"
+printf '   %-52s %10s %7s %10s %7s\n' "after slime_settle('0'), leases released ($files files dropped)" "$l_after" "$(ratio "$l_after" "$l_bytea")" \
+    "$l_after_logical" "$(ratio "$l_after_logical" "$l_bytea_logical")"
+echo "   relations: pg_total_relation_size after VACUUM FULL; logical: octet_length of the rows' values, the files and the store entries"
 echo "   settling the islands' $l_raw bytes of distinct chunk NBT: $(awk -v r="$l_raw" -v t="$l_settle_hot" 'BEGIN { printf "%.1f MB/s", r / t / 1000 }')"
 printf '   %-52s %10s %7s\n' "loads (pgbench -c 1, $SECS s each)" "tps" "x bytea"
 printf '   %-52s %10s %7s\n' "bytea select" "$hot_bytea" 1.000
