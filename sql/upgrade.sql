@@ -30,7 +30,9 @@ SELECT p.oid::regprocedure AS unpinned FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'slime'
 WHERE p.prolang NOT IN (SELECT oid FROM pg_language WHERE lanname IN ('c', 'internal'))
-  AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false);
+  AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false)
+  -- a procedure that commits cannot carry SET: it pins with set_config in each transaction
+  AND NOT (p.prokind = 'p' AND p.prosrc LIKE '%PERFORM pg_catalog.set_config(''search_path'', ''pg_catalog, pg_temp'', true);%');
 -- the upgraded extension has the same objects as a fresh install
 SELECT count(*) AS objects FROM pg_depend d JOIN pg_extension e ON d.refobjid = e.oid
 WHERE e.extname = 'slime' AND d.deptype = 'e';

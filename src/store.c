@@ -403,6 +403,22 @@ slime_gc_lock(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+PG_FUNCTION_INFO_V1(slime_gc_lock_shared);
+/*
+ * Take the GC's lock in share mode to the end of the transaction, waiting
+ * for a running collection (slime_settle: it and slime_gc() wait for each
+ * other, saves go on).
+ */
+Datum
+slime_gc_lock_shared(PG_FUNCTION_ARGS)
+{
+	LOCKTAG		tag;
+
+	gc_locktag(&tag);
+	(void) LockAcquire(&tag, ShareLock, false, false);
+	PG_RETURN_VOID();
+}
+
 /* The hashes (sorted) an SPI result's first column holds. */
 static int
 result_hashes(slime_hashed **out)

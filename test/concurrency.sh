@@ -40,8 +40,21 @@
 # store holds exactly the chunks the saves refer to (a second GC removes
 # nothing), at most one new entry per save, and the same checks again.
 #
-# Then a world loader in the same database: memoised slime_loader_save
-# calls racing slime_loader_delete and slime_gc() (see that section).
+# Then the same store scripts once more with slime_settle() (issue #22)
+# beside them, and a loader (slime_loader_create) in the same database:
+#   settle   slime_settle(older_than => '0') in small batches, results logged
+#            (must settle store entries and drop cold loader files); and
+#            CALL slime_settle_batches(older_than => '0'), a batch a commit
+#   lsave    lease one of 4 loader worlds, save one of 4 slime files into it
+#            (keep 3), release the lease: the world is cold at once
+#   lload    a loader world's load (its cached file, or written from the
+#            value once settle dropped the file) holds the newest save's
+#            content (one snapshot)
+# with the checks above, and every loader world loading its newest save.
+#
+#
+# Last, a second loader: memoised slime_loader_save calls racing
+# slime_loader_delete and slime_gc() (see that section).
 # Fails on: a pgbench client aborted or a non-zero exit, any ERROR in the
 # server log whose SQLSTATE is not 40001/40P01, a script that ran no
 # transaction, any damaged value, any backend killed by a signal, any
@@ -300,6 +313,42 @@ SQL
     done
     echo "INSERT INTO saves(island, world, expect) SELECT g, s.world, slime_content_hash(s.world)
             FROM generate_series(1, $NISLANDS) g JOIN seeds s ON s.id = 1 + (g - 1) % ${#STORE_SEEDS[@]} ORDER BY g;"
+    # a loader of 4 worlds, one save each, from 4 slime files (5x5-chunk corners of a 1.21 region)
+    read -r p rx rz <<<"${REGIONS[7]}"
+    cat <<SQL
+SELECT slime_loader_create('ldr');
+CREATE TABLE ldr_files AS
+SELECT k, slime_to_slimefile(slime_agg(slime_put_chunk(NULL, c.x, c.z, slime_chunk_nbt(r.w, c.x, c.z)))) AS f
+FROM (SELECT slime_import_region(pg_read_binary_file($(slime_sq "$CORPUS/$p")), $rx, $rz) AS w) r,
+     generate_series(0, 3) k, slime_chunks(r.w) c
+WHERE c.x >= 32 * $rx + (k % 2) * 5 AND c.x < 32 * $rx + (k % 2) * 5 + 5
+  AND c.z >= 32 * $rz + (k / 2) * 5 AND c.z < 32 * $rz + (k / 2) * 5 + 5
+GROUP BY k;
+SELECT slime_loader_save('ldr', 'w' || k, slime_lease_acquire('ldr', 'w' || k, 'setup', '1 min'), f, 3)
+FROM ldr_files ORDER BY k;
+UPDATE ldr_worlds SET holder = NULL, expires = NULL;
+CREATE TABLE settle_log(at timestamptz, what text, items bigint, bytes_before bigint, bytes_after bigint);
+-- what is wrong with a loader world's load (NULL: nothing): it must hold
+-- the newest save's content; one snapshot (STABLE)
+CREATE FUNCTION load_problem(w text) RETURNS text LANGUAGE plpgsql STABLE AS \$\$
+DECLARE f bytea := slime_loader_load('ldr', w); e bytea;
+BEGIN
+  SELECT slime_content_hash(data) INTO e FROM ldr WHERE world = w ORDER BY save DESC LIMIT 1;
+  IF f IS NULL THEN RETURN 'no file loaded'; END IF;
+  IF slime_content_hash(slime_from_slimefile(f)) IS DISTINCT FROM e THEN
+    RETURN 'the loaded file does not hold the newest save';
+  END IF;
+  RETURN NULL;
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE || ': ' || SQLERRM;
+END \$\$;
+CREATE FUNCTION check_load(w text) RETURNS boolean LANGUAGE plpgsql STABLE AS \$\$
+DECLARE p text := load_problem(w);
+BEGIN
+  IF p IS NOT NULL THEN RAISE EXCEPTION 'load check of %: %', w, p USING ERRCODE = 'XX000'; END IF;
+  RETURN true;
+END \$\$;
+SQL
     echo "ANALYZE;"
 } >"$WORK/store-setup.sql"
 slime_log "concurrency: chunk store database $SDB (${#STORE_SEEDS[@]} seed worlds, $NISLANDS islands)"
@@ -371,6 +420,30 @@ cat >"$WORK/store-loadall.sql" <<EOF
 SELECT check_save(world, expect) FROM saves WHERE island = :isl ORDER BY id LIMIT 1 OFFSET :o;
 EOF
 
+# (e) settle, its results kept for the report
+cat >"$WORK/store-settle.sql" <<'EOF'
+INSERT INTO settle_log SELECT clock_timestamp(), * FROM slime_settle(older_than => '0', batch_size => 20);
+EOF
+# ... and the procedure, a batch a transaction
+cat >"$WORK/store-settle-batches.sql" <<'EOF'
+CALL slime_settle_batches(older_than => '0', batch_size => 10);
+EOF
+# (f) a loader save: lease a world, save one of the files, release (the world is cold then)
+cat >"$WORK/loader-save.sql" <<'EOF'
+\set w random(0, 3)
+\set k random(0, 3)
+SELECT coalesce(slime_lease_acquire('ldr', 'w' || :w, 'c' || :client_id, '1 min'), 0) AS tok \gset
+\if :tok > 0
+SELECT slime_loader_save('ldr', 'w' || :w, :tok, f, 3) FROM ldr_files WHERE k = :k;
+SELECT slime_lease_release('ldr', 'w' || :w, :tok);
+\endif
+EOF
+# (g) a loader load holds the newest save
+cat >"$WORK/loader-load.sql" <<'EOF'
+\set w random(0, 3)
+SELECT check_load('w' || :w);
+EOF
+
 # check_store LABEL: every save intact, every island still there, store entries intact
 check_store() {
     local res n bad refs0 isl sv
@@ -396,14 +469,16 @@ check_store() {
     else result FAIL "$1: slime_store_verify() lists $sv entries"; fi
 }
 
-# run_store LABEL SAVE_SCRIPT NOTE: the store scripts side by side at READ COMMITTED
-# (the save script sets its own level), then the checks, a GC, the checks again
+# run_store LABEL SAVE_SCRIPT NOTE [SCRIPT@WEIGHT...]: the store scripts (and
+# any others given) side by side at READ COMMITTED (the save script sets its
+# own level), then the checks, a GC, the checks again
 run_store() {
-    local label=$1 save=$2 n refs total runs removed gc1 gc2 live missing extra inserted
+    local label=$1 save=$2 note=$3 n refs total runs removed gc1 gc2 live missing extra inserted
+    shift 3
     slime_psql -d "$SDB" -c "TRUNCATE gc_log"
     inserted=$(slime_psql -d "$SDB" -At -c "SELECT last_value FROM saves_id_seq")
-    BENCH_CLIENTS=$STORE_CLIENTS BENCH_NOTE=$3 \
-        bench "$label" "$SDB" "read committed" "$save@6" store-prune@2 store-gc@1 store-load@4 store-loadall@1
+    BENCH_CLIENTS=$STORE_CLIENTS BENCH_NOTE=$note \
+        bench "$label" "$SDB" "read committed" "$save@6" store-prune@2 store-gc@1 store-load@4 store-loadall@1 "$@"
     read -r runs removed <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "SELECT count(*), coalesce(sum(removed_entries), 0) FROM gc_log")"
     inserted=$(( $(slime_psql -d "$SDB" -At -c "SELECT last_value FROM saves_id_seq") - inserted ))
     echo "  $inserted save ids drawn (saves committed, retried or failed); slime_gc() ran $runs times during the run, removed $removed entries"
@@ -420,7 +495,8 @@ run_store() {
     gc2=$(slime_psql -d "$SDB" -At -c "SELECT removed_entries FROM slime_gc()") || gc2="(second slime_gc() failed)"
     echo "  final slime_gc(): removed_entries removed_bytes kept_entries kept_bytes columns_scanned = $gc1"
     read -r live missing extra <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "
-        WITH live AS (SELECT DISTINCT r FROM saves, unnest(slime_refs(world)) r)
+        WITH live AS (SELECT r FROM saves, unnest(slime_refs(world)) r
+                      UNION SELECT r FROM ldr, unnest(slime_refs(data)) r)
         SELECT (SELECT count(*) FROM live),
                (SELECT count(*) FROM live WHERE NOT EXISTS (SELECT 1 FROM slime_store s WHERE s.hash = live.r)),
                (SELECT count(*) FROM slime_store s WHERE NOT EXISTS (SELECT 1 FROM live WHERE live.r = s.hash))")"
@@ -442,11 +518,31 @@ run_store() {
     return 0
 }
 
+# check_settle LABEL: settle worked during the run, every loader world loads its newest save
+check_settle() {
+    local entries files bad
+    read -r entries files <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "
+        SELECT coalesce(sum(items) FILTER (WHERE what = 'store entries'), 0),
+               coalesce(sum(items) FILTER (WHERE what = 'loader files'), 0) FROM settle_log")"
+    echo "  slime_settle() ran $(slime_psql -d "$SDB" -At -c "SELECT count(*) / 2 FROM settle_log") times: $entries store entries settled, $files loader files dropped"
+    if [ "$entries" -gt 0 ] && [ "$files" -gt 0 ]; then
+        result OK "$1: slime_settle() settled store entries and dropped cold loader files while saves, loads and slime_gc() ran"
+    else
+        result FAIL "$1: slime_settle() settled $entries store entries and dropped $files loader files during the run"
+    fi
+    bad=$(slime_psql -d "$SDB" -At -c "SELECT string_agg(world || ': ' || p, '; ')
+        FROM (SELECT world, load_problem(world) p FROM ldr_worlds) s WHERE p IS NOT NULL")
+    if [ -z "$bad" ]; then result OK "$1: every loader world loads its newest save"
+    else result FAIL "$1: loader loads: $bad"; fi
+}
+
 run_store store-read-committed store-save ""
 run_store store-repeatable-read store-save-rr " (save script at repeatable read)"
 if [ -f "$WORK/store-repeatable-read.states" ] && ! grep -q '^40001 ' "$WORK/store-repeatable-read.states"; then
     echo "NOTE: no serialization failure in the chunk-store run at repeatable read this time"
 fi
+run_store store-settle store-save " (with slime_settle and a loader)" store-settle@1 store-settle-batches@1 loader-save@2 loader-load@2
+check_settle store-settle
 
 # ---- the loader's memoised saves racing deletes and slime_gc() ---------------
 # A loader (slime_loader_create) in the store database: NISLANDS worlds, each
@@ -475,12 +571,12 @@ FROM base, (SELECT '\\x000f4d4f54494f4e5f424c4f434b494e4700000025'::bytea hm) h,
 SQL
 printf '%s\n' "\\set isl random(1, $NISLANDS)" "\\set k random(1, 4)" \
     "SELECT slime_loader_save('isl', 'w' || :isl, 1, f, 2) FROM loader_files WHERE island = :isl AND k = :k;" \
-    >"$WORK/loader-save.sql"
+    >"$WORK/memo-save.sql"
 printf '%s\n' "\\set isl random(1, $NISLANDS)" "SELECT slime_loader_delete('isl', 'w' || :isl, 1);" \
-    >"$WORK/loader-delete.sql"
+    >"$WORK/memo-delete.sql"
 slime_psql -d "$SDB" -c "TRUNCATE gc_log" >/dev/null
 BENCH_CLIENTS=$STORE_CLIENTS BENCH_NOTE=" (memoised loader saves)" \
-    bench loader "$SDB" "read committed" loader-save@6 loader-delete@1 store-gc@1
+    bench loader "$SDB" "read committed" memo-save@6 memo-delete@1 store-gc@1
 read -r runs removed <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "SELECT count(*), coalesce(sum(removed_entries), 0) FROM gc_log")"
 if [ "$runs" -gt 0 ] && [ "$removed" -gt 0 ]; then
     result OK "loader: slime_gc() collected the chunks of deleted worlds while memoised saves ran ($runs runs, $removed entries)"

@@ -72,6 +72,15 @@ SELECT 'schematic', d FROM unnest(ARRAY['fastasyncworldedit/sponge2.schem', 'pri
     'prismarine-schematic/viking-house1.schematic', 'pymclevel/CreativeInABox.schematic']) f,
   LATERAL (SELECT pg_read_binary_file(:'corpus' || '/schematic/' || f) AS g) q,
   LATERAL (VALUES (g), (slime_json_to_nbt(slime_nbt_to_json(g)))) v(d);
+-- chunk store entries, key || entry: as saves write them (zstd) and as
+-- slime_settle() leaves them (the dense form, zstd-19); hostile_store's value
+-- refers to them, so a damaged entry is also read through it (read_through)
+INSERT INTO hostile_store SELECT 1, slime_import_region(
+  pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2);
+INSERT INTO seed_files (kind, data) SELECT 'entry', hash || data FROM slime_store ORDER BY hash LIMIT 6;
+SELECT count(*) FROM slime_settle('0');
+INSERT INTO seed_files (kind, data)
+SELECT 'entry', hash || data FROM slime_store WHERE get_byte(data, 0) = 1 ORDER BY hash LIMIT 10;
 DELETE FROM seed_files WHERE data IS NULL;
 INSERT INTO hostile_world SELECT slime_import_region(
   pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2);
@@ -92,7 +101,9 @@ BEGIN
   FOR i IN 1 .. current_setting('hostile.iter')::int LOOP
     SELECT * INTO s FROM seed_files ORDER BY random() LIMIT 1;
     SELECT data INTO other FROM seed_files ORDER BY random() LIMIT 1;
-    m := mutate(s.data, other);
+    -- a store entry keeps its key: the entry after it is what is mutated
+    m := CASE WHEN s.kind = 'entry' THEN substring(s.data FOR 32) || mutate(substring(s.data FROM 33), substring(other FROM 33))
+              ELSE mutate(s.data, other) END;
     PERFORM hostile_input(s.kind, m);
   END LOOP;
 END $$;

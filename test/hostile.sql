@@ -7,13 +7,29 @@
 --   error_states               per SQLSTATE raised: how often, one example
 --   try(fn, sql, arg)          run one call, count its outcome (XX000 apart)
 --   hostile_input(kind, b)     put b through every function that reads its kind:
---                              region, slimefile, schematic, value, nbt (else NBT)
+--                              region, slimefile, schematic, entry (32-byte key,
+--                              then a store entry), value, nbt (else NBT)
 -- A constructor that skips the input check, as damage on disk would: the
 -- accessors must stand any bytes, not only checked ones.
 CREATE FUNCTION slime_unchecked(bytea) RETURNS slime AS 'slime', 'slime_to_bytea' LANGUAGE C STRICT;
 -- the world schematics are pasted into and the level slime_with_level is given
 CREATE TABLE hostile_world (w slime);
 CREATE TABLE hostile_chunk (nbt bytea);
+-- a value whose chunks are in the store, read through damaged entries
+CREATE TABLE hostile_store (id int, world slime);
+CREATE TRIGGER hostile_store_store BEFORE INSERT ON hostile_store
+  FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
+
+-- the entry under key k replaced by e while one chunk of the value is read
+-- through it, then put back (an error rolls the replacement back with it)
+CREATE FUNCTION read_through(k bytea, e bytea) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE old bytea;
+BEGIN
+  UPDATE slime_store s SET data = e FROM slime_store o WHERE s.hash = k AND o.hash = k RETURNING o.data INTO old;
+  PERFORM octet_length(slime_chunk_nbt(h.world, c.x, c.z)), (SELECT count(*) FROM slime_block_counts(slime_put_chunk(NULL, c.x, c.z, slime_chunk_nbt(h.world, c.x, c.z))))
+    FROM hostile_store h, slime_chunks(h.world) c WHERE c.hash = k;
+  UPDATE slime_store SET data = old WHERE hash = k;
+END $$;
 
 -- one mutation of b: bit flip, truncation, splice, a length field set to
 -- 0, -1 or 2^31-1, or a random overwrite
@@ -89,6 +105,10 @@ BEGIN
     PERFORM try('slime_to_slimefile(slime_from_slimefile)', 'SELECT slime_to_slimefile(slime_from_slimefile($1))', p_input);
   ELSIF p_kind = 'schematic' THEN
     PERFORM try('slime_paste', 'SELECT slime_paste((SELECT w FROM hostile_world), $1, -30, 60, 1030)', p_input);
+  ELSIF p_kind = 'entry' THEN
+    PERFORM try('slime_store_entry_check', 'SELECT slime_store_entry_check(substring($1 FOR 32), substring($1 FROM 33))', p_input);
+    PERFORM try('slime_store_entry_settle', 'SELECT slime_store_entry_settle(substring($1 FOR 32), substring($1 FROM 33))', p_input);
+    PERFORM try('read through a damaged entry', 'SELECT read_through(substring($1 FOR 32), substring($1 FROM 33))', p_input);
   ELSIF p_kind = 'value' THEN
     PERFORM try('bytea::slime', 'SELECT $1::slime', p_input);
     PERFORM try('slime_in', 'SELECT (''\x'' || encode($1, ''hex''))::slime', p_input);

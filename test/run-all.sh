@@ -5,7 +5,7 @@
 #   → world (test/world.sh: world folders -> table -> folders, identical)
 #   → hostile (test/hostile.sh) → security (test/security.sh: the attacks of
 #     ordinary roles alice and bob, issue #25, each asserted to fail)
-#   → crash, concurrency (own clusters) → shard (test/shard.sh: a coordinator,
+#   → crash, concurrency, schedule (own clusters; schedule: pg_cron) → shard (test/shard.sh: a coordinator,
 #     two shards and a standby; postgres_fdw, promotion)
 #   → java (test/java.sh: the AdvancedSlimePaper loader's JUnit tests)
 #   → webmap (test/webmap.sh: slimetool map-server with curl and headless Chromium)
@@ -22,7 +22,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SUITES=(unit regress corpus pgdump world hostile security crash concurrency shard java webmap sanitize valgrind fuzz)
+SUITES=(unit regress corpus pgdump world hostile security crash concurrency schedule shard java webmap sanitize valgrind fuzz)
 declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
 declare -A TIME=()
 START=$SECONDS
@@ -134,6 +134,10 @@ suite_crash() { bash test/crash.sh; }
 # (own cluster; SLIME_CONCURRENCY_SECONDS, default 20).
 suite_concurrency() { bash test/concurrency.sh; }
 
+# slime_settle() scheduled with pg_cron (installed from Debian when missing)
+# on a throwaway cluster that preloads it; waits for the job's first run.
+suite_schedule() { bash test/schedule.sh; }
+
 # Islands sharded over two shard nodes behind a postgres_fdw coordinator,
 # analytics pushed down, a synchronous standby promoted mid-run (four
 # clusters of its own, unix sockets only).
@@ -222,7 +226,8 @@ else
 fi
 
 run_suite crash 300 suite_crash
-run_suite concurrency 300 suite_concurrency
+run_suite concurrency 420 suite_concurrency
+run_suite schedule 300 suite_schedule
 run_suite shard 420 suite_shard
 run_suite java 600 suite_java
 run_suite webmap 600 suite_webmap

@@ -154,30 +154,46 @@ done:
 	return v;
 }
 
+/* Store long l (big-endian) of out when it is one of its count longs. */
+static inline void
+put_long(uint8_t *out, uint32_t count, uint32_t l, uint64_t w)
+{
+	if (l < count)
+		for (int k = 0; k < 8; k++)
+			out[8 * l + k] = (uint8_t) (w >> (56 - 8 * k));
+}
+
 /* Pack loc[0..4096) into count longs of bits each (spanning or not), big-endian. */
 static void
 pack(const uint32_t *loc, int bits, int spanning, uint32_t count, uint8_t *out)
 {
+	uint64_t	w = 0;
+	uint32_t	l = 0;
+	int			off = 0;
+
 	memset(out, 0, (size_t) count * 8);
 	for (uint32_t i = 0; i < 4096; i++)
 	{
-		uint64_t	bitpos,
-					v = loc[i];
-		uint32_t	l,
-					off;
+		uint64_t	v = loc[i];
 
-		if (spanning)
-			bitpos = (uint64_t) i * bits;
+		if (!spanning && off + bits > 64)
+		{
+			put_long(out, count, l++, w);
+			w = 0;
+			off = 0;
+		}
+		w |= v << off;
+		if (off + bits < 64)
+			off += bits;
 		else
-			bitpos = (uint64_t) (i / (64 / bits)) * 64 + (i % (64 / bits)) * bits;
-		l = (uint32_t) (bitpos >> 6);
-		off = (uint32_t) (bitpos & 63);
-		for (int k = 0; k < 8; k++)
-			out[8 * l + 7 - k] |= (uint8_t) ((v << off) >> (8 * k));
-		if (off + bits > 64 && l + 1 < count)
-			for (int k = 0; k < 8; k++)
-				out[8 * (l + 1) + 7 - k] |= (uint8_t) ((v >> (64 - off)) >> (8 * k));
+		{
+			put_long(out, count, l++, w);
+			w = off + bits > 64 ? v >> (64 - off) : 0;
+			off = off + bits - 64;
+		}
 	}
+	if (off > 0)
+		put_long(out, count, l, w);
 }
 
 /* Code an array's bytes with an order-1 byte model (the fallback). */

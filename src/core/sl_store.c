@@ -2,6 +2,7 @@
  * sl_store.c - encode, decode and check chunk store entries.
  */
 #include "sl_store.h"
+#include "sl_bcodec.h"
 #include "sl_nbt.h"
 #include "sl_zstd.h"
 
@@ -42,7 +43,24 @@ done:
 	return rc;
 }
 
-/* Decompress an entry whose raw size must be raw_len into *buf. */
+/* Raw size a dense entry declares: its three lengths and their documents. */
+static uint64_t
+dense_size(const uint8_t *entry)
+{
+	return SL_ENTRY_HEADER + (uint64_t) sl_get_u32le(entry + 1) +
+		sl_get_u32le(entry + 5) + sl_get_u32le(entry + 9);
+}
+
+/* Raw size an entry declares (either form), or -1 when it declares none. */
+static int64_t
+entry_declared_size(const uint8_t *entry, size_t len)
+{
+	if (len >= SL_DENSE_HEADER && entry[0] == SL_ENTRY_DENSE)
+		return (int64_t) dense_size(entry);
+	return sl_zstd_declared_size(entry, len);
+}
+
+/* Decompress an entry (either form) whose raw size must be raw_len into *buf. */
 static int
 unframe_entry(const uint8_t *entry, size_t len, uint64_t raw_len, const sl_limits *lim,
 			  uint8_t **buf, size_t *cap, sl_err *err)
@@ -59,6 +77,15 @@ unframe_entry(const uint8_t *entry, size_t len, uint64_t raw_len, const sl_limit
 						   (unsigned long long) raw_len);
 		*buf = nb;
 		*cap = raw_len;
+	}
+	if (len > 0 && entry[0] == SL_ENTRY_DENSE)
+	{
+		if (len < SL_DENSE_HEADER || dense_size(entry) != raw_len)
+			return sl_fail(err, SL_ERR_CORRUPT, "dense entry does not declare its %llu raw bytes",
+						   (unsigned long long) raw_len);
+		memcpy(*buf, entry + 1, SL_ENTRY_HEADER);
+		return sl_bcodec_decode(entry + SL_DENSE_HEADER, len - SL_DENSE_HEADER,
+								*buf + SL_ENTRY_HEADER, raw_len - SL_ENTRY_HEADER, err);
 	}
 	return sl_zstd_unframe(entry, len, *buf, raw_len, err);
 }
@@ -135,7 +162,7 @@ sl_store_entry_check(const uint8_t *hash, size_t hash_len, const uint8_t *entry,
 					 size_t len, const sl_limits *lim, sl_err *err)
 {
 	static const char *const names[SL_NCOMP] = {"region", "entities", "poi"};
-	int64_t		raw_len = sl_zstd_declared_size(entry, len);
+	int64_t		raw_len = entry_declared_size(entry, len);
 	uint8_t    *buf = NULL;
 	size_t		cap = 0;
 	sl_dirent	d;
@@ -183,5 +210,73 @@ done:
 	sl_free(buf);
 	if (rc && err)
 		err->code = SL_ERR_CORRUPT;
+	return rc;
+}
+
+/*
+ * Append the densest form of the chunk raw[0..len) (an entry's bytes, now
+ * stored in cur_len bytes): the dense form, or a zstd-19 frame when that is
+ * smaller. zstd-19 is tried only when the dense form saves less than
+ * SL_SETTLE_SKIP_19 of cur_len: where the block codec wins clearly, zstd-19
+ * (the slowest step, ~2 MB/s) never beat it on the corpus (test/bench/README.md).
+ */
+static int
+encode_densest(const uint8_t *raw, size_t len, size_t cur_len, sl_buf *out, sl_err *err)
+{
+	sl_buf		z = {0};
+	sl_buf		d = {0};
+	uint8_t		kind = SL_ENTRY_DENSE;
+	int			rc = -1;
+
+	if (sl_buf_put(&d, &kind, 1, err) ||
+		sl_buf_put(&d, raw, SL_ENTRY_HEADER, err) ||
+		sl_bcodec_encode(raw + SL_ENTRY_HEADER, len - SL_ENTRY_HEADER, &d, err))
+		goto done;
+	if ((double) d.len < SL_SETTLE_SKIP_19 * (double) cur_len)
+		rc = sl_buf_put(out, d.data, d.len, err);
+	else if (sl_zstd_frame(raw, len, SL_SETTLE_ZSTD_LEVEL, &z, err) == 0)
+		rc = d.len < z.len ? sl_buf_put(out, d.data, d.len, err) : sl_buf_put(out, z.data, z.len, err);
+done:
+	sl_buf_free(&z);
+	sl_buf_free(&d);
+	return rc;
+}
+
+/* Rewrite an entry into its densest form, checked to decode to the same bytes. */
+int
+sl_store_entry_settle(const uint8_t *hash, const uint8_t *entry, size_t len,
+					  const sl_limits *lim, sl_buf *out, sl_err *err)
+{
+	int64_t		raw_len;
+	uint8_t    *raw = NULL;
+	uint8_t    *back = NULL;
+	size_t		cap = 0;
+	size_t		back_cap = 0;
+	size_t		start = out->len;
+	int			rc = -1;
+
+	if (lim == NULL)
+		lim = &sl_default_limits;
+	if (sl_store_entry_check(hash, 32, entry, len, lim, err))
+		return -1;
+	raw_len = entry_declared_size(entry, len);
+	if (unframe_entry(entry, len, (uint64_t) raw_len, lim, &raw, &cap, err) ||
+		encode_densest(raw, (size_t) raw_len, len, out, err))
+		goto done;
+	/* content never changes: the new form must give back the same bytes */
+	if (unframe_entry(out->data + start, out->len - start, (uint64_t) raw_len, lim,
+					  &back, &back_cap, err))
+		goto done;
+	if (memcmp(raw, back, (size_t) raw_len) != 0)
+	{
+		sl_fail(err, SL_ERR_CORRUPT, "the dense form of the entry does not decode to its bytes");
+		goto done;
+	}
+	rc = 0;
+done:
+	if (rc)
+		out->len = start;
+	sl_free(raw);
+	sl_free(back);
 	return rc;
 }

@@ -4,7 +4,10 @@
  * A store entry holds one chunk's canonical bytes: u32le region_len,
  * entities_len, poi_len, then those documents. Its key is the SHA-256 of
  * those bytes (sl_chunk_hash); its stored form is one checksummed zstd frame
- * of them. doc/format.md, "Chunk store", is the authority.
+ * of them, or (once settled, slime_settle) the dense form: u8 0x01, the
+ * three lengths as they are, the block codec stream (sl_bcodec) of the
+ * documents. doc/format.md, "Chunk
+ * store", is the authority.
  */
 #ifndef SL_STORE_H
 #define SL_STORE_H
@@ -13,6 +16,10 @@
 #include "sl_value.h"
 
 #define SL_ENTRY_HEADER 12		/* the three lengths */
+#define SL_ENTRY_DENSE 0x01		/* first byte of a dense entry (a zstd frame's is 0x28) */
+#define SL_DENSE_HEADER 13		/* that byte and the three lengths */
+#define SL_SETTLE_ZSTD_LEVEL 19	/* the zstd level a settled entry is tried at */
+#define SL_SETTLE_SKIP_19 0.85	/* ... unless the dense form is below this share of the entry */
 
 /* Encode a chunk as a store entry appended to out; sets its key. */
 int			sl_store_entry_encode(const uint32_t len[SL_NCOMP],
@@ -35,6 +42,16 @@ int			sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d
 int			sl_store_entry_check(const uint8_t *hash, size_t hash_len,
 								 const uint8_t *entry, size_t len,
 								 const sl_limits *lim, sl_err *err);
+
+/*
+ * Rewrite an entry that passes sl_store_entry_check under hash into its
+ * densest form (the dense form or a zstd-19 frame, whichever is smaller;
+ * zstd-19 not tried when the dense form is below SL_SETTLE_SKIP_19 of the entry),
+ * appended to out; the result is decoded and compared with the entry's
+ * bytes before it is returned. Fails like sl_store_entry_check.
+ */
+int			sl_store_entry_settle(const uint8_t *hash, const uint8_t *entry, size_t len,
+								  const sl_limits *lim, sl_buf *out, sl_err *err);
 
 /* Lowercase hex of a 32-byte hash into out (65 bytes with the NUL). */
 void		sl_hash_hex(const uint8_t hash[32], char out[65]);

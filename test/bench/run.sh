@@ -79,6 +79,10 @@ if [ "${BENCH_TILE:-1}" = 1 ]; then
     slime_step "bench_tile.sh: map tiles in SQL and through map-server (under a minute)" "$work/tile.log" \
         bash -c "bash '$HERE/bench_tile.sh' > '$work/tile.out'"
 fi
+if [ "${BENCH_SETTLE:-1}" = 1 ]; then
+    slime_step "bench_settle.sh: slime_settle per era and on loader islands (several minutes)" "$work/settle.log" \
+        bash -c "bash '$HERE/bench_settle.sh' > '$work/settle.out'"
+fi
 slime_cluster_stop
 if [ "${BENCH_SHARD:-1}" = 1 ]; then
     slime_step "bench_shard.sh: two shards behind a postgres_fdw coordinator against one node (about 5 minutes)" \
@@ -108,6 +112,11 @@ mkdir -p build/bench
         echo
         echo "== 13. Map tiles (bench_tile.sh) =="
         cat "$work/tile.out"
+    fi
+    if [ -f "$work/settle.out" ]; then
+        echo
+        echo "== 14. Storage at rest: slime_settle (bench_settle.sh) =="
+        cat "$work/settle.out"
     fi
     if [ -f "$work/loader.out" ]; then
         echo

@@ -2,7 +2,9 @@
  * fuzz_store.c - libFuzzer target for chunk store entries (sl_store).
  *
  * Input: 32 bytes of key (a SHA-256), then the entry: one zstd frame of
- * "u32le region_len, entities_len, poi_len, then the documents". Each input
+ * "u32le region_len, entities_len, poi_len, then the documents", or the
+ * dense form (u8 0x01, those three lengths, a block codec stream of the
+ * documents). Each input
  * is tried with its own key and, so that mutations reach past the SHA-256
  * comparison, once more with the key the entry's bytes really hash to.
  *   - sl_store_entry_check: errors are SL_ERR_CORRUPT; it passes exactly
@@ -13,10 +15,13 @@
  *     hands back those bytes; against lengths taken from the key bytes:
  *     no crash, and a success still hashes to the key;
  *   - after a passing check: sl_store_entry_encode of the decoded chunk
- *     gives the same key and an entry that checks and decodes alike.
+ *     gives the same key and an entry that checks and decodes alike, and
+ *     sl_store_entry_settle gives an entry that checks under the same key
+ *     and decodes to the same bytes; after a failing one it fails too.
  * A key shorter than 32 bytes (input under 32 bytes) must be refused.
  */
 #include "fuzz_common.h"
+#include "sl_bcodec.h"
 #include "sl_nbt.h"
 #include "sl_store.h"
 #include "sl_value.h"
@@ -42,7 +47,10 @@ check_corrupt(const sl_err *err, const char *what)
 static uint8_t *
 unframe(const uint8_t *entry, size_t len, size_t *raw_len)
 {
-	int64_t		n = sl_zstd_declared_size(entry, len);
+	int			dense = len >= SL_DENSE_HEADER && entry[0] == SL_ENTRY_DENSE;
+	int64_t		n = dense ? (int64_t) (SL_ENTRY_HEADER + (uint64_t) sl_get_u32le(entry + 1) +
+									   sl_get_u32le(entry + 5) + sl_get_u32le(entry + 9))
+		: sl_zstd_declared_size(entry, len);
 	uint8_t    *raw;
 	sl_err		err;
 
@@ -51,7 +59,11 @@ unframe(const uint8_t *entry, size_t len, size_t *raw_len)
 	raw = malloc((size_t) n);
 	if (raw == NULL)
 		abort();
-	if (sl_zstd_unframe(entry, len, raw, (size_t) n, &err))
+	if (dense)
+		memcpy(raw, entry + 1, SL_ENTRY_HEADER);
+	if (dense ? sl_bcodec_decode(entry + SL_DENSE_HEADER, len - SL_DENSE_HEADER,
+								 raw + SL_ENTRY_HEADER, (size_t) n - SL_ENTRY_HEADER, &err)
+		: sl_zstd_unframe(entry, len, raw, (size_t) n, &err))
 	{
 		free(raw);
 		return NULL;
@@ -107,7 +119,15 @@ one(const uint8_t *key, const uint8_t *entry, size_t len, int second)
 	reset(&err);
 	ok = sl_store_entry_check(key, 32, entry, len, &fuzz_limits, &err) == 0;
 	if (!ok)
+	{
+		sl_buf		none = {0};
+
 		check_corrupt(&err, "check");
+		reset(&err);
+		FUZZ_CHECK(sl_store_entry_settle(key, entry, len, &fuzz_limits, &none, &err) != 0 &&
+				   none.len == 0, "settle took an entry its check refuses");
+		sl_buf_free(&none);
+	}
 
 	/* lengths from the key bytes: anything may happen but a crash */
 	memset(&d, 0, sizeof(d));
@@ -180,6 +200,16 @@ one(const uint8_t *key, const uint8_t *entry, size_t len, int second)
 					   "re-encoded entry fails its check: %s", err.msg);
 			FUZZ_CHECK(decode(again.data, again.len, &d, raw + SL_ENTRY_HEADER) == 0,
 					   "re-encoded entry does not decode");
+			/* settled: checks under the same key, decodes to the same bytes */
+			again.len = 0;
+			reset(&err);
+			FUZZ_CHECK(sl_store_entry_settle(key, entry, len, &fuzz_limits, &again, &err) == 0,
+					   "settle: %s", err.msg);
+			reset(&err);
+			FUZZ_CHECK(sl_store_entry_check(key, 32, again.data, again.len, &fuzz_limits, &err) == 0,
+					   "settled entry fails its check: %s", err.msg);
+			FUZZ_CHECK(decode(again.data, again.len, &d, raw + SL_ENTRY_HEADER) == 0,
+					   "settled entry does not decode");
 			sl_buf_free(&again);
 		}
 		else if (!second && adds_up && !hash_ok)

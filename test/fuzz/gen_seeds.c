@@ -20,6 +20,7 @@
  * <name>.mixed. Everything written here is produced by this program; run
  * by test/fuzz/seeds.sh.
  */
+#include "sl_bcodec.h"
 #include "sl_build.h"
 #include "sl_codec.h"
 #include "sl_nbt.h"
@@ -461,6 +462,27 @@ entry_of(const uint32_t len[SL_NCOMP], const uint8_t *const comp[SL_NCOMP], sl_b
 		die("store entry encode", &err);
 }
 
+/* A chunk's components as a dense store entry (0x01, lengths, block codec stream) into e. */
+static void
+dense_entry_of(const uint32_t len[SL_NCOMP], const uint8_t *const comp[SL_NCOMP], sl_buf *e)
+{
+	sl_buf		docs = {0};
+	uint8_t		head[SL_DENSE_HEADER];
+	sl_err		err;
+
+	head[0] = SL_ENTRY_DENSE;
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		sl_put_u32le(head + 1 + 4 * k, len[k]);
+		if (len[k] && sl_buf_put(&docs, comp[k], len[k], &err))
+			die("out of memory", NULL);
+	}
+	e->len = 0;
+	if (sl_buf_put(e, head, sizeof(head), &err) || sl_bcodec_encode(docs.data, docs.len, e, &err))
+		die("dense entry encode", &err);
+	sl_buf_free(&docs);
+}
+
 /* Raw entry bytes (lengths, then data) compressed with the given zstd flags. */
 static void
 raw_entry(const uint32_t len[SL_NCOMP], const uint8_t *data, size_t data_len,
@@ -522,6 +544,21 @@ gen_store(void)
 		entry_of(len, comp, &e, key);
 		put_entry(names[shape], key, e.data, e.len);
 	}
+	/* dense entries (what slime_settle writes): all three components, a
+	 * byte of the stream flipped, lengths one too long */
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		len[k] = (uint32_t) docs[k].len;
+		comp[k] = docs[k].data;
+	}
+	entry_of(len, comp, &e, key);
+	dense_entry_of(len, comp, &e);
+	put_entry("gen-three-dense.entry", key, e.data, e.len);
+	e.data[e.len / 2] ^= 0x10;
+	put_entry("gen-dense-flipped.entry", key, e.data, e.len);
+	len[0]++;
+	dense_entry_of(len, comp, &e);
+	put_entry("gen-dense-long.entry", key, e.data, e.len);
 	/* a tiny good entry: an empty compound */
 	{
 		static const uint8_t empty_c[] = {10, 0, 0, 0};

@@ -1,0 +1,166 @@
+-- Storage at rest: slime_settle() rewrites what the extension owns and
+-- nobody wrote for older_than into the densest form: chunk store entries
+-- (same bytes, same hash, fewer stored bytes) and the cached files of
+-- loader worlds with no running lease. Values in users' tables stay as
+-- they are.
+\set SHOW_CONTEXT never
+\set VERBOSITY terse
+
+-- a block of a layered terrain: stone with coal ore, 3 layers of dirt, air
+CREATE FUNCTION terrain_block(x int, y int, z int) RETURNS bigint LANGUAGE sql IMMUTABLE
+AS $$ SELECT CASE WHEN y > 60 + ((x * 3 + z * 5) / 7) % 6 THEN 2
+                  WHEN y > 57 + ((x * 3 + z * 5) / 7) % 6 THEN 1
+                  WHEN hashint4(x * 7919 + y * 104729 + z * 1299709) % 23 = 0 THEN 3
+                  ELSE 0 END::bigint $$;
+-- a 1.20 chunk of 8 sections of it (4 bits a block, 16 blocks a long)
+CREATE FUNCTION terrain_chunk(x int, z int) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT nbt_compound('',
+        nbt_int('DataVersion', 3700), nbt_int('xPos', x), nbt_int('zPos', z), nbt_int('yPos', -4),
+        nbt_string('Status', 'minecraft:full'),
+        nbt_list_compounds('sections', VARIADIC ARRAY(SELECT
+            nbt_compound('', nbt_byte('Y', sy),
+                nbt_compound('block_states',
+                    nbt_list_compounds('palette', nbt_compound('', nbt_string('Name', 'minecraft:stone')),
+                        nbt_compound('', nbt_string('Name', 'minecraft:dirt')),
+                        nbt_compound('', nbt_string('Name', 'minecraft:air')),
+                        nbt_compound('', nbt_string('Name', 'minecraft:coal_ore'))),
+                    nbt_long_array('data', VARIADIC ARRAY(
+                        SELECT (SELECT sum(terrain_block(x * 16 + (b & 15), sy * 16 + 64 + (b >> 8),
+                                                         z * 16 + ((b >> 4) & 15)) << (4 * j))::bigint
+                                FROM generate_series(0, 15) j, LATERAL (SELECT i * 16 + j AS b) k)
+                        FROM generate_series(0, 255) i ORDER BY i))))
+            FROM generate_series(-4, 3) sy ORDER BY sy))) $$;
+
+CREATE TABLE settle_saves (id int PRIMARY KEY, world slime);
+CREATE TRIGGER settle_saves_store BEFORE INSERT OR UPDATE ON settle_saves
+    FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
+INSERT INTO settle_saves
+SELECT 1, slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+FROM generate_series(0, 2) x, generate_series(0, 2) z;
+
+-- what readers see now, and the store as it is
+CREATE TABLE settle_seen AS
+SELECT id, slime_resolve(world)::bytea AS resolved, slime_content_hash(world) AS content_hash,
+       world::bytea AS row_bytes
+FROM settle_saves;
+CREATE TABLE settle_before AS SELECT hash, data FROM slime_store;
+
+-- every entry remembers when it was written; none is settled yet
+SELECT count(*) AS entries, bool_and(NOT settled) AS none_settled,
+       bool_and(stored_at <= now()) AS stored_at_set
+FROM slime_store;
+
+-- the default waits 15 minutes: entries written just now stay as they are
+SELECT * FROM slime_settle();
+
+-- older_than => '0': every entry is rewritten into its densest form, in
+-- batches (a NOTICE after each batch here, progress => '0')
+SELECT what, items = (SELECT count(*) FROM settle_before) AS every_entry,
+       bytes_after < bytes_before AS smaller
+FROM slime_settle(older_than => '0', batch_size => 4, progress => '0')
+WHERE what = 'store entries';
+
+-- content, content hashes and the rows of users' tables never change
+SELECT s.resolved = slime_resolve(t.world)::bytea AS same_content,
+       s.content_hash = slime_content_hash(t.world) AS same_hash,
+       s.row_bytes = t.world::bytea AS same_row
+FROM settle_seen s JOIN settle_saves t USING (id);
+
+-- every entry keeps its key, never grows, and passes the store's checks; the
+-- terrain chunks are in the dense form (first byte 1), the others may be
+-- zstd-19 frames where those are smaller
+SELECT count(*) AS entries, bool_and(s.settled) AS all_settled,
+       bool_and(octet_length(s.data) <= octet_length(b.data)) AS none_larger,
+       count(*) FILTER (WHERE get_byte(s.data, 0) = 1) >= 9 AS dense_terrain
+FROM slime_store s JOIN settle_before b USING (hash);
+SELECT count(*) AS problems FROM slime_store_verify();
+SELECT bool_and(get_byte(s.data, 0) = 1) AS terrain_dense
+FROM settle_saves t, unnest(slime_refs(t.world)) r(h) JOIN slime_store s ON s.hash = r.h;
+
+-- every accessor reads dense entries
+SELECT count(*) AS blocks_kinds, sum(count) AS blocks FROM settle_saves, slime_block_counts(world);
+SELECT slime_chunk_nbt(world, 1, 2) = terrain_chunk(1, 2) AS chunk_nbt FROM settle_saves;
+
+-- idempotent: nothing is left to do
+SELECT * FROM slime_settle('0');
+
+-- new saves refer to settled entries as to any other
+INSERT INTO settle_saves
+SELECT 2, slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+FROM generate_series(1, 3) x, generate_series(0, 2) z;
+SELECT slime_resolve(world) = (SELECT slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+                               FROM generate_series(1, 3) x, generate_series(0, 2) z) AS same_world
+FROM settle_saves WHERE id = 2;
+SELECT items FROM slime_settle('0') WHERE what = 'store entries';
+
+-- an entry that does not match its key is left as it is, with a warning
+CREATE TABLE settle_bad AS SELECT sha256('settle') AS hash, data FROM settle_before LIMIT 1;
+INSERT INTO slime_store (hash, data) SELECT hash, data FROM settle_bad;
+SELECT slime_store_entry_settle(hash, data) IS NULL AS refused FROM settle_bad;
+SELECT what, items FROM slime_settle('0') WHERE what = 'store entries';
+SELECT s.data = b.data AS unchanged FROM slime_store s JOIN settle_bad b USING (hash);
+DELETE FROM slime_store WHERE hash = sha256('settle');
+
+-- garbage collection removes settled entries no value refers to
+DELETE FROM settle_saves WHERE id = 2;
+SELECT removed_entries AS removed FROM slime_gc();
+
+-- loaders: a world with no running lease and no recent save drops its
+-- cached file; its next load writes the file from the newest save
+SELECT slime_loader_create('cold_isl');
+CREATE TABLE settle_files AS
+SELECT slime_to_slimefile(slime_agg(slime_put_chunk(NULL, x, z, sf_chunk(x, z)))) AS f
+FROM generate_series(0, 1) x, generate_series(0, 1) z;
+SELECT slime_lease_acquire('cold_isl', w, 'srv', '1 hour') AS token FROM (VALUES ('hot'), ('cold')) v(w);
+SELECT slime_loader_save('cold_isl', w, 1, f) AS save FROM settle_files, (VALUES ('hot'), ('cold')) v(w);
+SELECT slime_lease_release('cold_isl', 'cold', 1) AS released;
+-- saved just now: both keep their file under the default older_than
+SELECT what, items FROM slime_settle() WHERE what = 'loader files';
+SELECT what, items, bytes_before = (SELECT octet_length(f) FROM settle_files) AS file_bytes, bytes_after
+FROM slime_settle('0') WHERE what = 'loader files';
+SELECT world, file IS NOT NULL AS has_file FROM cold_isl_worlds ORDER BY world;
+-- both load the same world (the cold one's file is written from the value:
+-- the same bytes here, since this file was written by slime_to_slimefile too)
+SELECT w, slime_from_slimefile(slime_loader_load('cold_isl', w)) = slime_from_slimefile(f) AS same_world,
+       slime_loader_load('cold_isl', w) = f AS same_bytes
+FROM settle_files, (VALUES ('hot'), ('cold')) v(w) ORDER BY w;
+-- the next save of the cold world caches its file again
+SELECT slime_lease_acquire('cold_isl', 'cold', 'srv', '1 hour') AS token;
+SELECT slime_loader_save('cold_isl', 'cold', 2, f) AS save FROM settle_files;
+SELECT world, file IS NOT NULL AS has_file FROM cold_isl_worlds ORDER BY world;
+
+-- arguments are checked
+SELECT * FROM slime_settle('-1 s');
+SELECT * FROM slime_settle('0', batch_size => 0);
+-- max_batches bounds the work of one call
+INSERT INTO settle_saves
+SELECT 3, slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+FROM generate_series(10, 12) x, generate_series(0, 2) z;
+SELECT items FROM slime_settle('0', batch_size => 2, max_batches => 1) WHERE what = 'store entries';
+SELECT items FROM slime_settle('0') WHERE what = 'store entries';
+
+-- slime_settle_batches: the same work, each batch committed on its own (a
+-- cancel keeps what is done); it leaves the caller's search_path as it was
+INSERT INTO settle_saves
+SELECT 4, slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+FROM generate_series(20, 22) x, generate_series(0, 2) z;
+SHOW search_path;
+CALL slime_settle_batches('0', batch_size => 4) \gset
+SELECT :entries AS entries, :bytes_after < :bytes_before AS smaller, :files AS files;
+SHOW search_path;
+SELECT count(*) FILTER (WHERE NOT settled) AS unsettled FROM slime_store;
+CALL slime_settle_batches('0');
+-- it commits, so not inside a transaction block
+BEGIN;
+CALL slime_settle_batches('0');
+ROLLBACK;
+
+-- only roles granted EXECUTE may run it (it writes the store as its owner)
+CREATE ROLE regress_settle_user;
+SET ROLE regress_settle_user;
+SELECT * FROM slime_settle('0');
+SELECT * FROM slime_settle_loader_files('cold_isl', now(), 10);
+CALL slime_settle_batches('0');
+RESET ROLE;
+DROP ROLE regress_settle_user;
+DROP TABLE settle_saves, settle_seen, settle_before, settle_bad, settle_files, cold_isl, cold_isl_worlds;
