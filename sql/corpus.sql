@@ -92,3 +92,14 @@ SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/level-dat/amulet-c
 SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/schematic/fastasyncworldedit/sponge2.schem'), 0, 0);
 SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/slime/jaxkdev-slimeworld/test.slime'), 0, 0);
 SELECT slime_import_region(slime_import_region(pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2)::bytea, -1, 2);
+
+-- a loader world saved from a slime file no version-13 file can hold (v1,
+-- pre-1.18 chunks): settling keeps its cached file, the only form a load
+-- can give back, even with no lease running
+SELECT slime_loader_create('old_isl')::text AS saves_table;
+SELECT slime_lease_acquire('old_isl', 'old', 'srv', '1 hour') AS token;
+SELECT slime_loader_save('old_isl', 'old', 1, pg_read_binary_file(:'corpus' || '/slime/jaxkdev-slimeworld/test.slime')) AS save;
+SELECT slime_lease_release('old_isl', 'old', 1) AS released;
+SELECT items AS files_dropped FROM slime_settle('0') WHERE what = 'loader files';
+SELECT slime_loader_load('old_isl', 'old') = pg_read_binary_file(:'corpus' || '/slime/jaxkdev-slimeworld/test.slime') AS loads_as_given;
+DROP TABLE old_isl, old_isl_worlds;

@@ -63,7 +63,9 @@ rel_qualified(Oid rel)
 
 /*
  * Drop the cached file of up to batch worlds of a loader whose lease is not
- * running and whose newest save is not newer than cutoff; counts into
+ * running and whose newest save is not newer than cutoff, when it is a
+ * version-13 file (one a load writes again from the value: a file of an
+ * older version is kept because no version-13 file holds its world); counts into
  * files/bytes (the files' sizes). Runs as the tables' owner.
  */
 static void
@@ -75,6 +77,8 @@ drop_cold_files(Oid saves, Oid worlds, Datum cutoff, int32 batch, int64 *files, 
 		"WITH cold AS MATERIALIZED ("
 		" SELECT w.world, pg_catalog.octet_length(w.file) AS n FROM %s w"
 		" WHERE w.file IS NOT NULL"
+		/* a version-13 file a load can write again; another is a world no v13 file holds */
+		"  AND pg_catalog.substring(w.file, 1, 3) OPERATOR(pg_catalog.=) '\\xb10b0d'::pg_catalog.bytea"
 		"  AND (w.holder IS NULL OR w.expires OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp())"
 		"  AND NOT EXISTS (SELECT 1 FROM %s s WHERE s.world OPERATOR(pg_catalog.=) w.world"
 		"                   AND s.saved_at OPERATOR(pg_catalog.>) $1)"
