@@ -414,6 +414,24 @@ summarize_v3(sl_value *v)
 	}
 }
 
+/*
+ * Check a v3 header's counts against each other and the value's size, before
+ * anything is allocated for them: every entry takes at least 5 directory
+ * bytes, every frame 4, and 9 bytes of payload.
+ */
+static int
+check_counts_v3(const sl_header *h, sl_err *err)
+{
+	if ((uint64_t) h->chunk_count * 5 + (uint64_t) h->frame_count * 4 > h->dir_raw_len ||
+		(uint64_t) h->dir_raw_len > (uint64_t) h->chunk_count * 70 + (uint64_t) h->frame_count * 31 + 16 ||
+		h->frame_count > (uint64_t) h->chunk_count + 1 ||
+		(uint64_t) h->frame_count * 9 > h->total_len - h->payload_offset)
+		return sl_fail(err, SL_ERR_CORRUPT,
+					   "header counts are inconsistent (%u chunks, %u frames, %u directory bytes)",
+					   h->chunk_count, h->frame_count, h->dir_raw_len);
+	return 0;
+}
+
 /* Decode and check a v3 directory: columns, frame placement, summary. */
 static int
 decode_dir_v3(sl_value *v, sl_err *err)
@@ -423,14 +441,6 @@ decode_dir_v3(sl_value *v, sl_err *err)
 	const uint8_t *p;
 	int			rc;
 
-	/* every entry takes at least 5 directory bytes and every frame 4 */
-	if ((uint64_t) h->chunk_count * 5 + (uint64_t) h->frame_count * 4 > h->dir_raw_len ||
-		(uint64_t) h->dir_raw_len > (uint64_t) h->chunk_count * 70 + (uint64_t) h->frame_count * 31 + 16 ||
-		h->frame_count > (uint64_t) h->chunk_count + 1 ||
-		(uint64_t) h->frame_count * 9 > h->total_len - h->payload_offset)
-		return sl_fail(err, SL_ERR_CORRUPT,
-					   "header counts are inconsistent (%u chunks, %u frames, %u directory bytes)",
-					   h->chunk_count, h->frame_count, h->dir_raw_len);
 	p = dir_bytes_v3(v, &tmp, err);
 	if (p == NULL)
 		return -1;
@@ -487,6 +497,8 @@ open_value(sl_value *v, sl_fetch_fn fetch, void *ctx, size_t total_len,
 		return sl_fail(err, SL_ERR_CORRUPT, "header checksum mismatch (stored %08x, computed %08x)",
 					   sl_get_u32le(buf + crc_at), sl_meta_crc(buf, v->hdr.payload_offset, crc_at));
 	v->meta = buf;
+	if (v->hdr.version >= 3 && check_counts_v3(&v->hdr, err))
+		return -1;
 	v->dir = sl_alloc_err(((size_t) v->hdr.chunk_count + 1) * sizeof(sl_dirslot), err);
 	v->frames = sl_alloc_err(((size_t) v->hdr.frame_count + 1) * sizeof(sl_frame), err);
 	if (v->dir == NULL || v->frames == NULL)
