@@ -219,6 +219,7 @@ CREATE OR REPLACE FUNCTION slime_mcc(x integer, z integer, data bytea, kind text
 -- they have a loader's shape: another role's table, with its triggers,
 -- would run that role's code as every server that saves into it.
 DROP FUNCTION slime_loader_create(text);
+-- (with the memo column of the game-server section's saves)
 CREATE FUNCTION slime_loader_create(name text, in_schema name DEFAULT pg_catalog.current_schema())
 RETURNS regclass
 LANGUAGE plpgsql VOLATILE
@@ -250,12 +251,20 @@ BEGIN
 				token    pg_catalog.int8 NOT NULL DEFAULT 0,
 				expires  pg_catalog.timestamptz,
 				saves    pg_catalog.int8 NOT NULL DEFAULT 0,
-				file     pg_catalog.bytea
+				file     pg_catalog.bytea,
+				memo     pg_catalog.bytea
 			);
-			ALTER TABLE %1$s ALTER COLUMN file SET STORAGE EXTERNAL
+			ALTER TABLE %1$s ALTER COLUMN file SET STORAGE EXTERNAL;
+			ALTER TABLE %1$s ALTER COLUMN memo SET STORAGE EXTERNAL
 			$ddl$, worlds);
 	ELSE
 		PERFORM @extschema@.slime_loader_check(worlds::pg_catalog.regclass, NULL);
+		IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
+					   WHERE attrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(worlds)
+						 AND attname OPERATOR(pg_catalog.=) 'memo' AND NOT attisdropped) THEN
+			EXECUTE pg_catalog.format('ALTER TABLE %1$s ADD COLUMN IF NOT EXISTS memo pg_catalog.bytea; '
+									  'ALTER TABLE %1$s ALTER COLUMN memo SET STORAGE EXTERNAL', worlds);
+		END IF;
 	END IF;
 	IF pg_catalog.to_regclass(saves) IS NULL THEN
 		EXECUTE pg_catalog.format($ddl$
@@ -388,76 +397,8 @@ CREATE FUNCTION slime_loader_convert(file bytea, prev bytea, OUT data slime, OUT
 	SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION slime_loader_convert(bytea, bytea) FROM PUBLIC;
 
--- slime_loader_create as the security section made it (owner and shape
--- checks, the schema a parameter), and the worlds table's memo column: made
--- with new tables, added to one made before 0.5.0 (once it passed the checks).
-CREATE OR REPLACE FUNCTION slime_loader_create(name text, in_schema name DEFAULT pg_catalog.current_schema())
-RETURNS regclass
-LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-	worlds text;
-	saves text;
-BEGIN
-	IF name IS NULL THEN
-		RAISE EXCEPTION 'loader table name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
-	END IF;
-	IF in_schema IS NULL THEN
-		RAISE EXCEPTION 'no schema to create loader table "%" in', name USING ERRCODE = 'invalid_schema_name';
-	END IF;
-	IF pg_catalog.octet_length(name) NOT BETWEEN 1 AND 56 THEN
-		RAISE EXCEPTION 'loader table name "%" must be 1 to 56 bytes long', name
-			USING ERRCODE = 'invalid_name';
-	END IF;
-	worlds := pg_catalog.format('%I.%I', in_schema, name OPERATOR(pg_catalog.||) '_worlds');
-	saves := pg_catalog.format('%I.%I', in_schema, name);
-	-- two servers starting at once: one creates, the other finds the tables
-	PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('slime_loader_create'), pg_catalog.hashtext(name));
-	IF pg_catalog.to_regclass(worlds) IS NULL THEN
-		EXECUTE pg_catalog.format($ddl$
-			CREATE TABLE %1$s (
-				world    pg_catalog.text NOT NULL PRIMARY KEY,
-				holder   pg_catalog.text,
-				token    pg_catalog.int8 NOT NULL DEFAULT 0,
-				expires  pg_catalog.timestamptz,
-				saves    pg_catalog.int8 NOT NULL DEFAULT 0,
-				file     pg_catalog.bytea,
-				memo     pg_catalog.bytea
-			);
-			ALTER TABLE %1$s ALTER COLUMN file SET STORAGE EXTERNAL;
-			ALTER TABLE %1$s ALTER COLUMN memo SET STORAGE EXTERNAL
-			$ddl$, worlds);
-	ELSE
-		PERFORM @extschema@.slime_loader_check(worlds::pg_catalog.regclass, NULL);
-		IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
-					   WHERE attrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(worlds)
-						 AND attname OPERATOR(pg_catalog.=) 'memo' AND NOT attisdropped) THEN
-			EXECUTE pg_catalog.format('ALTER TABLE %1$s ADD COLUMN IF NOT EXISTS memo pg_catalog.bytea; '
-									  'ALTER TABLE %1$s ALTER COLUMN memo SET STORAGE EXTERNAL', worlds);
-		END IF;
-	END IF;
-	IF pg_catalog.to_regclass(saves) IS NULL THEN
-		EXECUTE pg_catalog.format($ddl$
-			CREATE TABLE %1$s (
-				world    pg_catalog.text NOT NULL REFERENCES %2$s (world),
-				save     pg_catalog.int8 NOT NULL,
-				saved_at pg_catalog.timestamptz NOT NULL,
-				token    pg_catalog.int8 NOT NULL,
-				data     @extschema@.slime NOT NULL,
-				PRIMARY KEY (world, save)
-			);
-			CREATE TRIGGER %3$I BEFORE INSERT OR UPDATE ON %1$s
-				FOR EACH ROW EXECUTE FUNCTION @extschema@.slime_lease_fence(%2$L);
-			CREATE TRIGGER %4$I BEFORE INSERT OR UPDATE ON %1$s
-				FOR EACH ROW EXECUTE FUNCTION @extschema@.slime_store_trigger()
-			$ddl$, saves, worlds, name OPERATOR(pg_catalog.||) '_fence', name OPERATOR(pg_catalog.||) '_store');
-	ELSE
-		PERFORM @extschema@.slime_loader_check(saves::pg_catalog.regclass, worlds::pg_catalog.regclass);
-	END IF;
-	RETURN saves::pg_catalog.regclass;
-END
-$$;
+-- slime_loader_create (security section) makes worlds tables with the memo
+-- column and adds it to one made before 0.5.0.
 
 -- Loader tables made before 0.5.0: their worlds tables get the memo column.
 DO $$

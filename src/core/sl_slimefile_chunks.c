@@ -2,7 +2,7 @@
  * sl_slimefile_chunks.c - the chunk layouts of slime files: versions 1-9
  * (a chunk bitmask, world-level tile entities and entities) and 10-13 (a
  * chunk count, per-chunk documents), each chunk read into vanilla chunk
- * NBT with the machinery of sl_slimefile.c (sl_slimefile_int.h).
+ * NBT with the machinery of sl_slimefile_base.c (sl_slimefile_int.h).
  */
 #include "sl_slimefile_int.h"
 

@@ -1,7 +1,10 @@
 /*
- * sl_slimefile_int.h - what the slime file reader's files share
- * (sl_slimefile.c, sl_slimefile_chunks.c) and the writer's one borrowing
- * (sl_slimefile_write.c: the section range). Not part of the core's API.
+ * sl_slimefile_int.h - what the slime file reader's files share: the state
+ * of a read and the functions of sl_slimefile_base.c, which
+ * sl_slimefile_chunks.c (the layouts) and sl_slimefile.c (the entry point)
+ * call, and the writer borrows (sl_slimefile_write.c: the section range).
+ * The calls go one way: entry point -> layouts -> base. Not part of the
+ * core's API.
  */
 #ifndef SL_SLIMEFILE_INT_H
 #define SL_SLIMEFILE_INT_H
@@ -59,7 +62,7 @@ typedef struct sf
 	sl_lmemo   *memo_out;		/* the records of this file, or NULL */
 } sf;
 
-/* The cursor (sl_slimefile.c): each reads at r->pos and fails naming the field and its offset. */
+/* The cursor (sl_slimefile_base.c): each reads at r->pos and fails naming the field and its offset. */
 int			sl_sf_fail(sf *s, const rd *r, size_t at, sl_code code, const char *field,
 					   const char *fmt,...)
 					   __attribute__((format(printf, 6, 7)));
@@ -78,7 +81,7 @@ int			sl_sf_parse_doc(sf *s, const rd *r, size_t at, const char *field,
 int			sl_sf_doc(sf *s, rd *r, const char *field, sl_nbt **out);
 int			sl_sf_doc_any(sf *s, rd *r, const char *field, sl_nbt **out);
 
-/* Trees in an arena (sl_slimefile.c); a NULL child is an error already set. */
+/* Trees in an arena (sl_slimefile_base.c); a NULL child is an error already set. */
 sl_nbt	   *sl_sf_node(sf *s, sl_arena *a, int type, const char *name);
 int			sl_sf_add(sf *s, sl_arena *a, sl_nbt *parent, sl_nbt *child);
 sl_nbt	   *sl_sf_int(sf *s, sl_arena *a, const char *name, int64_t v, int type);
@@ -89,7 +92,7 @@ sl_nbt	   *sl_sf_rename(sf *s, sl_arena *a, const sl_nbt *src, const char *name)
 sl_nbt	   *sl_sf_list(sf *s, sl_arena *a, const char *name);
 int			sl_sf_add_opt(sf *s, sl_arena *a, sl_nbt *parent, sl_nbt *child);
 
-/* Chunk documents to the builder, world-level items of v1-v10 (sl_slimefile.c). */
+/* Chunk documents to the builder, world-level items of v1-v10 (sl_slimefile_base.c). */
 int			sl_sf_emit(sf *s, int comp, const sl_nbt *root);
 int			sl_sf_emit_entities(sf *s, sl_nbt *list);
 int			sl_sf_entity_files(const sf *s);
@@ -100,7 +103,7 @@ int			sl_sf_place_list(sf *s, const rd *r, size_t at, const char *field,
 sl_nbt	   *sl_sf_chunk_list(sf *s, placed *all, size_t n, int32_t x, int32_t z,
 							 const char *name, uint32_t *first);
 
-/* The world compound (sl_slimefile.c). */
+/* The world compound (sl_slimefile_base.c). */
 void		sl_sf_section_range(const sl_nbt *extra, int *min, int *max);
 int			sl_sf_set_world(sf *s, const int32_t *bounds, sl_nbt *extra, sl_nbt *maps);
 int			sl_sf_collect_orphans(sf *s, placed *all, size_t n, int tiles, const rd *r,
