@@ -102,4 +102,9 @@ SELECT slime_loader_save('old_isl', 'old', 1, pg_read_binary_file(:'corpus' || '
 SELECT slime_lease_release('old_isl', 'old', 1) AS released;
 SELECT items AS files_dropped FROM slime_settle('0') WHERE what = 'loader files';
 SELECT slime_loader_load('old_isl', 'old') = pg_read_binary_file(:'corpus' || '/slime/jaxkdev-slimeworld/test.slime') AS loads_as_given;
+-- once a newer save replaced that file, rolling back to it is refused
+-- naming the chunk and what it lacks (these chunks have no DataVersion)
+SELECT slime_lease_acquire('old_isl', 'old', 'srv', '1 hour') AS token;
+SELECT slime_loader_save('old_isl', 'old', 2, pg_read_binary_file(:'corpus' || '/slime/jaxkdev-slimeworld/world.slime')) AS save;
+SELECT slime_loader_rollback('old_isl', 'old', 1, 2);
 DROP TABLE old_isl, old_isl_worlds;
