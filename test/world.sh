@@ -31,6 +31,10 @@
 # session.lock, and which level.dat is written when dimensions disagree.
 # Last, a folder that is not a world: copy-world, import-world.sh and demo.sh
 # refuse it before creating or stopping anything, naming what they looked for.
+# Then slimetool's world files: values (.slimev), slime files (.slime) and
+# region files told apart by their bytes in every command taking a world,
+# other files refused saying what reads them, render's pixel cap; and the
+# world scripts' messages for a world imported twice or not in the table.
 #
 # Uses the cluster in the PG* environment, else starts a throwaway one.
 set -euo pipefail
@@ -619,5 +623,18 @@ tool_ok "render of a region file under another name with --rx/--rz" \
 # 80 x 80 blocks at scale 64: 26214400 pixels, over slime.max_render_pixels' default 4096^2
 tool_refuses "render over SQL's pixel cap" "exceeds the cap of 16777216 pixels" "hint: --max-pixels" -- "$TOOL" render "$TW/a.slimev" --scale 64 -o "$TW/big.png"
 tool_ok "render over the cap with --max-pixels" "$TOOL" render "$TW/a.slimev" --scale 64 --max-pixels 26214400 --quiet -o "$TW/big.png"
+
+# ---- 8. the world scripts' first-hour messages -------------------------------
+slime_log "world: import-world.sh twice, export-world.sh of a world not there"
+bash test/import-world.sh --quiet "$TW/gw" twice island >/dev/null 2>&1
+tool_refuses "import-world.sh of a world already in the table" \
+    "world 'island' is already in twice \(minecraft:overworld\); nothing was stored" \
+    "to replace it, delete it first \(DELETE FROM twice WHERE world = 'island'\)" -- \
+    bash test/import-world.sh --quiet "$TW/gw" twice island
+if grep -q "duplicate key" "$WORK/said"; then result FAIL "import-world.sh twice: a raw duplicate key error"; fi
+tool_refuses "export-world.sh of a world the table does not hold" \
+    "twice has no rows of world 'NoSuch' \(its worlds include 'island'\); nothing was written" -- \
+    bash test/export-world.sh NoSuch twice "$TW/nosuch"
+if [ -e "$TW/nosuch" ]; then result FAIL "export-world.sh of a world not there created its folder"; fi
 
 finish
