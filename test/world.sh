@@ -615,6 +615,8 @@ fi
 tool_refuses "info of level.dat" "is gzip-compressed data .*not a world" "hint: a level.dat belongs in a world folder" -- "$TOOL" info "$TW/gw/level.dat"
 tool_refuses "export-region of a region file" "neither a slime value nor a slime file" \
     "hint: region files are read by slimetool import-region" -- "$TOOL" export-region "$TW/r.0.0.mca" 0 0 -o "$TW/x.mca"
+tool_refuses "import-region of a file that does not exist names the file" "slimetool: $TW/nosuch/r.0.0.mca: No such file" -- \
+    "$TOOL" import-region "$TW/nosuch/r.0.0.mca" -o "$TW/x.slimev"
 tool_refuses "import-slime of a value file" "is a slime value .*not a slime file" -- "$TOOL" import-slime "$TW/a.slimev" -o "$TW/x.slimev"
 cp "$TW/r.0.0.mca" "$TW/unnamed.bin"
 tool_refuses "render of a region file under another name" "not named r.X.Z.mca" "give --rx and --rz" -- "$TOOL" render "$TW/unnamed.bin" -o "$TW/x.png"

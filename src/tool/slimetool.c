@@ -229,24 +229,6 @@ parse_import(int argc, char **argv, import_opts *o)
 	return 0;
 }
 
-/* Split a path into a malloc'd directory and a pointer to the base name. */
-static char *
-split_path(const char *path, const char **base)
-{
-	const char *slash = strrchr(path, '/');
-	char	   *dir;
-
-	*base = slash ? slash + 1 : path;
-	if (slash == NULL)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	dir = strdup(path);
-	if (dir)
-		dir[slash - path] = '\0';
-	return dir;
-}
-
 /* The part of a path after its last slash. */
 static const char *
 base_name(const char *path)
@@ -298,26 +280,6 @@ resolve_coords(import_opts *o)
 							 kind_names[k], o->files[k], nx, nz);
 	}
 	return 0;
-}
-
-/* Read one region-format file (kind comp) named by path into the builder. */
-static int
-read_one(sl_builder *b, int comp, const char *path, const import_opts *o, tool_stats *st)
-{
-	const char *base;
-	char	   *dir = split_path(path, &base);
-	char	  **names = NULL;
-	int			n = 0;
-	int			rc;
-
-	if (dir == NULL)
-		return tool_fail("out of memory");
-	rc = tool_list_dir(dir, &names, &n);
-	if (rc == 0)
-		rc = tool_read_region(b, comp, dir, base, o->rx, o->rz, names, n, o->strict, st);
-	tool_free_names(names, n);
-	free(dir);
-	return rc;
 }
 
 /* Encode a builder and write it to path; report sizes on stderr. */
@@ -375,7 +337,7 @@ cmd_import_region(int argc, char **argv)
 		}
 	for (int k = 0; k < SL_NCOMP && rc == 0; k++)
 		if (o.files[k])
-			rc = read_one(&b, k, o.files[k], &o, &st);
+			rc = tool_read_region_path(&b, k, o.files[k], o.rx, o.rz, o.strict, &st);
 	snprintf(what, sizeof(what), "region (%d,%d)", o.rx, o.rz);
 	tool_progress_end();
 	if (rc == 0)
@@ -476,7 +438,7 @@ static int
 write_externals(const char *out, const sl_external *ext, int next)
 {
 	const char *base;
-	char	   *dir = split_path(out, &base);
+	char	   *dir = tool_split_path(out, &base);
 	int			rc = 0;
 
 	for (int i = 0; i < next && rc == 0; i++)

@@ -50,6 +50,9 @@ int			tool_parse_int(const char *s, int32_t *out);
 int			tool_parse_coords(const char *name, const char *prefix, const char *ext,
 							  int32_t *a, int32_t *b);
 
+/* Split a path into a malloc'd directory and a pointer to its base name. */
+char	   *tool_split_path(const char *path, const char **base);
+
 /* Count the region-format files (r.X.Z.mca / .mcr) of dir and their bytes into *files, *bytes. */
 void		tool_count_regions(const char *dir, uint64_t *files, uint64_t *bytes);
 
@@ -78,6 +81,13 @@ void		tool_reader_hint(sl_sniff_kind kind);
 int			tool_read_region(sl_builder *b, int comp, const char *dir, const char *name,
 							 int32_t rx, int32_t rz, char **dir_names, int ndir,
 							 int strict, tool_stats *st);
+
+/*
+ * tool_read_region of the file at path: a missing file is named, its folder
+ * listed for the .mcc files of region rx,rz.
+ */
+int			tool_read_region_path(sl_builder *b, int comp, const char *path,
+								  int32_t rx, int32_t rz, int strict, tool_stats *st);
 
 /* Which world files a command takes (tool_world_open). */
 typedef struct tool_world_opts

@@ -39,10 +39,6 @@ static int
 region_value(const char *path, const tool_world_opts *o, tool_world *w)
 {
 	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	char	   *dir = slash ? strndup(path, (size_t) (slash - path) + (slash == path)) : strdup(".");
-	char	  **names = NULL;
-	int			n = 0;
 	sl_builder	b;
 	tool_stats	st;
 	sl_encode_opts enc = sl_default_encode_opts;
@@ -52,18 +48,12 @@ region_value(const char *path, const tool_world_opts *o, tool_world *w)
 	memset(&b, 0, sizeof(b));
 	memset(&st, 0, sizeof(st));
 	enc.level = 1;
-	if (dir == NULL)
-		return tool_fail("out of memory");
-	rc = region_coords(path, base, o, &w->rx, &w->rz);
+	rc = region_coords(path, slash ? slash + 1 : path, o, &w->rx, &w->rz);
 	if (rc == 0)
-		rc = tool_list_dir(dir, &names, &n);
-	if (rc == 0)
-		rc = tool_read_region(&b, SL_COMP_REGION, dir, base, w->rx, w->rz, names, n, 1, &st);
+		rc = tool_read_region_path(&b, SL_COMP_REGION, path, w->rx, w->rz, 1, &st);
 	if (rc == 0 && sl_builder_encode(&b, &enc, &sl_default_limits, &w->built, &err))
 		rc = tool_fail_err(&err, path);
-	tool_free_names(names, n);
 	sl_builder_free(&b);
-	free(dir);
 	return rc;
 }
 
