@@ -102,4 +102,24 @@ SELECT slime_loader_save('old_isl', 'old', 1, pg_read_binary_file(:'corpus' || '
 SELECT slime_lease_release('old_isl', 'old', 1) AS released;
 SELECT items AS files_dropped FROM slime_settle('0') WHERE what = 'loader files';
 SELECT slime_loader_load('old_isl', 'old') = pg_read_binary_file(:'corpus' || '/slime/jaxkdev-slimeworld/test.slime') AS loads_as_given;
+-- once a newer save replaced that file, rolling back to it is refused
+-- naming the chunk and what it lacks (these chunks have no DataVersion)
+SELECT slime_lease_acquire('old_isl', 'old', 'srv', '1 hour') AS token;
+SELECT slime_loader_save('old_isl', 'old', 2, pg_read_binary_file(:'corpus' || '/slime/jaxkdev-slimeworld/world.slime')) AS save;
+SELECT slime_loader_rollback('old_isl', 'old', 1, 2);
 DROP TABLE old_isl, old_isl_worlds;
+
+-- slime_info's chunks counts chunk positions, the rows of slime_chunks; each
+-- position holds a region, entities and/or POI document, and the kind counts
+-- count the positions holding that kind, so chunks is not their sum.
+-- slime_chunks' raw_bytes adds up a position's documents of every kind
+WITH w AS (SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_superflat/r.0.0.mca'), 0, 0,
+               entities => pg_read_binary_file(:'corpus' || '/entities-1.17plus/amulet-core/1_18_superflat/r.0.0.mca')) AS world)
+SELECT i -> 'chunks' AS chunks, i -> 'region_chunks' AS region, i -> 'entity_chunks' AS entities, i -> 'poi_chunks' AS poi,
+       (SELECT count(*) FROM slime_chunks(world)) AS chunk_rows,
+       (SELECT count(*) FROM slime_chunks(world) c WHERE slime_chunk_nbt(world, c.x, c.z, 'entities') IS NOT NULL) AS rows_with_entities,
+       (SELECT bool_and(c.raw_bytes = coalesce(length(slime_chunk_nbt(world, c.x, c.z, 'region')), 0)
+                        + coalesce(length(slime_chunk_nbt(world, c.x, c.z, 'entities')), 0)
+                        + coalesce(length(slime_chunk_nbt(world, c.x, c.z, 'poi')), 0))
+          FROM slime_chunks(world) c) AS raw_bytes_all_kinds
+FROM w, slime_info(w.world) i;

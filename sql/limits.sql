@@ -52,9 +52,30 @@ RESET slime.max_palette;
 SELECT count(*) AS states FROM slime_block_counts(slime_put_chunk(NULL, 0, 0, section_with_palette(17)));
 SHOW slime.max_palette;
 
--- only superusers may change the caps
+-- only superusers may change the caps, and how much input is checked: in a
+-- session that has loaded the library, a non-superuser's SET fails at once
 CREATE ROLE slime_player;
 SET ROLE slime_player;
 SET slime.max_chunk_size = '1GB';
+SET slime.input_check = structure;
+SHOW slime.input_check;
 RESET ROLE;
+SET slime.input_check = structure;
+SHOW slime.input_check;
+RESET slime.input_check;
+-- a new session loads the library only when it first uses slime, so before
+-- that PostgreSQL takes the SET as a placeholder and drops it with a warning
+-- at the first use; with the library preloaded the SET itself fails
+ALTER ROLE slime_player LOGIN;
+SELECT current_user AS superuser \gset
+\c - slime_player
+SET slime.input_check = structure;
+SELECT slime_info(NULL) AS loads_the_library;
+SHOW slime.input_check;
+\c - :superuser
+ALTER ROLE slime_player SET session_preload_libraries = 'slime';
+\c - slime_player
+SET slime.input_check = structure;
+SHOW slime.input_check;
+\c - :superuser
 DROP ROLE slime_player;

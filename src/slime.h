@@ -8,6 +8,7 @@
 #include "fmgr.h"
 
 #include "sl_common.h"
+#include "sl_render.h"
 #include "sl_value.h"
 
 /* Raise err as an ERROR; in_input maps corruption to bad input. */
@@ -33,7 +34,7 @@ void		slime_raise_chunk(sl_err *err, int32 x, int32 z) pg_attribute_noreturn();
 const sl_limits *slime_limits(void);
 
 /* slime.max_render_pixels: the largest image slime_render_map draws (default 4096 x 4096). */
-#define SLIME_DEFAULT_MAX_RENDER_PIXELS (4096 * 4096)
+#define SLIME_DEFAULT_MAX_RENDER_PIXELS SL_MAP_DEFAULT_MAX_PIXELS
 uint64		slime_max_render_pixels(void);
 
 /* An opened slime datum. */

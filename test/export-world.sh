@@ -62,6 +62,15 @@ tag=w
 while [[ $world == *"\$$tag\$"* ]]; do tag=${tag}w; done
 lit="\$$tag\$$world\$$tag\$"
 
+# A world the table does not hold: say so by name before DIR is touched.
+rows=$(psql -X -q -At -v ON_ERROR_STOP=1 -c "SELECT count(*) FROM $table WHERE world = $lit") || exit 1
+if [ "$rows" = 0 ]; then
+    some=$(psql -X -q -At -v ON_ERROR_STOP=1 \
+        -c "SELECT string_agg(quote_literal(world), ', ') FROM (SELECT DISTINCT world FROM $table ORDER BY 1 LIMIT 5) s") || exit 1
+    echo "$0: $table has no rows of world '$world'${some:+ (its worlds include $some)}; nothing was written" >&2
+    exit 1
+fi
+
 # \copy takes the rest of its line: the query must be one line.
 if ! psql -X -q -v ON_ERROR_STOP=1 \
         -c "\\copy (SELECT world, dimension, slime_resolve(data) FROM $table WHERE world = $lit ORDER BY dimension) TO STDOUT (FORMAT binary)" |

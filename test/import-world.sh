@@ -13,7 +13,8 @@
 # PATH. SLIMETOOL_OPTS (e.g. --lenient) is passed to copy-world.
 #
 # WORLD_NAME defaults to the folder's base name. The import is one COPY:
-# if anything fails (a damaged chunk, a duplicate world) nothing is stored.
+# if anything fails (a damaged chunk) nothing is stored. A world already in
+# TABLE is refused before the folder is read, saying how to replace it.
 # On a terminal, copy-world shows its progress on one line of stderr (files
 # and chunks done of their totals, MB, rate, time left); --quiet, or a
 # stderr that is not a terminal, leaves only the summary lines.
@@ -65,6 +66,19 @@ psql_() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 psql_ -c "SET client_min_messages = warning" \
       -c "CREATE TABLE IF NOT EXISTS $table (world text, dimension text, data slime, PRIMARY KEY (world, dimension))"
+
+# A world already in the table: say so and how to replace it, not a raw
+# duplicate key error after the whole folder was read.
+have=$(psql_ -At -v world="$world_name" <<SQL
+SELECT string_agg(dimension, ', ' ORDER BY dimension) FROM $table WHERE world = :'world';
+SQL
+)
+if [ -n "$have" ]; then
+    echo "$0: world '$world_name' is already in $table ($have); nothing was stored" >&2
+    q=${world_name//"'"/"''"}
+    echo "$0: to replace it, delete it first (DELETE FROM $table WHERE world = '$q') and run this again; or give another WORLD_NAME" >&2
+    exit 1
+fi
 
 # shellcheck disable=SC2086  # SLIMETOOL_OPTS is a list of options
 if ! "$tool" copy-world "$world_dir" --name "$world_name" "${quiet[@]}" ${SLIMETOOL_OPTS:-} |

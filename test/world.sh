@@ -31,6 +31,10 @@
 # session.lock, and which level.dat is written when dimensions disagree.
 # Last, a folder that is not a world: copy-world, import-world.sh and demo.sh
 # refuse it before creating or stopping anything, naming what they looked for.
+# Then slimetool's world files: values (.slimev), slime files (.slime) and
+# region files told apart by their bytes in every command taking a world,
+# other files refused saying what reads them, render's pixel cap; and the
+# world scripts' messages for a world imported twice or not in the table.
 #
 # Uses the cluster in the PG* environment, else starts a throwaway one.
 set -euo pipefail
@@ -556,5 +560,83 @@ if "$TOOL" copy-world "$bare" --check >"$WORK/said" 2>&1 && grep -q "the folder 
 else
     result FAIL "a bare folder of region files: $(cat "$WORK/said")"
 fi
+
+# ---- 7. the tool's world files: values (.slimev), slime files (.slime), region files ----
+# Every command taking a world tells the three apart by their bytes; other
+# files are refused saying what they are; render keeps SQL's pixel cap.
+slime_log "world: slimetool's world files"
+TW=$WORK/toolworld
+mkdir -p "$TW"
+"$TOOL" gen-world "$TW/gw" >/dev/null 2>&1
+tool_ok() {   # tool_ok WHAT COMMAND...: the command succeeds
+    local what=$1; shift
+    if "$@" >"$WORK/said" 2>&1; then result OK "$what"; else result FAIL "$what: $(cat "$WORK/said")"; fi
+}
+tool_refuses() {   # tool_refuses WHAT PATTERN... -- COMMAND...: fails, saying every PATTERN
+    local what=$1 p; shift
+    local want=()
+    while [ "$1" != -- ]; do want+=("$1"); shift; done
+    shift
+    if "$@" >"$WORK/said" 2>&1; then
+        result FAIL "$what: exit 0"
+        return
+    fi
+    for p in "${want[@]}"; do
+        grep -Eq -- "$p" "$WORK/said" || { result FAIL "$what: $(cat "$WORK/said")"; return; }
+    done
+    result OK "$what: $(head -n 1 "$WORK/said" | cut -c1-120)"
+}
+tool_ok "import-region of a generated region file to a value file" \
+    "$TOOL" import-region --quiet "$TW/gw/region/r.0.0.mca" -o "$TW/a.slimev"
+tool_ok "export-slime of a value file" "$TOOL" export-slime "$TW/a.slimev" -o "$TW/island.slime"
+info_of() { "$TOOL" info "$1" 2>/dev/null | sed -E 's/, "(raw_bytes|stored_bytes|frames|has_level|hash)": [^,}]*//g'; }
+if [ -n "$(info_of "$TW/a.slimev")" ] && [ "$(info_of "$TW/island.slime")" = "$(info_of "$TW/a.slimev")" ] &&
+        "$TOOL" info "$TW/island.slime" 2>&1 >/dev/null | grep -q "slime file version 13, read into a value"; then
+    result OK "info of the slime file export-slime wrote: the value's chunks, kinds, DataVersions and bounds"
+else
+    result FAIL "info of island.slime: $("$TOOL" info "$TW/island.slime" 2>&1)"
+fi
+if "$TOOL" export-slime "$TW/island.slime" -o "$TW/again.slime" >/dev/null 2>&1 && cmp -s "$TW/island.slime" "$TW/again.slime"; then
+    result OK "export-slime of a slime file writes the same bytes again"
+else
+    result FAIL "export-slime of a slime file: not the same bytes"
+fi
+for f in "$TW/island.slime" "$TW/gw/region/r.0.0.mca" "$CORPUS/slime/newsky/skyblock.slime"; do
+    [ -f "$f" ] || continue
+    tool_ok "verify ${f#"$WORK"/}" "$TOOL" verify "$f"
+    tool_ok "render ${f#"$WORK"/}" "$TOOL" render "$f" --quiet -o "$TW/map.png"
+done
+tool_ok "export-region of a slime file" "$TOOL" export-region "$TW/island.slime" 0 0 -o "$TW/r.0.0.mca"
+if [ "$(info_of "$TW/r.0.0.mca")" = "$(info_of "$TW/a.slimev")" ]; then
+    result OK "info of a region file: the value import-region makes of it"
+else
+    result FAIL "info of a region file: $(info_of "$TW/r.0.0.mca")"
+fi
+tool_refuses "info of level.dat" "is gzip-compressed data .*not a world" "hint: a level.dat belongs in a world folder" -- "$TOOL" info "$TW/gw/level.dat"
+tool_refuses "export-region of a region file" "neither a slime value nor a slime file" \
+    "hint: region files are read by slimetool import-region" -- "$TOOL" export-region "$TW/r.0.0.mca" 0 0 -o "$TW/x.mca"
+tool_refuses "import-region of a file that does not exist names the file" "slimetool: $TW/nosuch/r.0.0.mca: No such file" -- \
+    "$TOOL" import-region "$TW/nosuch/r.0.0.mca" -o "$TW/x.slimev"
+tool_refuses "import-slime of a value file" "is a slime value .*not a slime file" -- "$TOOL" import-slime "$TW/a.slimev" -o "$TW/x.slimev"
+cp "$TW/r.0.0.mca" "$TW/unnamed.bin"
+tool_refuses "render of a region file under another name" "not named r.X.Z.mca" "give --rx and --rz" -- "$TOOL" render "$TW/unnamed.bin" -o "$TW/x.png"
+tool_ok "render of a region file under another name with --rx/--rz" \
+    "$TOOL" render "$TW/unnamed.bin" --rx 0 --rz 0 --quiet -o "$TW/x.png"
+# 80 x 80 blocks at scale 64: 26214400 pixels, over slime.max_render_pixels' default 4096^2
+tool_refuses "render over SQL's pixel cap" "exceeds the cap of 16777216 pixels" "hint: --max-pixels" -- "$TOOL" render "$TW/a.slimev" --scale 64 -o "$TW/big.png"
+tool_ok "render over the cap with --max-pixels" "$TOOL" render "$TW/a.slimev" --scale 64 --max-pixels 26214400 --quiet -o "$TW/big.png"
+
+# ---- 8. the world scripts' first-hour messages -------------------------------
+slime_log "world: import-world.sh twice, export-world.sh of a world not there"
+bash test/import-world.sh --quiet "$TW/gw" twice island >/dev/null 2>&1
+tool_refuses "import-world.sh of a world already in the table" \
+    "world 'island' is already in twice \(minecraft:overworld\); nothing was stored" \
+    "to replace it, delete it first \(DELETE FROM twice WHERE world = 'island'\)" -- \
+    bash test/import-world.sh --quiet "$TW/gw" twice island
+if grep -q "duplicate key" "$WORK/said"; then result FAIL "import-world.sh twice: a raw duplicate key error"; fi
+tool_refuses "export-world.sh of a world the table does not hold" \
+    "twice has no rows of world 'NoSuch' \(its worlds include 'island'\); nothing was written" -- \
+    bash test/export-world.sh NoSuch twice "$TW/nosuch"
+if [ -e "$TW/nosuch" ]; then result FAIL "export-world.sh of a world not there created its folder"; fi
 
 finish

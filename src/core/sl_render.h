@@ -15,6 +15,9 @@
 #include "sl_common.h"
 #include "sl_value.h"
 
+/* The default cap on a map's pixels: slime.max_render_pixels and slimetool render. */
+#define SL_MAP_DEFAULT_MAX_PIXELS	(4096 * 4096)
+
 /* What to render. */
 typedef struct sl_map_opts
 {

@@ -5,9 +5,10 @@
  *   slimetool render IN [--y-max N] [--scale N] [--max-pixels N]
  *                    [--rx N --rz N] [--quiet] -o OUT.png
  *
- * IN is a value file (the raw bytes of a slime value, as import-region
- * writes them) or a region file r.X.Z.mca / .mcr (its coordinates from the
- * name, or --rx/--rz), read strictly.
+ * IN is a value file (.slimev, the raw bytes of a slime value, as
+ * import-region writes them), a slime file (.slime, AdvancedSlimePaper) or
+ * a region file r.X.Z.mca / .mcr (its coordinates from the name, or
+ * --rx/--rz), read strictly: tool_world_open tells them apart by their bytes.
  */
 #include "tool.h"
 #include "progress.h"
@@ -18,8 +19,6 @@
 
 #include "sl_png.h"
 #include "sl_render.h"
-
-#define RENDER_DEFAULT_MAX_PIXELS	((uint64_t) 16384 * 16384)
 
 /* Options of render. */
 typedef struct render_opts
@@ -42,7 +41,7 @@ render_usage(const char *why, const char *arg)
 		fprintf(stderr, why, arg);
 		fputc('\n', stderr);
 	}
-	fputs("usage: slimetool render IN.slime|r.X.Z.mca [--y-max N] [--scale N] [--max-pixels N]\n"
+	fputs("usage: slimetool render IN.slimev|IN.slime|r.X.Z.mca [--y-max N] [--scale N] [--max-pixels N]\n"
 		  "                        [--rx N --rz N] [--quiet] -o OUT.png\n", stderr);
 	return 2;
 }
@@ -53,7 +52,7 @@ parse_render(int argc, char **argv, render_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->map.scale = 1;
-	o->map.max_pixels = RENDER_DEFAULT_MAX_PIXELS;
+	o->map.max_pixels = SL_MAP_DEFAULT_MAX_PIXELS;	/* as slime.max_render_pixels */
 	for (int i = 1; i < argc; i++)
 	{
 		const char *a = argv[i];
@@ -98,57 +97,6 @@ parse_render(int argc, char **argv, render_opts *o)
 	return 0;
 }
 
-/* The region coordinates of a region file: --rx/--rz, else its name. */
-static int
-region_coords(const render_opts *o, const char *base, int32_t *rx, int32_t *rz)
-{
-	if (o->rx_arg || o->rz_arg)
-	{
-		if (!o->rx_arg || !o->rz_arg || tool_parse_int(o->rx_arg, rx) || tool_parse_int(o->rz_arg, rz))
-			return tool_fail("render: --rx and --rz take an integer each, and go together");
-		return 0;
-	}
-	if (tool_parse_coords(base, "r", "mca", rx, rz) || tool_parse_coords(base, "r", "mcr", rx, rz))
-		return 0;
-	return tool_fail("render: %s is neither a slime value nor named r.X.Z.mca/.mcr (give --rx and --rz)",
-					 o->in);
-}
-
-/* A region file as value bytes in value (strict read, the fastest zstd level). */
-static int
-region_value(const render_opts *o, sl_buf *value)
-{
-	const char *slash = strrchr(o->in, '/');
-	const char *base = slash ? slash + 1 : o->in;
-	char	   *dir = slash ? strndup(o->in, (size_t) (slash - o->in) + (slash == o->in)) : strdup(".");
-	char	  **names = NULL;
-	int			n = 0;
-	int32_t		rx,
-				rz;
-	sl_builder	b;
-	tool_stats	st;
-	sl_encode_opts enc = sl_default_encode_opts;
-	sl_err		err;
-	int			rc;
-
-	memset(&b, 0, sizeof(b));
-	memset(&st, 0, sizeof(st));
-	enc.level = 1;
-	if (dir == NULL)
-		return tool_fail("out of memory");
-	rc = region_coords(o, base, &rx, &rz);
-	if (rc == 0)
-		rc = tool_list_dir(dir, &names, &n);
-	if (rc == 0)
-		rc = tool_read_region(&b, SL_COMP_REGION, dir, base, rx, rz, names, n, 1, &st);
-	if (rc == 0 && sl_builder_encode(&b, &enc, &sl_default_limits, value, &err))
-		rc = tool_fail_err(&err, o->in);
-	tool_free_names(names, n);
-	sl_builder_free(&b);
-	free(dir);
-	return rc;
-}
-
 /* Progress callback of the renderer. */
 static void
 render_progress(void *ctx, uint32_t done, uint32_t total)
@@ -179,7 +127,11 @@ render_value(render_opts *o, sl_value *v)
 		sl_png_map(&m, o->map.scale, &png, &err))
 	{
 		sl_map_free(&m);
-		return tool_fail_err(&err, o->in);
+		tool_fail_err(&err, o->in);
+		if (err.code == SL_ERR_LIMIT)
+			fprintf(stderr, "slimetool: hint: --max-pixels N raises the cap of %llu pixels (by default slime.max_render_pixels' default)\n",
+					(unsigned long long) o->map.max_pixels);
+		return -1;
 	}
 	rc = tool_write_file(o->out, png.data, png.len);
 	tool_progress_end();
@@ -192,45 +144,30 @@ render_value(render_opts *o, sl_value *v)
 	return rc;
 }
 
-/* slimetool render: a value or region file as a top-down map PNG. */
+/* slimetool render: a world file as a top-down map PNG. */
 int
 cmd_render(int argc, char **argv)
 {
 	render_opts o;
-	uint8_t    *data = NULL;
-	size_t		len = 0;
-	sl_buf		value = {NULL, 0, 0};
-	sl_value	v;
-	sl_err		err;
+	tool_world_opts wo = {"render", 1, 1, NULL, NULL};
+	tool_world	w;
 	int			rc;
 
 	if ((rc = parse_render(argc, argv, &o)) != 0)
 		return rc;
+	wo.rx_arg = o.rx_arg;
+	wo.rz_arg = o.rz_arg;
 	tool_progress_start("render", o.quiet);
-	rc = tool_read_file(o.in, &data, &len);
-	if (rc == 0 && !(len >= 4 && memcmp(data, SL_VALUE_MAGIC, 4) == 0))
-	{
-		tool_progress_total(1, 0, len);
-		rc = region_value(&o, &value);
-		/* the read counted the file's chunks: count them again as rendered */
-		tool_progress_clear();
-		tool_progress_start("render", o.quiet);
-	}
+	rc = tool_world_open(o.in, &wo, &w);
 	if (rc == 0)
 	{
-		const uint8_t *bytes = value.data ? value.data : data;
-		size_t		n = value.data ? value.len : len;
-
-		if (sl_value_open_mem(&v, bytes, n, &sl_default_limits, &err))
-			rc = tool_fail_err(&err, o.in);
-		else
-		{
-			rc = render_value(&o, &v);
-			sl_value_close(&v);
-		}
+		/* a region file's read counted its chunks: count them again as rendered */
+		tool_progress_clear();
+		tool_world_note(o.in, &w);
+		tool_progress_start("render", o.quiet);
+		rc = render_value(&o, &w.v);
+		tool_world_close(&w);
 	}
 	tool_progress_end();
-	sl_buf_free(&value);
-	sl_free(data);
 	return rc ? 1 : 0;
 }

@@ -31,7 +31,7 @@ in_out(int argc, char **argv, const char *cmd, const char **in, const char **out
 	return 0;
 }
 
-/* slimetool import-slime FILE.slime -o OUT.slime: a slime file as a value. */
+/* slimetool import-slime FILE.slime -o OUT.slimev: a slime file as a value. */
 int
 cmd_import_slime(int argc, char **argv)
 {
@@ -49,6 +49,21 @@ cmd_import_slime(int argc, char **argv)
 		return 2;
 	if (tool_read_file(in, &data, &len))
 		return 1;
+	if (sl_sniff(data, len) != SL_SNIFF_SLIMEFILE)
+	{
+		sl_sniff_kind kind = sl_sniff(data, len);
+
+		if (kind)
+			tool_fail("import-slime: %s is %s, not a slime file", in, sl_sniff_name(kind));
+		else
+			tool_fail("import-slime: %s is not a slime file (it does not start with 0xB10B)", in);
+		if (kind)
+			tool_reader_hint(kind);
+		else
+			fputs("slimetool: hint: region files are read by slimetool import-region\n", stderr);
+		sl_free(data);
+		return 1;
+	}
 	memset(&b, 0, sizeof(b));
 	if (sl_slimefile_read(data, len, &sl_default_limits, &b, &info, &err) ||
 		sl_builder_encode(&b, NULL, &sl_default_limits, &value, &err))
@@ -73,15 +88,14 @@ cmd_import_slime(int argc, char **argv)
 	return rc;
 }
 
-/* slimetool export-slime VALUE.slime -o FILE.slime: a value as a version-13 slime file. */
+/* slimetool export-slime WORLD -o FILE.slime: a world as a version-13 slime file. */
 int
 cmd_export_slime(int argc, char **argv)
 {
 	const char *in,
 			   *out;
-	uint8_t    *data;
-	size_t		len;
-	sl_value	v;
+	tool_world_opts o = {"export-slime", 1, 0, NULL, NULL};
+	tool_world	w;
 	sl_slimefile_info info;
 	sl_buf		file = {0};
 	sl_err		err;
@@ -89,18 +103,13 @@ cmd_export_slime(int argc, char **argv)
 
 	if (in_out(argc, argv, "export-slime", &in, &out))
 		return 2;
-	if (tool_read_file(in, &data, &len))
+	if (tool_world_open(in, &o, &w))
 		return 1;
-	if (sl_value_open_mem(&v, data, len, &sl_default_limits, &err))
-	{
-		sl_free(data);
-		tool_fail_err(&err, in);
-		return 1;
-	}
-	if (sl_value_ref_count(&v) > 0)
+	tool_world_note(in, &w);
+	if (sl_value_ref_count(&w.v) > 0)
 		tool_fail("%s: %u chunks are held by reference to the chunk store; export slime_resolve(world)",
-				  in, sl_value_ref_count(&v));
-	else if (sl_slimefile_write(&v, SL_DEFAULT_LEVEL, &sl_default_limits, &file, &info, &err))
+				  in, sl_value_ref_count(&w.v));
+	else if (sl_slimefile_write(&w.v, SL_DEFAULT_LEVEL, &sl_default_limits, &file, &info, &err))
 		tool_fail_err(&err, in);
 	else if (tool_write_file(out, file.data, file.len) == 0)
 	{
@@ -108,8 +117,7 @@ cmd_export_slime(int argc, char **argv)
 				out, info.version, info.data_version, info.chunks, file.len);
 		rc = 0;
 	}
-	sl_value_close(&v);
+	tool_world_close(&w);
 	sl_buf_free(&file);
-	sl_free(data);
 	return rc;
 }

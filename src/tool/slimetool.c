@@ -1,20 +1,25 @@
 /*
  * slimetool.c - command-line companion of the slime extension.
  *
- *   slimetool info FILE.slime
- *   slimetool verify FILE.slime
+ *   slimetool info WORLD
+ *   slimetool verify WORLD
  *   slimetool import-region [--strict|--lenient] [--entities F] [--poi F]
  *                           [--rx N --rz N] [--format-version N] [--level N]
- *                           [REGION.mca] -o OUT.slime
- *   slimetool export-region FILE.slime RX RZ [--kind region|entities|poi]
+ *                           [REGION.mca] -o OUT.slimev
+ *   slimetool export-region VALUE RX RZ [--kind region|entities|poi]
  *                           -o OUT.mca
  *   slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet]
  *   slimetool export-world DIR [--force] [--world NAME] [--quiet]
  *   slimetool gen-world DIR [--size N]
- *   slimetool render IN.slime|r.X.Z.mca [--y-max N] [--scale N] [--quiet] -o OUT.png
+ *   slimetool import-slime FILE.slime -o OUT.slimev
+ *   slimetool export-slime WORLD -o FILE.slime
+ *   slimetool render WORLD [--y-max N] [--scale N] [--quiet] -o OUT.png
  *   slimetool map-server --dsn CONNINFO --table T --key K --column C --listen HOST:PORT
  *
- * A .slime file holds the raw value bytes (the type's binary form).
+ * A value file (.slimev) holds the raw value bytes (the type's binary
+ * form); a slime file (.slime) is AdvancedSlimePaper's world file. A WORLD
+ * is either, or a region file r.X.Z.mca (tool_world_open tells them apart
+ * by their bytes); export-region takes a value or a slime file.
  */
 #include "tool.h"
 #include "progress.h"
@@ -31,20 +36,22 @@ static void
 usage(FILE *f)
 {
 	fputs("usage:\n"
-		  "  slimetool info FILE.slime\n"
-		  "  slimetool verify FILE.slime\n"
+		  "  slimetool info WORLD\n"
+		  "  slimetool verify WORLD\n"
 		  "  slimetool import-region [--strict|--lenient] [--entities F] [--poi F]\n"
-		  "                          [--rx N --rz N] [--format-version N] [--level N] [--quiet] [REGION.mca] -o OUT.slime\n"
-		  "  slimetool export-region FILE.slime RX RZ [--kind region|entities|poi] -o OUT.mca\n"
+		  "                          [--rx N --rz N] [--format-version N] [--level N] [--quiet] [REGION.mca] -o OUT.slimev\n"
+		  "  slimetool export-region VALUE.slimev|FILE.slime RX RZ [--kind region|entities|poi] -o OUT.mca\n"
 		  "  slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet]  > binary COPY stream\n"
 		  "  slimetool export-world DIR [--force] [--world NAME] [--quiet]  < binary COPY stream\n"
 		  "  slimetool gen-world DIR [--size N]\n"
-		  "  slimetool import-slime FILE.slime -o OUT.slime   (a slime file, any version, as a value)\n"
-		  "  slimetool export-slime VALUE.slime -o FILE.slime (a value as a version-13 slime file)\n"
-		  "  slimetool render IN.slime|r.X.Z.mca [--y-max N] [--scale N] [--max-pixels N] [--rx N --rz N]\n"
+		  "  slimetool import-slime FILE.slime -o OUT.slimev  (a slime file, any version, as a value)\n"
+		  "  slimetool export-slime WORLD -o FILE.slime       (a world as a version-13 slime file)\n"
+		  "  slimetool render WORLD [--y-max N] [--scale N] [--max-pixels N] [--rx N --rz N]\n"
 		  "                   [--quiet] -o OUT.png          (a top-down map, as slime_render_map draws it)\n"
 		  "  slimetool map-server --dsn CONNINFO --table T --key K --column C --listen HOST:PORT\n"
-		  "                   [--threads N] [--max-age S] [--assets DIR]  (every world of a table on a web map)\n", f);
+"                   [--threads N] [--max-age S] [--assets DIR]  (every world of a table on a web map)\n"
+		  "WORLD is a value file (.slimev, a slime value's bytes), a slime file (.slime,\n"
+		  "AdvancedSlimePaper/SWM, any version) or a region file r.X.Z.mca, told apart by their bytes.\n", f);
 }
 
 /* Report a usage error and return the exit status for it. */
@@ -58,20 +65,15 @@ bad_usage(const char *fmt, const char *arg)
 	return 2;
 }
 
-/* Read a value file and open it in memory. */
+/* Open a world file for cmd (region files too when regions). */
 static int
-open_value_file(const char *path, uint8_t **data, sl_value *v)
+open_world(const char *cmd, const char *path, int regions, tool_world *w)
 {
-	size_t		len;
-	sl_err		err;
+	tool_world_opts o = {cmd, regions, 0, NULL, NULL};
 
-	if (tool_read_file(path, data, &len))
+	if (tool_world_open(path, &o, w))
 		return -1;
-	if (sl_value_open_mem(v, *data, len, &sl_default_limits, &err))
-	{
-		sl_free(*data);
-		return tool_fail_err(&err, path);
-	}
+	tool_world_note(path, w);
 	return 0;
 }
 
@@ -127,44 +129,39 @@ print_info(sl_value *v)
 	return 0;
 }
 
-/* slimetool info FILE: print a value's header fields. */
+/* slimetool info WORLD: print a value's header fields. */
 static int
 cmd_info(int argc, char **argv)
 {
-	uint8_t    *data;
-	sl_value	v;
+	tool_world	w;
 	int			rc;
 
 	if (argc != 2)
 		return bad_usage("info takes one file%s", "");
-	if (open_value_file(argv[1], &data, &v))
+	if (open_world("info", argv[1], 1, &w))
 		return 1;
-	rc = print_info(&v);
-	sl_value_close(&v);
-	sl_free(data);
+	rc = print_info(&w.v);
+	tool_world_close(&w);
 	return rc ? 1 : 0;
 }
 
-/* slimetool verify FILE: check a whole value. */
+/* slimetool verify WORLD: check a whole value (a file read into one first). */
 static int
 cmd_verify(int argc, char **argv)
 {
-	uint8_t    *data;
-	size_t		len;
+	tool_world	w;
 	sl_err		err;
-	sl_header	h;
 	int			rc = 0;
 
 	if (argc != 2)
 		return bad_usage("verify takes one file%s", "");
-	if (tool_read_file(argv[1], &data, &len))
+	if (open_world("verify", argv[1], 1, &w))
 		return 1;
-	if (sl_value_verify(data, len, &sl_default_limits, &err) ||
-		sl_value_summary(data, len, &h, &err))
+	if (sl_value_verify(w.bytes, w.len, &sl_default_limits, &err))
 		rc = tool_fail_err(&err, argv[1]);
 	else
-		printf("%s: ok, %u chunks, %zu bytes\n", argv[1], h.chunk_count, len);
-	sl_free(data);
+		printf("%s: ok, %u chunks, %zu bytes\n", argv[1], w.v.hdr.chunk_count, w.file_len);
+	tool_world_close(&w);
 	return rc ? 1 : 0;
 }
 
@@ -232,24 +229,6 @@ parse_import(int argc, char **argv, import_opts *o)
 	return 0;
 }
 
-/* Split a path into a malloc'd directory and a pointer to the base name. */
-static char *
-split_path(const char *path, const char **base)
-{
-	const char *slash = strrchr(path, '/');
-	char	   *dir;
-
-	*base = slash ? slash + 1 : path;
-	if (slash == NULL)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	dir = strdup(path);
-	if (dir)
-		dir[slash - path] = '\0';
-	return dir;
-}
-
 /* The part of a path after its last slash. */
 static const char *
 base_name(const char *path)
@@ -301,26 +280,6 @@ resolve_coords(import_opts *o)
 							 kind_names[k], o->files[k], nx, nz);
 	}
 	return 0;
-}
-
-/* Read one region-format file (kind comp) named by path into the builder. */
-static int
-read_one(sl_builder *b, int comp, const char *path, const import_opts *o, tool_stats *st)
-{
-	const char *base;
-	char	   *dir = split_path(path, &base);
-	char	  **names = NULL;
-	int			n = 0;
-	int			rc;
-
-	if (dir == NULL)
-		return tool_fail("out of memory");
-	rc = tool_list_dir(dir, &names, &n);
-	if (rc == 0)
-		rc = tool_read_region(b, comp, dir, base, o->rx, o->rz, names, n, o->strict, st);
-	tool_free_names(names, n);
-	free(dir);
-	return rc;
 }
 
 /* Encode a builder and write it to path; report sizes on stderr. */
@@ -378,7 +337,7 @@ cmd_import_region(int argc, char **argv)
 		}
 	for (int k = 0; k < SL_NCOMP && rc == 0; k++)
 		if (o.files[k])
-			rc = read_one(&b, k, o.files[k], &o, &st);
+			rc = tool_read_region_path(&b, k, o.files[k], o.rx, o.rz, o.strict, &st);
 	snprintf(what, sizeof(what), "region (%d,%d)", o.rx, o.rz);
 	tool_progress_end();
 	if (rc == 0)
@@ -479,7 +438,7 @@ static int
 write_externals(const char *out, const sl_external *ext, int next)
 {
 	const char *base;
-	char	   *dir = split_path(out, &base);
+	char	   *dir = tool_split_path(out, &base);
 	int			rc = 0;
 
 	for (int i = 0; i < next && rc == 0; i++)
@@ -528,18 +487,17 @@ static int
 cmd_export_region(int argc, char **argv)
 {
 	export_opts o;
-	uint8_t    *data;
-	sl_value	v;
+	tool_world	w;
 	sl_region_chunk *chunks;
 	int			n = 0;
 	int			rc;
 
 	if ((rc = parse_export(argc, argv, &o)) != 0)
 		return rc;
-	if (open_value_file(o.file, &data, &v))
+	if (open_world("export-region", o.file, 0, &w))
 		return 1;
 	chunks = calloc(SL_REGION_SLOTS, sizeof(sl_region_chunk));
-	rc = chunks ? gather_region(&v, &o, chunks, &n) : tool_fail("out of memory");
+	rc = chunks ? gather_region(&w.v, &o, chunks, &n) : tool_fail("out of memory");
 	if (rc == 0 && n == 0)
 		rc = tool_fail("%s has no %s chunks in region (%d,%d)", o.file,
 					   kind_names[o.kind], o.rx, o.rz);
@@ -548,8 +506,7 @@ cmd_export_region(int argc, char **argv)
 	for (int i = 0; chunks && i < SL_REGION_SLOTS; i++)
 		sl_free(chunks[i].nbt);
 	free(chunks);
-	sl_value_close(&v);
-	sl_free(data);
+	tool_world_close(&w);
 	return rc ? 1 : 0;
 }
 

@@ -11,6 +11,7 @@
 #include "sl_build.h"
 #include "sl_common.h"
 #include "sl_region.h"
+#include "sl_slimefile.h"
 #include "sl_sniff.h"
 #include "sl_value.h"
 
@@ -49,6 +50,9 @@ int			tool_parse_int(const char *s, int32_t *out);
 int			tool_parse_coords(const char *name, const char *prefix, const char *ext,
 							  int32_t *a, int32_t *b);
 
+/* Split a path into a malloc'd directory and a pointer to its base name. */
+char	   *tool_split_path(const char *path, const char **base);
+
 /* Count the region-format files (r.X.Z.mca / .mcr) of dir and their bytes into *files, *bytes. */
 void		tool_count_regions(const char *dir, uint64_t *files, uint64_t *bytes);
 
@@ -63,6 +67,9 @@ typedef struct tool_stats
 	uint64_t	file_bytes;		/* bytes of the files read */
 } tool_stats;
 
+/* Say which command reads a file of a kind other than a region file. */
+void		tool_reader_hint(sl_sniff_kind kind);
+
 /*
  * Read the region-format file dir/name as component comp of region rx,rz
  * into the builder. External chunks c.X.Z.mcc of that region are loaded
@@ -70,12 +77,58 @@ typedef struct tool_stats
  * the file, chunk and offset. Lenient: damaged chunks (and unreadable
  * files) are skipped and listed on stderr.
  */
-/* Say which command reads a file of a kind other than a region file. */
-void		tool_reader_hint(sl_sniff_kind kind);
 
 int			tool_read_region(sl_builder *b, int comp, const char *dir, const char *name,
 							 int32_t rx, int32_t rz, char **dir_names, int ndir,
 							 int strict, tool_stats *st);
+
+/*
+ * tool_read_region of the file at path: a missing file is named, its folder
+ * listed for the .mcc files of region rx,rz.
+ */
+int			tool_read_region_path(sl_builder *b, int comp, const char *path,
+								  int32_t rx, int32_t rz, int strict, tool_stats *st);
+
+/* Which world files a command takes (tool_world_open). */
+typedef struct tool_world_opts
+{
+	const char *cmd;			/* the command, for messages */
+	int			regions;		/* 1: region files too */
+	int			takes_coords;	/* 1: the command has --rx/--rz */
+	const char *rx_arg;			/* --rx/--rz given, else NULL */
+	const char *rz_arg;
+} tool_world_opts;
+
+/* A world file open as a value in memory. */
+typedef struct tool_world
+{
+	sl_sniff_kind kind;			/* VALUE, SLIMEFILE, or UNKNOWN for a region file */
+	int			region;			/* 1: read as the region file rx,rz */
+	int32_t		rx;
+	int32_t		rz;
+	sl_slimefile_info info;		/* what a slime file held */
+	uint8_t    *file;			/* the file's bytes */
+	size_t		file_len;
+	sl_buf		built;			/* the value a slime or region file became */
+	const uint8_t *bytes;		/* the value's bytes (file or built) */
+	size_t		len;
+	sl_value	v;				/* the value, open */
+	int			open;
+} tool_world;
+
+/*
+ * Open a world file, recognised by its bytes: a slime value, a slime file
+ * (AdvancedSlimePaper / SWM, read into a value) or, with o->regions, a
+ * region file named r.X.Z.mca/.mcr or given --rx/--rz (read strictly).
+ * Other files are refused, saying what they look like and what reads them.
+ */
+int			tool_world_open(const char *path, const tool_world_opts *o, tool_world *w);
+
+/* Say on stderr what a world file was when it was not a value. */
+void		tool_world_note(const char *path, const tool_world *w);
+
+/* Close a world opened by tool_world_open. */
+void		tool_world_close(tool_world *w);
 
 /* gen-world: its fixed DataVersion and timestamp, and level.dat. */
 #define GEN_DATA_VERSION	3700

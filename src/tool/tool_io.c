@@ -429,6 +429,49 @@ done:
 	return rc;
 }
 
+/* Split a path into a malloc'd directory and a pointer to the base name. */
+char *
+tool_split_path(const char *path, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	char	   *dir;
+
+	*base = slash ? slash + 1 : path;
+	if (slash == NULL)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	dir = strdup(path);
+	if (dir)
+		dir[slash - path] = '\0';
+	return dir;
+}
+
+/* Read the region-format file at path (its .mcc files from its folder) into the builder. */
+int
+tool_read_region_path(sl_builder *b, int comp, const char *path, int32_t rx, int32_t rz,
+					  int strict, tool_stats *st)
+{
+	const char *base;
+	char	   *dir;
+	char	  **names = NULL;
+	int			n = 0;
+	struct stat sb;
+	int			rc;
+
+	/* name the file itself when it is missing, not only its folder */
+	if (stat(path, &sb) != 0)
+		return tool_fail("%s: %s", path, strerror(errno));
+	if ((dir = tool_split_path(path, &base)) == NULL)
+		return tool_fail("out of memory");
+	rc = tool_list_dir(dir, &names, &n);
+	if (rc == 0)
+		rc = tool_read_region(b, comp, dir, base, rx, rz, names, n, strict, st);
+	tool_free_names(names, n);
+	free(dir);
+	return rc;
+}
+
 /* Count the region-format files (r.X.Z.mca / .mcr) of dir and their bytes. */
 void
 tool_count_regions(const char *dir, uint64_t *files, uint64_t *bytes)
