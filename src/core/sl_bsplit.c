@@ -78,20 +78,6 @@ classify(int type, name_ref name, name_ref parent, uint32_t count, uint8_t *sub)
 	return 0;
 }
 
-/* Double a full array of elem-byte entries (first entries when empty). */
-static int
-grow(void **p, size_t *cap, size_t elem, size_t first, const char *what, sl_err *err)
-{
-	size_t		n = *cap ? 2 * *cap : first;
-	void	   *np = sl_realloc(*p, n * elem);
-
-	if (np == NULL)
-		return sl_fail(err, SL_ERR_NOMEM, "bcodec: out of memory for %zu %s", n, what);
-	*p = np;
-	*cap = n;
-	return 0;
-}
-
 /* Append a descriptor. */
 static int
 push_array(walker *w, int kind, uint8_t sub, int esize, uint32_t count, uint32_t comp)
@@ -99,7 +85,7 @@ push_array(walker *w, int kind, uint8_t sub, int esize, uint32_t count, uint32_t
 	sl_bscan   *s = w->s;
 	sl_barray  *a;
 
-	if (s->n == s->cap && grow((void **) &s->a, &s->cap, sizeof(sl_barray), 64, "arrays", w->err))
+	if (s->n == s->cap && sl_grow((void **) &s->a, &s->cap, sizeof(sl_barray), 64, "bcodec arrays", w->err))
 		return -1;
 	s->payload_sum += (uint64_t) count * esize;
 	if (s->payload_cap && s->payload_sum > s->payload_cap)
@@ -125,7 +111,7 @@ push_hash(walker *w, uint64_t h)
 	sl_bscan   *s = w->s;
 
 	if (s->npal == s->palcap &&
-		grow((void **) &s->pal, &s->palcap, sizeof(uint64_t), 256, "palette entries", w->err))
+		sl_grow((void **) &s->pal, &s->palcap, sizeof(uint64_t), 256, "bcodec palette entries", w->err))
 		return -1;
 	s->pal[s->npal++] = h;
 	return 0;

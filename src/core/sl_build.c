@@ -17,16 +17,9 @@ sl_builder_add(sl_builder *b, int comp, int32_t x, int32_t z, uint32_t timestamp
 
 	if (len == 0 || len > UINT32_MAX)
 		return sl_fail(err, SL_ERR_INVALID, "chunk (%d,%d): bad data length %zu", x, z, len);
-	if (b->n == b->cap)
-	{
-		size_t		cap = b->cap ? b->cap * 2 : 256;
-		sl_piece   *np = sl_realloc(b->pieces, cap * sizeof(sl_piece));
-
-		if (np == NULL)
-			return sl_fail(err, SL_ERR_NOMEM, "out of memory gathering chunks");
-		b->pieces = np;
-		b->cap = cap;
-	}
+	if (b->n == b->cap &&
+		sl_grow((void **) &b->pieces, &b->cap, sizeof(sl_piece), 256, "chunks gathered", err))
+		return -1;
 	p = &b->pieces[b->n++];
 	b->total += len;
 	p->key = sl_chunk_key(x, z);

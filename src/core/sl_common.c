@@ -74,6 +74,20 @@ sl_realloc(void *ptr, size_t size)
 	return sl_hooks.realloc(ptr, size ? size : 1);
 }
 
+/* Double a full array of elem-byte entries (first entries when empty). */
+int
+sl_grow(void **p, size_t *cap, size_t elem, size_t first, const char *what, sl_err *err)
+{
+	size_t		n = *cap ? 2 * *cap : first;
+	void	   *np = n > SIZE_MAX / elem ? NULL : sl_realloc(*p, n * elem);
+
+	if (np == NULL)
+		return sl_fail(err, SL_ERR_NOMEM, "out of memory for %zu %s", n, what);
+	*p = np;
+	*cap = n;
+	return 0;
+}
+
 /* Free through the hook. */
 void
 sl_free(void *ptr)

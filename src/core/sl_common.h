@@ -73,6 +73,13 @@ void		sl_err_prefix(sl_err *err, const char *fmt,...)
 
 void	   *sl_alloc(size_t size);
 void	   *sl_realloc(void *ptr, size_t size);
+
+/*
+ * Grow an array of elem-byte entries when full: double *cap (first entries
+ * when empty) and move *p; the error names what ran out ("N <what>").
+ */
+int			sl_grow(void **p, size_t *cap, size_t elem, size_t first, const char *what,
+					sl_err *err);
 void		sl_free(void *ptr);
 void		sl_interrupt(void);
 

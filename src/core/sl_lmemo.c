@@ -49,16 +49,9 @@ cmp_ent(const void *a, const void *b)
 int
 sl_lmemo_add(sl_lmemo *m, const sl_lmemo_ent *e, sl_err *err)
 {
-	if (m->n == m->cap)
-	{
-		size_t		cap = m->cap ? m->cap * 2 : 64;
-		sl_lmemo_ent *ne = sl_realloc(m->e, cap * sizeof(sl_lmemo_ent));
-
-		if (ne == NULL)
-			return sl_fail(err, SL_ERR_NOMEM, "out of memory building a loader memo");
-		m->e = ne;
-		m->cap = cap;
-	}
+	if (m->n == m->cap &&
+		sl_grow((void **) &m->e, &m->cap, sizeof(sl_lmemo_ent), 64, "loader memo entries", err))
+		return -1;
 	m->e[m->n++] = *e;
 	m->sorted = 0;
 	return 0;

@@ -832,16 +832,9 @@ nbt_child_at(const sl_nbt *node, uint32_t i)
 static int
 nbt_writer_push(nbt_writer *w, const sl_nbt *node, sl_err *err)
 {
-	if (w->depth == w->cap)
-	{
-		size_t		cap = w->cap ? w->cap * 2 : 64;
-		nbt_wframe *f = sl_realloc(w->frames, cap * sizeof(nbt_wframe));
-
-		if (f == NULL)
-			return sl_fail(err, SL_ERR_NOMEM, "out of memory writing NBT");
-		w->frames = f;
-		w->cap = cap;
-	}
+	if (w->depth == w->cap &&
+		sl_grow((void **) &w->frames, &w->cap, sizeof(nbt_wframe), 64, "NBT writer levels", err))
+		return -1;
 	w->frames[w->depth].node = node;
 	w->frames[w->depth].next = 0;
 	w->depth++;
