@@ -1014,6 +1014,118 @@ nbt_name_is(const nbt_reader *r, const char *name)
 	return r->name_len == n && (n == 0 || memcmp(r->name, name, n) == 0);
 }
 
+/* Record the tag at buf[off] (type t, name of name_len bytes) as hit h. */
+static void
+fast_hit(const uint8_t *buf, size_t off, uint8_t t, size_t name_len, sl_nbt_hit *h)
+{
+	const uint8_t *p;
+
+	h->type = t;
+	h->at = off + 3 + name_len;
+	p = buf + h->at;
+	h->i = t == SL_TAG_BYTE ? (int8_t) p[0] : t == SL_TAG_SHORT ? (int16_t) sl_get_u16be(p) :
+		t == SL_TAG_INT ? (int32_t) sl_get_u32be(p) : t == SL_TAG_LONG ? (int64_t) sl_get_u64be(p) : 0;
+	h->count = t == SL_TAG_STRING ? sl_get_u16be(p) :
+		t == SL_TAG_LIST ? sl_get_u32be(p + 1) :
+		(t == SL_TAG_BYTE_ARRAY || t == SL_TAG_INT_ARRAY || t == SL_TAG_LONG_ARRAY) ? sl_get_u32be(p) : 0;
+}
+
+/*
+ * The lookups of sl_nbt_find_tags in the fast check's loop: each open
+ * compound carries the hits whose path it is on (a bit each), and only their
+ * names are compared; the rest is skipped as nbt_fast_check skips it. False
+ * when the document is not well formed or nests deeper than the fast path
+ * follows (the scanner then says why).
+ */
+static int
+nbt_fast_find(const uint8_t *buf, size_t len, sl_nbt_hit *hits, int n, int max_depth)
+{
+	nbt_fast_frame stack[NBT_FAST_DEPTH];
+	uint32_t	on[NBT_FAST_DEPTH];	/* hits whose path the container at each depth is on */
+	int			depth = 0;
+	size_t		pos,
+				off;
+	uint32_t	ticks = 0,
+				all = 0;
+	uint8_t		t;
+
+	if (buf == NULL || len < 3 || buf[0] != SL_TAG_COMPOUND || sl_hooks.stack_too_deep() ||
+		len - 3 < sl_get_u16be(buf + 1))
+		return 0;
+	for (int h = 0; h < n; h++)
+	{
+		hits[h].type = SL_TAG_END;
+		if (hits[h].npath == 0)
+			fast_hit(buf, 0, buf[0], sl_get_u16be(buf + 1), &hits[h]);
+		else
+			all |= UINT32_C(1) << h;
+	}
+	pos = 3 + (size_t) sl_get_u16be(buf + 1);
+	if (!nbt_fast_payload(buf, len, &pos, buf[0], stack, &depth, max_depth))
+		return 0;
+	on[0] = all;
+	while (depth > 0)
+	{
+		nbt_fast_frame *f = &stack[depth - 1];
+		uint32_t	next = 0;
+		int			level = depth;
+
+		if ((++ticks & NBT_TICK_MASK) == 0)
+			sl_interrupt();
+		if (f->elem != SL_TAG_END)
+		{
+			if (f->left == 0)
+			{
+				depth--;
+				continue;
+			}
+			f->left--;
+			t = f->elem;
+		}
+		else
+		{
+			if (pos >= len || buf[pos] > SL_TAG_LONG_ARRAY)
+				return 0;
+			off = pos;
+			t = buf[pos++];
+			if (t == SL_TAG_END)
+			{
+				depth--;
+				continue;
+			}
+			if (len - pos < 2 || len - pos - 2 < sl_get_u16be(buf + pos))
+				return 0;
+			pos += 2 + (size_t) sl_get_u16be(buf + pos);
+			for (int h = 0; on[level - 1] && h < n; h++)
+			{
+				const char *want;
+				size_t		name_len = sl_get_u16be(buf + off + 1);
+
+				if (!(on[level - 1] & (UINT32_C(1) << h)))
+					continue;
+				want = hits[h].path[level - 1];
+				if (strlen(want) != name_len || memcmp(buf + off + 3, want, name_len) != 0)
+					continue;
+				/* a candidate for path[0..level-1]: the last one wins */
+				hits[h].type = SL_TAG_END;
+				if (level == hits[h].npath)
+				{
+					if (nbt_min_size[t] > len - pos)
+						return 0;
+					fast_hit(buf, off, t, name_len, &hits[h]);
+				}
+				else if (t == SL_TAG_COMPOUND)
+					next |= UINT32_C(1) << h;
+			}
+		}
+		if (!nbt_fast_payload(buf, len, &pos, t, stack, &depth, max_depth))
+			return 0;
+		if (depth > level)
+			on[depth - 1] = t == SL_TAG_COMPOUND ? next : 0;
+	}
+	return 1;
+}
+
 /* Find tags along paths of compound names from the root, in one pass. */
 int
 sl_nbt_find_tags(const uint8_t *buf, size_t len, sl_nbt_hit *hits, int n,
@@ -1032,6 +1144,9 @@ sl_nbt_find_tags(const uint8_t *buf, size_t len, sl_nbt_hit *hits, int n,
 		hits[h].type = SL_TAG_END;
 		on[h] = 0;
 	}
+	if (nbt_fast_find(buf, len, hits, n, (lim ? lim : &sl_default_limits)->max_depth))
+		return 0;
+	/* malformed, or deeper than the fast path goes: the scanner says which */
 	if (nbt_reader_init(&r, buf, len, lim, err))
 		return -1;
 	while ((ev = nbt_next(&r, err)) > 0)
