@@ -88,17 +88,24 @@ INSERT INTO hostile_chunk SELECT data FROM seed_files WHERE kind = 'nbt' LIMIT 1
 
 SQL
 
-psql -q -X -v ON_ERROR_STOP=1 -v iter="$ITER" <<'SQL'
-SET hostile.iter = :'iter';
-SELECT setseed(0.42);
-DO $$
+# The mutations go in batches of 2,000, a transaction each: one transaction of
+# many thousands of subtransactions (each call is one) slows to a crawl. One
+# session keeps random()'s sequence across them, so ITER inputs are the same
+# whatever the batching.
+{
+	echo "SELECT setseed(0.42);"
+	left=$ITER
+	while [ "$left" -gt 0 ]; do
+		n=$((left < 2000 ? left : 2000))
+		left=$((left - n))
+		cat <<SQL
+DO \$\$
 DECLARE
   s record;
   other bytea;
   m bytea;
-  i int;
 BEGIN
-  FOR i IN 1 .. current_setting('hostile.iter')::int LOOP
+  FOR i IN 1 .. $n LOOP
     SELECT * INTO s FROM seed_files ORDER BY random() LIMIT 1;
     SELECT data INTO other FROM seed_files ORDER BY random() LIMIT 1;
     -- a store entry keeps its key: the entry after it is what is mutated
@@ -106,8 +113,10 @@ BEGIN
               ELSE mutate(s.data, other) END;
     PERFORM hostile_input(s.kind, m);
   END LOOP;
-END $$;
+END \$\$;
 SQL
+	done
+} | psql -q -X -v ON_ERROR_STOP=1 >/dev/null
 
 echo "hostile inputs: $ITER mutated files/values/NBT documents"
 psql -X -c "SELECT fn AS function, ok, errors FROM outcomes ORDER BY fn"
