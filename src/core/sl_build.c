@@ -184,9 +184,9 @@ sl_builder_set_world(sl_builder *b, const uint8_t *data, size_t len, sl_err *err
 	return 0;
 }
 
-/* Order pieces by chunk key, then component. */
-static int
-cmp_piece(const void *a, const void *b)
+/* Order pieces by chunk key, then component (a qsort comparator). */
+int
+sl_piece_cmp(const void *a, const void *b)
 {
 	const sl_piece *pa = a;
 	const sl_piece *pb = b;
@@ -264,7 +264,7 @@ sl_builder_encode(sl_builder *b, const sl_encode_opts *opts, const sl_limits *li
 	if (lim == NULL)
 		lim = &sl_default_limits;
 	if (b->n > 1)
-		qsort(b->pieces, b->n, sizeof(sl_piece), cmp_piece);
+		qsort(b->pieces, b->n, sizeof(sl_piece), sl_piece_cmp);
 	srcs = sl_alloc_err((b->n ? b->n : 1) * sizeof(sl_chunk_src), err);
 	if (srcs == NULL)
 		return -1;

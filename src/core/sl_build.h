@@ -79,6 +79,9 @@ int			sl_builder_set_world(sl_builder *b, const uint8_t *data, size_t len,
 								 sl_err *err);
 
 /* Encode everything gathered into a canonical value appended to out. */
+/* Order pieces by chunk key, then component (a qsort comparator). */
+int			sl_piece_cmp(const void *a, const void *b);
+
 int			sl_builder_encode(sl_builder *b, const sl_encode_opts *opts,
 							  const sl_limits *lim, sl_buf *out, sl_err *err);
 

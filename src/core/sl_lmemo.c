@@ -175,18 +175,6 @@ sl_lmemo_find(const sl_lmemo *m, const uint8_t ctx[SL_LMEMO_CTX], int32_t x, int
 	return e && e->usable && e->known ? e : NULL;
 }
 
-/* Order builder pieces by chunk key, then component. */
-static int
-cmp_piece(const void *a, const void *b)
-{
-	const sl_piece *pa = a;
-	const sl_piece *pb = b;
-
-	if (pa->key != pb->key)
-		return pa->key < pb->key ? -1 : 1;
-	return (int) pa->comp - (int) pb->comp;
-}
-
 /* Encode one chunk (a run of inline pieces) as a store entry; fill d and hash. */
 static int
 store_run(const sl_piece *run, size_t count, int level, const sl_limits *lim,
@@ -230,7 +218,7 @@ sl_lmemo_store_chunks(sl_builder *b, sl_lmemo *m, int level, const sl_limits *li
 		lim = &sl_default_limits;
 	memset(&nb, 0, sizeof(nb));
 	if (b->n > 1)
-		qsort(b->pieces, b->n, sizeof(sl_piece), cmp_piece);
+		qsort(b->pieces, b->n, sizeof(sl_piece), sl_piece_cmp);
 	if (m && !m->sorted && m->n > 1)
 		qsort(m->e, m->n, sizeof(sl_lmemo_ent), cmp_ent);
 	if (m)
