@@ -24,6 +24,8 @@ ALTER EXTENSION slime UPDATE TO '0.4.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
 ALTER EXTENSION slime UPDATE TO '0.5.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
+ALTER EXTENSION slime UPDATE TO '0.6.0';
+SELECT extversion FROM pg_extension WHERE extname = 'slime';
 -- every function that is not C pins its search_path (README, "Security"):
 -- no rows
 SELECT p.oid::regprocedure AS unpinned FROM pg_proc p
