@@ -11,6 +11,42 @@
 
 -- ==== game-server path (issue #21) ===========================================
 
+-- A save checks its lease once. slime_loader_save (C) locks the world's row
+-- and checks the lease with one prepared statement before it converts, then
+-- draws the save number and writes the file and memo in one update. The
+-- fence trigger lets that one row through instead of checking the lease and
+-- updating the world's row again with dynamic SQL; every other insert or
+-- update of a saves table is fenced as before.
+
+-- Whether the row (world, save) going into the saves table tbl is the save
+-- slime_loader_save is inserting in this (sub)transaction, its lease checked
+-- and its number drawn (backend-local; true only during that insert).
+CREATE FUNCTION slime_loader_fenced(tbl regclass, world text, save bigint) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT;
+
+-- BEFORE INSERT OR UPDATE on a saves table: the row's token must be its
+-- world's current lease (TG_ARGV[0]: the worlds table); an insert gets the
+-- world's next save number, drawn under the lease row's lock, and clears
+-- the world's cached file. slime_loader_save's own insert has done both.
+CREATE OR REPLACE FUNCTION slime_lease_fence() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	IF TG_OP OPERATOR(pg_catalog.=) 'INSERT' AND @extschema@.slime_loader_fenced(TG_RELID, NEW.world, NEW.save) THEN
+		RETURN NEW;
+	END IF;
+	PERFORM @extschema@.slime_lease_check(TG_ARGV[0]::pg_catalog.regclass, NEW.world, NEW.token);
+	IF TG_OP OPERATOR(pg_catalog.=) 'INSERT' THEN
+		EXECUTE pg_catalog.format('UPDATE %s SET saves = saves OPERATOR(pg_catalog.+) 1, file = NULL '
+								  'WHERE world OPERATOR(pg_catalog.=) $1 RETURNING saves', TG_ARGV[0])
+			INTO NEW.save USING NEW.world;
+		NEW.saved_at := pg_catalog.clock_timestamp();
+	END IF;
+	RETURN NEW;
+END
+$$;
+
 -- ==== storage at rest (issue #22) ============================================
 
 -- ==== web map (issue #23) ====================================================
