@@ -428,7 +428,7 @@ FORCE_DIR=$OUT
 # gen-force: gen-world plus a chunk in region (2,2); exported, then that chunk deleted
 psql_ -c "INSERT INTO worlds SELECT 'gen-force', dimension,
               CASE WHEN dimension = 'minecraft:overworld'
-                   THEN slime_put_chunk(data, 70, 70, slime_chunk_nbt(data, 1, 1)) ELSE data END
+                   THEN slime_put_chunk(data, 70, 70, slime_chunk_relocate(slime_chunk_nbt(data, 1, 1), 70, 70)) ELSE data END
           FROM worlds WHERE world = 'gen-dimensions'"
 bash test/export-world.sh gen-force worlds "$FORCE_DIR" 2>/dev/null
 mkdir -p "$FORCE_DIR/playerdata"; echo keep >"$FORCE_DIR/playerdata/someone.dat"
