@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# test/export-world.sh WORLD TABLE DIR [--force]
+# clients/export-world.sh WORLD TABLE DIR [--force]
 #
-# The reverse of test/import-world.sh: writes world WORLD of TABLE (world
+# The reverse of clients/import-world.sh: writes world WORLD of TABLE (world
 # text, dimension text, data slime) back to a Minecraft world folder DIR on
 # this machine, every dimension (region/, entities/, poi/ of the overworld,
 # DIM-1/, DIM1/, dimensions/<ns>/<path>/) and level.dat. It streams

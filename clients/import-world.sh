@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/import-world.sh [--quiet] WORLD_DIR TABLE [WORLD_NAME]
+# clients/import-world.sh [--quiet] WORLD_DIR TABLE [WORLD_NAME]
 #
 # One-command import of a Minecraft world folder into PostgreSQL from a
 # client machine: creates TABLE (world text, dimension text, data slime,
