@@ -26,18 +26,18 @@ TOOL=$SLIME_ROOT/build/slimetool
 mkdir -p "$WORK/blocks" "$WORK/client"
 awk -v dir="$WORK/blocks" -v skips="$WORK/skips.tsv" -v bad="$WORK/bad-markers" '
     function flush_marker() { if (marker != "") { print marker_line ": " marker >> bad; marker = "" } }
-    inblock && /^```/ { inblock = 0; close(f); next }
+    inblock && /^[ \t]*```/ { inblock = 0; close(f); next }
     inblock { print >> f; next }
     /^<!-- doctest: skip .* -->$/ {
         flush_marker(); marker = $0; sub(/^<!-- doctest: skip /, "", marker); sub(/ -->$/, "", marker)
         marker_line = NR; next }
-    /^```sql[ \t]*$/ {
+    /^[ \t]*```sql[ \t]*$/ {
         n++
         if (marker != "") { printf "%d\t%s\n", NR, marker >> skips; marker = ""; skip = 1 } else skip = 0
         f = skip ? "/dev/null" : sprintf("%s/%03d.sql", dir, n)
         if (!skip) print "-- README.md:" NR + 1 > f
         inblock = 1; next }
-    /^```/ { flush_marker(); fence = !fence; next }
+    /^[ \t]*```/ { flush_marker(); next }
     /^[ \t]*$/ { next }
     { flush_marker() }
 ' "$README"
