@@ -283,5 +283,7 @@ The demo cluster keeps running (data in $PGDATA, log $SLIME_PGTMP/server.log).
             (or: psql -h $PGHOST -p $PGPORT -U postgres $DB)
             e.g.  SELECT $LCOL, slime_info($SCOL) FROM $TABLE;
                   SELECT slime_render_map($SCOL, scale => 2) FROM $TABLE;   -- a PNG
+            the README's examples use islands(id, world): its "Quick start" makes
+            that table from $TABLE in one statement
   stop:     bash test/demo.sh --stop
 EOF
