@@ -52,3 +52,10 @@ $$;
 -- ==== web map (issue #23) ====================================================
 
 -- ==== first hour (issue #24) =================================================
+
+-- slime_put_chunk refuses NBT naming another position than (x, z); this is
+-- how a chunk is moved (a template chunk copied elsewhere): its xPos/zPos
+-- (Level.xPos/zPos before 1.18, entities' Position) rewritten, as Minecraft
+-- relocates a chunk it finds in the wrong slot. Plain NBT out.
+CREATE FUNCTION slime_chunk_relocate(nbt bytea, x integer, z integer) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
