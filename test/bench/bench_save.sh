@@ -10,7 +10,9 @@
 #              cluster's settings (fsync, full_page_writes off);
 #   realistic: one dense 25-chunk island (the 5x5 chunk corner of a 1.21.1
 #              region of the corpus, as 20 rows), one client, fsync and
-#              full_page_writes on, synchronous_commit off.
+#              full_page_writes on, synchronous_commit off; then two
+#              clients, and two clients with synchronous_commit on too
+#              (durable, as users run it).
 # Uses the cluster named by the PG* variables, or a throwaway one. Prints a
 # table; never fails on numbers.
 set -euo pipefail
@@ -58,8 +60,11 @@ slime_psql -c "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET full_page_write
 for m in full structure; do
     row "realistic: dense 25-chunk, 1 client" "$dense_sql" 1 "$m"
 done
-# issue #21's setting: the dense island, two clients, the default check
+# issue #21's setting: the dense island, two clients, the default check;
+# then durable as users run it (synchronous_commit on as well)
 row "dense 25-chunk, 2 clients" "$dense_sql" 2 full
+slime_psql -c "ALTER SYSTEM SET synchronous_commit = on" -c "SELECT pg_reload_conf()" >/dev/null
+row "dense 25-chunk, 2 clients, durable" "$dense_sql" 2 full
 slime_psql -c "ALTER SYSTEM RESET fsync" -c "ALTER SYSTEM RESET full_page_writes" \
     -c "ALTER SYSTEM RESET synchronous_commit" -c "SELECT pg_reload_conf()" >/dev/null
 slime_psql -At -c "SELECT 'dense island: ' || length(v) || ' bytes, ' || (slime_info(v::slime) ->> 'raw_bytes') || ' bytes of raw NBT'
