@@ -166,8 +166,8 @@ verify_save(bytea *file, struct varlena *saved)
 }
 
 /* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing. */
-static Oid
-worlds_of(Oid tbl)
+Oid
+slime_loader_worlds_of(Oid tbl)
 {
 	char	   *name = get_rel_name(tbl);
 
@@ -391,7 +391,6 @@ file_to_keep(bytea *file, const converted_file *c)
 	return (bytea *) out.data;
 }
 
-PG_FUNCTION_INFO_V1(slime_loader_save);
 /*
  * Save a slime file (any version) as world's next save under lease token
  * (the saves table's fence trigger checks it) and keep the newest keep saves
@@ -399,8 +398,8 @@ PG_FUNCTION_INFO_V1(slime_loader_save);
  * world's memo are converted; the file a load gives back and the new memo go
  * into the world's row. The statements are prepared once per saves table.
  */
-Datum
-slime_loader_save(PG_FUNCTION_ARGS)
+static Datum
+save_as_owner(PG_FUNCTION_ARGS)
 {
 	Oid			tbl;
 	Oid			worlds;
@@ -413,17 +412,8 @@ slime_loader_save(PG_FUNCTION_ARGS)
 	converted_file c;
 	MemoryContext outer = CurrentMemoryContext;
 
-	for (int i = 0; i < 4; i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("tbl, world, token and file must not be NULL")));
-	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a loader keeps at least one save, not %d", PG_GETARG_INT32(4))));
 	tbl = PG_GETARG_OID(0);
-	worlds = worlds_of(tbl);
+	worlds = slime_loader_worlds_of(tbl);
 	if (!OidIsValid(worlds))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
@@ -461,17 +451,16 @@ slime_loader_save(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(saved);
 }
 
-PG_FUNCTION_INFO_V1(slime_loader_load);
 /*
  * The newest save of world as a slime file, or NULL: the file kept in the
  * world's row while its save is the newest, else version 13 written from
  * the value. Its statements are the save's, prepared once per saves table.
  */
-Datum
-slime_loader_load(PG_FUNCTION_ARGS)
+static Datum
+load_as_owner(PG_FUNCTION_ARGS)
 {
 	Oid			tbl = PG_GETARG_OID(0);
-	Oid			worlds = worlds_of(tbl);
+	Oid			worlds = slime_loader_worlds_of(tbl);
 	Datum		arg = PG_GETARG_DATUM(1);
 	bool		isnull;
 	Datum		r;
@@ -508,6 +497,31 @@ slime_loader_load(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(r);
 }
 
+PG_FUNCTION_INFO_V1(slime_loader_save);
+/* slime_loader_save(tbl, world, token, file, keep): as the loader's owner, for a role with INSERT on tbl. */
+Datum
+slime_loader_save(PG_FUNCTION_ARGS)
+{
+	for (int i = 0; i < 4; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("tbl, world, token and file must not be NULL")));
+	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a loader keeps at least one save, not %d", PG_GETARG_INT32(4))));
+	return slime_loader_as_owner(fcinfo, ACL_INSERT, save_as_owner);
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_load);
+/* slime_loader_load(tbl, world): as the loader's owner, for a role with SELECT on tbl. */
+Datum
+slime_loader_load(PG_FUNCTION_ARGS)
+{
+	return slime_loader_as_owner(fcinfo, ACL_SELECT, load_as_owner);
+}
+
 PG_FUNCTION_INFO_V1(slime_loader_worlds);
 /* The <name>_worlds table that goes with the saves table tbl (NULL: no such table). */
 Datum
@@ -519,7 +533,7 @@ slime_loader_worlds(PG_FUNCTION_ARGS)
 
 	if (name == NULL)
 		PG_RETURN_NULL();
-	w = worlds_of(tbl);
+	w = slime_loader_worlds_of(tbl);
 	if (!OidIsValid(w))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),

@@ -35,7 +35,7 @@ cleanup() {
     for p in "${bg_pids[@]}"; do wait "$p" 2>/dev/null || true; done
     psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP DATABASE IF EXISTS ${DB}_restore" \
         -c "DROP ROLE IF EXISTS alice" \
-        -c "DROP ROLE IF EXISTS bob" >/dev/null 2>&1 || true
+        -c "DROP ROLE IF EXISTS bob" -c "DROP ROLE IF EXISTS carol" >/dev/null 2>&1 || true
     rm -rf "$tmp"
 }
 slime_on_exit cleanup
@@ -69,8 +69,8 @@ wait_session() {
 
 slime_log "security: set-up (database $DB, roles alice and bob)"
 slime_psql -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS alice" \
-    -c "DROP ROLE IF EXISTS bob" -c "CREATE DATABASE $DB" \
-    -c "CREATE ROLE alice LOGIN" -c "CREATE ROLE bob LOGIN" >/dev/null
+    -c "DROP ROLE IF EXISTS bob" -c "DROP ROLE IF EXISTS carol" -c "CREATE DATABASE $DB" \
+    -c "CREATE ROLE alice LOGIN" -c "CREATE ROLE bob LOGIN" -c "CREATE ROLE carol LOGIN" >/dev/null
 # as on a cluster upgraded from before PG 15: everyone may create in public,
 # where the extension goes; a shared schema every server may create in
 as postgres >/dev/null <<'SQL'
@@ -82,7 +82,7 @@ CREATE SCHEMA bob AUTHORIZATION bob;
 SQL
 warn=$(as postgres -c "CREATE EXTENSION slime" 2>&1)
 case "$warn" in
-    *"WARNING:  roles other than superusers and postgres may create objects in schema public, where extension slime lives: PUBLIC, alice, bob"*)
+    *"WARNING:  roles other than superusers and postgres may create objects in schema public, where extension slime lives: PUBLIC, alice, bob, carol"*)
         result OK "CREATE EXTENSION warns that PUBLIC may create in its schema" ;;
     *) result FAIL "CREATE EXTENSION did not warn about CREATE on its schema: $warn" ;;
 esac
@@ -222,6 +222,80 @@ case "$err" in
 esac
 check "slime_loader_create finds alice's own loader again" "arena" \
     "$(q alice "SET search_path = alice, public; SELECT slime_loader_create('arena')" | tail -n 1)"
+
+# ---- 8. leases as an access boundary --------------------------------------------
+# bob and carol are servers of alice's loader arena: they may use it through
+# its functions (GRANT SELECT, INSERT on the saves table) and hold nothing on
+# arena_worlds. On 0.5.0 a server needed write access to arena_worlds, so
+# every attack below marked "0.5.0: succeeded" worked there.
+slime_log "security: 8. servers use alice's loader through its functions only"
+as alice >/dev/null -c "GRANT USAGE ON SCHEMA alice TO bob, carol"
+err=$(as carol -c "SELECT slime_lease_acquire('alice.arena', 'sky', 'server-c', '1 min')" 2>&1 || true)
+case "$err" in *"ERROR:  permission denied to write loader arena"*"HINT:  The loader's owner grants its use: GRANT SELECT, INSERT ON arena TO carol."*)
+    result OK "a role alice granted nothing cannot take a lease of her loader" ;;
+    *) result FAIL "carol's lease before any grant: $err" ;; esac
+as alice >/dev/null -c "GRANT SELECT, INSERT ON alice.arena TO bob, carol"
+out=$(as carol -At 2>&1 <<'SQL'
+SET search_path = alice, public;
+SELECT slime_loader_create('arena');
+SELECT slime_lease_acquire('arena', 'sky', 'server-c', '1 min');
+SELECT slime_loader_save('arena', 'sky', 1, slime_to_slimefile(chunk(14)));
+SELECT slime_loader_load('arena', 'sky') = slime_to_slimefile(chunk(14));
+SELECT slime_lease_renew('arena', 'sky', 1, '1 min');
+SELECT slime_loader_rollback('arena', 'sky', 1, 1);
+SELECT count(*) FROM arena WHERE world = 'sky';
+SQL
+) || true
+check "carol, granted SELECT and INSERT on arena, uses the loader through its functions" "arena 1 1 t t 2 2" "$(echo $out)"
+denied() {  # LABEL ROLE SQL: the statement fails with permission denied
+    local e
+    e=$(as "$2" -c "$3" 2>&1 || true)
+    case "$e" in *"ERROR:  permission denied"*) result OK "$1" ;; *) result FAIL "$1: $e" ;; esac
+}
+denied "bob cannot read carol's token in arena_worlds (0.5.0: succeeded)" bob "SELECT token FROM alice.arena_worlds"
+denied "bob cannot rewrite holder, token or expires (0.5.0: succeeded)" bob \
+    "UPDATE alice.arena_worlds SET holder = 'bob', token = token + 1, expires = now() + interval '1 hour'"
+denied "bob cannot put a token back to an old value (0.5.0: succeeded)" bob "UPDATE alice.arena_worlds SET token = 1"
+denied "bob cannot replace the cached file a load gives back (0.5.0: succeeded)" bob \
+    "UPDATE alice.arena_worlds SET file = slime_to_slimefile(chunk(15))"
+denied "bob cannot insert a save directly, past slime_loader_save" bob \
+    "INSERT INTO alice.arena (world, token, data) VALUES ('sky', 1, chunk(15))"
+denied "bob cannot prune the history: slime_loader_prune needs DELETE on arena" bob \
+    "SELECT slime_loader_prune('alice.arena', 'sky', 1)"
+denied "bob cannot call the functions' _as_owner twins directly" bob \
+    "SELECT slime_lease_acquire_as_owner('alice.arena', 'sky', 'bob', '1 hour')"
+err=$(as bob -c "SELECT slime_loader_save('alice.arena', 'sky', 1, slime_to_slimefile(chunk(15)))" 2>&1 || true)
+case "$err" in *'ERROR:  lease of world "sky" is not held by token 1'*"DETAIL:  Role bob holds no lease of it."*)
+    result OK "bob's save with carol's token (guessed or replayed) is refused (0.5.0: succeeded)" ;;
+    *) result FAIL "bob's save with carol's token: $err" ;; esac
+check "bob cannot renew or release carol's lease with her token (0.5.0: succeeded)" "f f" \
+    "$(q bob "SELECT slime_lease_renew('alice.arena', 'sky', 1, '1 hour')") $(q bob "SELECT slime_lease_release('alice.arena', 'sky', 1)")"
+check "bob cannot take carol's running lease by giving her holder name (0.5.0: succeeded)" "" \
+    "$(q bob "SELECT slime_lease_acquire('alice.arena', 'sky', 'server-c', '1 min')")"
+err=$(as bob -c "SELECT slime_loader_delete('alice.arena', 'sky', 1)" 2>&1 || true)
+case "$err" in *'is not held by token 1'*) result OK "bob cannot delete the world under carol's token (0.5.0: succeeded)" ;;
+    *) result FAIL "bob's delete with carol's token: $err" ;; esac
+check "carol's lease, saves and file are as she left them" "3 t t" \
+    "$(echo $(as carol -At -c "SELECT slime_loader_save('alice.arena', 'sky', 1, slime_to_slimefile(chunk(16)))" \
+        -c "SELECT slime_loader_load('alice.arena', 'sky') = slime_to_slimefile(chunk(16))" \
+        -c "SELECT slime_lease_release('alice.arena', 'sky', 1)"))"
+# the functions run as alice (the loader's owner), never as the server: her
+# trigger on arena_worlds records who ran it
+as alice >/dev/null <<'SQL'
+CREATE TABLE alice.ran (who name);
+CREATE FUNCTION alice.note() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO alice.ran VALUES (current_user); RETURN NEW; END $$;
+CREATE TRIGGER note BEFORE UPDATE ON alice.arena_worlds FOR EACH ROW EXECUTE FUNCTION alice.note();
+SQL
+check "bob's lease on alice's loader runs her code as alice, not as bob" "2 alice" \
+    "$(q bob "SELECT slime_lease_acquire('alice.arena', 'sky', 'server-b', '1 min')") $(q alice "SELECT string_agg(DISTINCT who, ',') FROM alice.ran")"
+as alice >/dev/null -c "DROP TRIGGER note ON alice.arena_worlds" -c "DROP TABLE alice.ran" -c "DROP FUNCTION alice.note()"
+# a table that is not a loader's, with a _worlds beside it, is not run as its owner
+as alice >/dev/null -c "CREATE TABLE alice.fake (world text, token bigint, data slime)" \
+    -c "CREATE TABLE alice.fake_worlds (LIKE alice.arena_worlds INCLUDING ALL)" -c "GRANT SELECT, INSERT ON alice.fake TO bob"
+err=$(as bob -c "SELECT slime_lease_acquire('alice.fake', 'x', 'b', '1 min')" 2>&1 || true)
+case "$err" in *"ERROR:  fake is not a loader's saves table"*) result OK "the functions refuse a table that is not a loader's" ;;
+    *) result FAIL "bob's lease on alice.fake: $err" ;; esac
 
 # ---- 6. bob cannot stop or stall slime_gc() -----------------------------------
 slime_log "security: 6. composite types, temporary tables and the old advisory lock"
