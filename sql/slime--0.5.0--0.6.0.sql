@@ -412,6 +412,66 @@ BEGIN
 END
 $$;
 
+-- Who may add to the store (README, "Security"). slime_store() is no longer
+-- PUBLIC: a role could fill the store with entries nothing refers to. The
+-- store trigger still stores for every role (it calls slime_store() by OID,
+-- src/store.c): what it stores, the role's own table refers to. A role that
+-- stores by hand (slime[] columns, restores) is granted EXECUTE on
+-- slime_store(slime) and slime_store_add(bytea, bytea) by a DBA.
+REVOKE EXECUTE ON FUNCTION slime_store(slime) FROM PUBLIC;
+
+-- Backups without superuser (README, "Security", "Backups without
+-- superuser"). The store entries a value refers to, to be copied beside a
+-- dump of the tables that hold such values; whoever holds a value may read
+-- them (slime_resolve gives the same chunks).
+CREATE FUNCTION slime_store_entries(world slime, OUT hash bytea, OUT data bytea) RETURNS SETOF record
+LANGUAGE sql STABLE STRICT SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT s.hash, s.data FROM @extschema@.slime_store s
+	WHERE s.hash OPERATOR(pg_catalog.=) ANY (@extschema@.slime_refs(world))
+$$;
+
+-- Put a store entry (as slime_store_entries gives it) into the store unless
+-- there, once it is found to match its hash; whether it was added. For the
+-- restore of such a copy: not PUBLIC, as slime_store(). Entries nothing
+-- refers to are removed by the next slime_gc(): restore the values first,
+-- or in the same transaction.
+CREATE FUNCTION slime_store_add(hash bytea, data bytea) RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+	problem text := @extschema@.slime_store_entry_check(hash, data);
+	n integer;
+BEGIN
+	IF problem IS NOT NULL THEN
+		RAISE EXCEPTION 'store entry % does not match its hash: %', pg_catalog.encode(hash, 'hex'), problem
+			USING ERRCODE = 'data_corrupted';
+	END IF;
+	INSERT INTO @extschema@.slime_store AS s (hash, data) VALUES (hash, data) ON CONFLICT DO NOTHING;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n OPERATOR(pg_catalog.>) 0;
+END
+$$;
+REVOKE ALL ON FUNCTION slime_store_add(bytea, bytea) FROM PUBLIC;
+
+-- The database's owner reads the store, so that its whole-database pg_dump
+-- (which dumps the store's rows with the extension) does not fail on it.
+-- Not for superusers, who need no grant; ALTER DATABASE ... OWNER TO does
+-- not move it (README says how to).
+DO $$
+DECLARE
+	dba name := (SELECT pg_catalog.pg_get_userbyid(d.datdba) FROM pg_catalog.pg_database d
+				 WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database());
+BEGIN
+	IF NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) dba) THEN
+		EXECUTE pg_catalog.format('GRANT SELECT ON @extschema@.slime_store TO %I', dba);
+	END IF;
+END
+$$;
+
 -- ==== game-server path (issue #21) ===========================================
 
 -- ==== storage at rest (issue #22) ============================================

@@ -27,8 +27,8 @@
 static Oid	loader_caller = InvalidOid;
 
 /* A function of the extension (in namespace nsp) by name and argument types. */
-static Oid
-extension_func(Oid nsp, const char *name, Oid *argtypes, int nargs)
+Oid
+slime_extension_func(Oid nsp, const char *name, Oid *argtypes, int nargs)
 {
 	return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
 						   PointerGetDatum(buildoidvector(argtypes, nargs)), ObjectIdGetDatum(nsp));
@@ -38,7 +38,7 @@ extension_func(Oid nsp, const char *name, Oid *argtypes, int nargs)
 static void
 check_loader(Oid tbl, Oid worlds, Oid nsp)
 {
-	Oid			fence = extension_func(nsp, "slime_lease_fence", NULL, 0);
+	Oid			fence = slime_extension_func(nsp, "slime_lease_fence", NULL, 0);
 	Relation	rel = table_open(tbl, AccessShareLock);
 	bool		found = false;
 
@@ -155,7 +155,7 @@ call_as_owner_twin(FunctionCallInfo fcinfo)
 	LOCAL_FCINFO(in, 8);
 
 	get_func_signature(fn, &argtypes, &nargs);
-	twin = extension_func(get_func_namespace(fn), psprintf("%s_as_owner", get_func_name(fn)), argtypes, nargs);
+	twin = slime_extension_func(get_func_namespace(fn), psprintf("%s_as_owner", get_func_name(fn)), argtypes, nargs);
 	if (!OidIsValid(twin) || nargs > 8)
 		elog(ERROR, "function %s_as_owner is missing", get_func_name(fn));
 	fmgr_info(twin, &flinfo);

@@ -87,6 +87,9 @@ bool		slime_loader_checked(const uint8_t hash[32]);
 /* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing (loader.c). */
 Oid			slime_loader_worlds_of(Oid tbl);
 
+/* A function in namespace nsp (the extension's) by name and argument types, InvalidOid if none (lguard.c). */
+Oid			slime_extension_func(Oid nsp, const char *name, Oid *argtypes, int nargs);
+
 /* Owner of relation rel (lguard.c). */
 Oid			slime_rel_owner(Oid rel);
 

@@ -34,6 +34,7 @@ cleanup() {
     local p
     for p in "${bg_pids[@]}"; do wait "$p" 2>/dev/null || true; done
     psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP DATABASE IF EXISTS ${DB}_restore" \
+        -c "DROP DATABASE IF EXISTS ${DB}_owned" -c "DROP DATABASE IF EXISTS ${DB}_owned_restore" \
         -c "DROP ROLE IF EXISTS alice" \
         -c "DROP ROLE IF EXISTS bob" -c "DROP ROLE IF EXISTS carol" >/dev/null 2>&1 || true
     rm -rf "$tmp"
@@ -87,12 +88,13 @@ case "$warn" in
     *) result FAIL "CREATE EXTENSION did not warn about CREATE on its schema: $warn" ;;
 esac
 # a tiny 1.18+ chunk (DataVersion 3700) as a slime value: chunk(N) differs per N
-as postgres >/dev/null <<'SQL'
-CREATE FUNCTION public.chunk(n integer) RETURNS slime LANGUAGE sql IMMUTABLE
+CHUNK_FN="CREATE FUNCTION public.chunk(n integer) RETURNS slime LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT public.slime_put_chunk(NULL, n, 0,
-    '\x0a000003000b4461746156657273696f6e00000e740300016e'::bytea || int4send(n) || '\x00'::bytea) $$;
-SQL
+AS \$\$ SELECT public.slime_put_chunk(NULL, n, 0,
+    '\\x0a000003000b4461746156657273696f6e00000e740300016e'::bytea || int4send(n) || '\\x00'::bytea) \$\$"
+as postgres >/dev/null -c "$CHUNK_FN"
+# bob stores by hand below (slime[] columns): the README's grant (item 6)
+as postgres >/dev/null -c "GRANT EXECUTE ON FUNCTION slime_store(slime) TO bob"
 check "the test's chunk is a slime value" 1 "$(q alice "SELECT (slime_info(chunk(1)) ->> 'chunks')")"
 
 # ---- 2 (rule). No function of the extension that is not C lacks a pinned search_path.
@@ -333,6 +335,21 @@ case "$err" in *"permission denied for function slime_gc_lock"*) result OK "bob 
     *) result FAIL "bob and slime_gc_lock(): $err" ;; esac
 psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
     WHERE application_name IN ('slime_security_temp', 'slime_security_locks')" >/dev/null
+# slime_store() is not PUBLIC: carol (no grant) cannot fill the store by
+# hand; her own table's trigger still stores what that table refers to
+err=$(as carol -c "SELECT slime_store(chunk(20))" 2>&1 || true)
+case "$err" in *"ERROR:  permission denied for function slime_store"*)
+    result OK "carol cannot put entries nothing refers to in the store (slime_store() is not PUBLIC; 0.5.0: it was)" ;;
+    *) result FAIL "carol's slime_store(): $err" ;; esac
+err=$(as carol -c "SELECT slime_store_add(hash, data) FROM slime_store_entries(slime_store(chunk(8)))" 2>&1 || true)
+case "$err" in *"ERROR:  permission denied for function slime_store"*) result OK "nor through slime_store_add()" ;;
+    *) result FAIL "carol's slime_store_add(): $err" ;; esac
+as postgres >/dev/null -c "CREATE SCHEMA carol AUTHORIZATION carol"
+check "carol's own table with the store trigger stores its values" "1 t" \
+    "$(echo $(as carol -At -c "CREATE TABLE carol.saves (w slime)" \
+        -c "CREATE TRIGGER s BEFORE INSERT ON carol.saves FOR EACH ROW EXECUTE FUNCTION slime_store_trigger()" \
+        -c "INSERT INTO carol.saves VALUES (chunk(21))" \
+        -c "SELECT slime_info(w) ->> 'store_refs' FROM carol.saves" -c "SELECT slime_verify_refs(w) FROM carol.saves"))"
 # bob drops one table and renames another while the GC waits for their locks
 as bob >/dev/null -c "CREATE TABLE bob.gone (w slime)" -c "CREATE TABLE bob.moved (w slime)" \
     -c "INSERT INTO bob.gone VALUES (slime_store(chunk(12)))" -c "INSERT INTO bob.moved VALUES (slime_store(chunk(13)))"
@@ -394,5 +411,36 @@ PGDATABASE=${DB}_restore slime_psql -c "TRUNCATE alice.saves" \
 check "a binary COPY of slime_resolve(w), loaded through the trigger, restores every chunk" "2 2" \
     "$(PGDATABASE=${DB}_restore psql -X -At -c "SELECT count(*) FILTER (WHERE slime_verify_refs(w)) || ' ' ||
         count(*) FILTER (WHERE slime_info(w) ->> 'store_refs' = '1') FROM alice.saves")"
+
+# the README's way with pg_dump: the schema's dump, and beside it a copy of
+# the store entries its values refer to (slime_store_entries), added back
+# with slime_store_add by a role granted it
+PGUSER=alice PGDATABASE=$DB psql -X -q -c "\copy (SELECT DISTINCT e.hash, e.data FROM alice.saves, slime_store_entries(w) e) TO '$tmp/alice-store.copy' (FORMAT binary)"
+slime_psql -d postgres -c "DROP DATABASE ${DB}_restore" -c "CREATE DATABASE ${DB}_restore" >/dev/null
+PGDATABASE=${DB}_restore slime_psql -c "CREATE EXTENSION slime" -c "CREATE SCHEMA alice AUTHORIZATION alice" \
+    -c "GRANT EXECUTE ON FUNCTION slime_store_add(bytea, bytea) TO alice" -f "$tmp/alice.sql" >/dev/null 2>&1
+check "her dump and the copy of slime_store_entries, added with slime_store_add, restore every chunk" "2 2" \
+    "$(PGUSER=alice PGDATABASE=${DB}_restore psql -X -q -At -v ON_ERROR_STOP=1 \
+        -c "CREATE TEMP TABLE e (hash bytea, data bytea)" -c "\copy e FROM '$tmp/alice-store.copy' (FORMAT binary)" \
+        -c "SELECT count(*) FILTER (WHERE slime_store_add(hash, data)) FROM e" \
+        -c "SELECT count(*) FILTER (WHERE slime_verify_refs(w)) FROM alice.saves" | tr '\n' ' ' | sed 's/ $//')"
+err=$(PGUSER=alice PGDATABASE=${DB}_restore psql -X -q -c "SELECT slime_store_add(hash, overlay(data PLACING '\xff' FROM 9)) FROM slime_store_entries((SELECT w FROM alice.saves LIMIT 1))" 2>&1 || true)
+case "$err" in *"ERROR:  store entry "*" does not match its hash"*) result OK "slime_store_add refuses an entry that does not match its hash" ;;
+    *) result FAIL "slime_store_add and a bad entry: $err" ;; esac
+# a database's owner (alice, no superuser) dumps the whole database: the
+# dump includes the store (0.5.0: pg_dump failed on slime_store)
+slime_psql -d postgres -c "CREATE DATABASE ${DB}_owned OWNER alice" -c "CREATE DATABASE ${DB}_owned_restore" >/dev/null
+PGDATABASE=${DB}_owned slime_psql -c "CREATE EXTENSION slime" -c "$CHUNK_FN" >/dev/null 2>&1
+PGUSER=alice PGDATABASE=${DB}_owned slime_psql >/dev/null -c "CREATE TABLE saves (w slime)" \
+    -c "CREATE TRIGGER s BEFORE INSERT ON saves FOR EACH ROW EXECUTE FUNCTION slime_store_trigger()" \
+    -c "INSERT INTO saves SELECT chunk(n) FROM generate_series(30, 32) n"
+if pg_dump -U alice -d ${DB}_owned -f "$tmp/owned.sql" 2>"$tmp/owned.err"; then
+    result OK "the database owner's pg_dump of the whole database succeeds"
+else
+    result FAIL "the database owner's pg_dump: $(cat "$tmp/owned.err")"
+fi
+PGDATABASE=${DB}_owned_restore slime_psql -f "$tmp/owned.sql" >/dev/null 2>&1 || true
+check "...and restores with every chunk" "3" \
+    "$(PGDATABASE=${DB}_owned_restore psql -X -At -c "SELECT count(*) FILTER (WHERE slime_verify_refs(w)) FROM saves" 2>&1)"
 
 finish
