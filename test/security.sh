@@ -9,16 +9,24 @@
 #      function of the extension that is not C lacks a pinned search_path;
 #   3. slime_loader_create must refuse bob's tables, and tables of the wrong
 #      shape (issue #24);
+#   8. bob and carol, granted the use of alice's loader, reach it only
+#      through its functions: they cannot read or write arena_worlds (tokens,
+#      holders, expiry, the cached file), insert saves past the fence, or
+#      use, renew, release or take over another role's lease;
 #   6. bob cannot stop or stall slime_gc(): composite types and another
 #      session's temporary table are skipped with a WARNING, the old advisory
 #      lock no longer matters, and no save pins while bob holds it;
+#      slime_store() is not PUBLIC (carol cannot fill the store by hand), the
+#      trigger still stores for her own table;
 #   7. bob's open transaction after a save makes slime_gc() give up its turn
 #      (slime.gc_lock_wait) instead of holding alice's saves behind it;
 #   9. alice's own pg_dump of her schema restores values whose chunks are
-#      missing: slime_verify_refs says so, and the README's way (a binary
-#      COPY of slime_resolve) restores them whole.
-# Creates the databases slime_security(_restore) and the roles alice and
-# bob, and drops them at the end. Usage: bash test/security.sh (PG* name the server)
+#      missing: slime_verify_refs says so, and the README's ways (a copy of
+#      slime_store_entries added back with slime_store_add; a binary COPY of
+#      slime_resolve) restore them whole; as a database's owner, her
+#      pg_dump of the whole database succeeds and restores whole.
+# Creates the databases slime_security(_restore, _owned, _owned_restore) and
+# the roles alice, bob and carol, and drops them at the end. Usage: bash test/security.sh (PG* name the server)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$SLIME_ROOT"
