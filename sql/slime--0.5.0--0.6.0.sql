@@ -167,71 +167,13 @@ END
 $$;
 REVOKE ALL ON FUNCTION slime_lease_release_as_owner(regclass, text, bigint) FROM PUBLIC;
 
-CREATE FUNCTION slime_loader_rollback_as_owner(tbl regclass, world text, save bigint, token bigint, keep integer DEFAULT NULL)
-RETURNS bigint
-LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-	wtbl regclass := @extschema@.slime_loader_worlds(tbl);
-	old @extschema@.slime;
-	f bytea;
-	saved bigint;
-BEGIN
-	EXECUTE pg_catalog.format('SELECT data FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND save OPERATOR(pg_catalog.=) $2', tbl)
-		INTO old USING world, save;
-	IF old IS NULL THEN
-		RAISE EXCEPTION 'world "%" has no save %', world, save USING ERRCODE = 'no_data_found';
-	END IF;
-	EXECUTE pg_catalog.format('SELECT file FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND saves OPERATOR(pg_catalog.=) $2', wtbl)
-		INTO f USING world, save;
-	IF f IS NULL THEN
-		BEGIN
-			f := @extschema@.slime_to_slimefile(old);
-		EXCEPTION WHEN feature_not_supported THEN
-			RAISE EXCEPTION 'world "%": save % cannot be rolled back to: no slime file a load could give back holds its world', world, save
-				USING ERRCODE = 'feature_not_supported',
-					  DETAIL = SQLERRM,
-					  HINT = 'The file such a save came from is kept only while it is the newest save; save the world again from that file.';
-		END;
-	END IF;
-	saved := @extschema@.slime_loader_insert(tbl, world, token, old, keep);
-	EXECUTE pg_catalog.format('UPDATE %s SET file = $2 WHERE world OPERATOR(pg_catalog.=) $1', wtbl) USING world, f;
-	RETURN saved;
-END
-$$;
+-- rollback, delete and prune keep their bodies: the functions are renamed
+-- to their twins, and C functions of the old names take their place
+ALTER FUNCTION slime_loader_rollback(regclass, text, bigint, bigint, integer) RENAME TO slime_loader_rollback_as_owner;
+ALTER FUNCTION slime_loader_delete(regclass, text, bigint) RENAME TO slime_loader_delete_as_owner;
+ALTER FUNCTION slime_loader_prune(regclass, text, integer) RENAME TO slime_loader_prune_as_owner;
 REVOKE ALL ON FUNCTION slime_loader_rollback_as_owner(regclass, text, bigint, bigint, integer) FROM PUBLIC;
-
-CREATE FUNCTION slime_loader_delete_as_owner(tbl regclass, world text, token bigint) RETURNS bigint
-LANGUAGE plpgsql VOLATILE STRICT
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-	n bigint;
-BEGIN
-	PERFORM @extschema@.slime_lease_check(@extschema@.slime_loader_worlds(tbl), world, token);
-	n := @extschema@.slime_loader_remove(tbl, world, 0);
-	EXECUTE pg_catalog.format('UPDATE %s SET file = NULL WHERE world OPERATOR(pg_catalog.=) $1',
-							  @extschema@.slime_loader_worlds(tbl)) USING world;
-	RETURN n;
-END
-$$;
 REVOKE ALL ON FUNCTION slime_loader_delete_as_owner(regclass, text, bigint) FROM PUBLIC;
-
-CREATE FUNCTION slime_loader_prune_as_owner(tbl regclass, world text, keep integer) RETURNS bigint
-LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-	IF keep IS NULL THEN
-		RETURN 0;
-	END IF;
-	IF keep < 1 THEN
-		RAISE EXCEPTION 'a loader keeps at least one save, not %', keep USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	RETURN @extschema@.slime_loader_remove(tbl, world, keep);
-END
-$$;
 REVOKE ALL ON FUNCTION slime_loader_prune_as_owner(regclass, text, integer) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION slime_lease_acquire(tbl regclass, world text, holder text, ttl interval) RETURNS bigint
@@ -240,12 +182,12 @@ CREATE OR REPLACE FUNCTION slime_lease_renew(tbl regclass, world text, token big
 	AS 'MODULE_PATHNAME', 'slime_loader_write_as_owner' LANGUAGE C VOLATILE STRICT;
 CREATE OR REPLACE FUNCTION slime_lease_release(tbl regclass, world text, token bigint) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'slime_loader_write_as_owner' LANGUAGE C VOLATILE STRICT;
-CREATE OR REPLACE FUNCTION slime_loader_rollback(tbl regclass, world text, save bigint, token bigint, keep integer DEFAULT NULL)
+CREATE FUNCTION slime_loader_rollback(tbl regclass, world text, save bigint, token bigint, keep integer DEFAULT NULL)
 RETURNS bigint
 	AS 'MODULE_PATHNAME', 'slime_loader_write_as_owner' LANGUAGE C VOLATILE;
-CREATE OR REPLACE FUNCTION slime_loader_delete(tbl regclass, world text, token bigint) RETURNS bigint
+CREATE FUNCTION slime_loader_delete(tbl regclass, world text, token bigint) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'slime_loader_write_as_owner' LANGUAGE C VOLATILE STRICT;
-CREATE OR REPLACE FUNCTION slime_loader_prune(tbl regclass, world text, keep integer) RETURNS bigint
+CREATE FUNCTION slime_loader_prune(tbl regclass, world text, keep integer) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'slime_loader_delete_as_owner' LANGUAGE C VOLATILE;
 -- slime_loader_save and slime_loader_load (C already) check and switch the same way.
 

@@ -113,6 +113,8 @@ slime_loader_as_owner(FunctionCallInfo fcinfo, AclMode need, PGFunction body)
 						get_rel_name(tbl)),
 				 errdetail("%s needs the %s privilege on the saves table.",
 						   get_func_name(fcinfo->flinfo->fn_oid), privilege_name(need)),
+				 need == ACL_DELETE ?
+				 errhint("Pruning is for the loader's owner, or a role granted DELETE on %s.", get_rel_name(tbl)) :
 				 errhint("The loader's owner grants its use: GRANT SELECT, INSERT ON %s TO %s.",
 						 get_rel_name(tbl), GetUserNameFromId(caller, false))));
 	check_loader(tbl, worlds, get_func_namespace(fcinfo->flinfo->fn_oid));
