@@ -447,6 +447,12 @@ if pg_dump -U alice -d ${DB}_owned -f "$tmp/owned.sql" 2>"$tmp/owned.err"; then
 else
     result FAIL "the database owner's pg_dump: $(cat "$tmp/owned.err")"
 fi
+# without the grant 0.6.0 gives the database's owner, as on 0.5.0, it fails
+PGDATABASE=${DB}_owned slime_psql -c "REVOKE SELECT ON slime_store FROM alice" >/dev/null
+case "$(pg_dump -U alice -d ${DB}_owned -f /dev/null 2>&1)" in *"permission denied for table slime_store"*)
+    result OK "...which fails without the owner's SELECT on slime_store (as on 0.5.0)" ;;
+    *) result FAIL "the database owner's pg_dump without the grant did not fail on slime_store" ;; esac
+PGDATABASE=${DB}_owned slime_psql -c "GRANT SELECT ON slime_store TO alice" >/dev/null
 PGDATABASE=${DB}_owned_restore slime_psql -f "$tmp/owned.sql" >/dev/null 2>&1 || true
 check "...and restores with every chunk" "3" \
     "$(PGDATABASE=${DB}_owned_restore psql -X -At -c "SELECT count(*) FILTER (WHERE slime_verify_refs(w)) FROM saves" 2>&1)"
