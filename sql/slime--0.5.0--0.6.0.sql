@@ -102,6 +102,18 @@ $$;
 -- each is C (src/lguard.c) and runs its twin <name>_as_owner, below, as the
 -- owner of the loader's tables once the caller holds INSERT (DELETE for
 -- prune) on the saves table. The twins are not PUBLIC.
+-- Raise unless a lease's time to live is positive.
+CREATE FUNCTION slime_lease_ttl_check(ttl interval) RETURNS void
+LANGUAGE plpgsql IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	IF ttl OPERATOR(pg_catalog.<=) interval '0' THEN
+		RAISE EXCEPTION 'lease time to live must be positive, not %', ttl USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+END
+$$;
+
 CREATE FUNCTION slime_lease_acquire_as_owner(tbl regclass, world text, holder text, ttl interval) RETURNS bigint
 LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp
@@ -109,9 +121,7 @@ AS $$
 DECLARE
 	granted bigint;
 BEGIN
-	IF ttl <= interval '0' THEN
-		RAISE EXCEPTION 'lease time to live must be positive, not %', ttl USING ERRCODE = 'invalid_parameter_value';
-	END IF;
+	PERFORM @extschema@.slime_lease_ttl_check(ttl);
 	-- "already holder's" means the same holder and the same role; a lease
 	-- from before 0.6.0 (no role) goes to the same holder once
 	EXECUTE pg_catalog.format($q$
@@ -136,9 +146,7 @@ AS $$
 DECLARE
 	n integer;
 BEGIN
-	IF ttl <= interval '0' THEN
-		RAISE EXCEPTION 'lease time to live must be positive, not %', ttl USING ERRCODE = 'invalid_parameter_value';
-	END IF;
+	PERFORM @extschema@.slime_lease_ttl_check(ttl);
 	EXECUTE pg_catalog.format('UPDATE %s SET expires = pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) $3
 					WHERE world OPERATOR(pg_catalog.=) $1 AND token OPERATOR(pg_catalog.=) $2 AND holder IS NOT NULL
 					  AND expires OPERATOR(pg_catalog.>) pg_catalog.clock_timestamp()
