@@ -103,6 +103,19 @@ SELECT slime_lease_acquire('isl', 'sky', 'alice', '10 s') AS alice_token;
 SELECT slime_loader_save('isl', 'sky', 4, f) AS save FROM lease_files;
 SELECT world, holder, token, saves FROM isl_worlds ORDER BY world;
 
+-- the fence lets through only the row slime_loader_save is inserting: just
+-- after a save, in the same transaction, an insert with a stale token, or
+-- with the save's own world and number, is still checked
+BEGIN;
+SELECT slime_loader_save('isl', 'sky', 4, f) AS save FROM lease_files \gset
+SELECT :save AS save, slime_loader_fenced('isl', 'sky', :save) AS fenced_after;
+SAVEPOINT s;
+INSERT INTO isl (world, save, saved_at, token, data) SELECT 'sky', 3, now(), 3, data FROM isl LIMIT 1;
+ROLLBACK TO s;
+INSERT INTO isl (world, save, saved_at, token, data) SELECT 'sky', :save, now(), 4, data FROM isl LIMIT 1;
+SELECT save, token FROM isl WHERE world = 'sky' ORDER BY save;
+ROLLBACK;
+
 -- sharing a loader: its owner grants a server role the loader's use (SELECT
 -- and INSERT on the saves table) and nothing on isl_worlds; the server
 -- reaches leases and saves through the functions only (they run as the

@@ -36,6 +36,27 @@ SELECT slime_info(slime_delete_chunk(world, 0, 0)) ->> 'chunks' AS after_delete,
        slime_info(slime_put_chunk(world, 0, 0, NULL, 'entities')) ->> 'entity_chunks' AS entities_after_removal
 FROM islands WHERE id = 1;
 
+-- a chunk goes where its NBT says it is: NBT naming another position, or of
+-- another kind, is refused (invalid_parameter_value) naming both, with a hint
+SELECT slime_put_chunk(NULL, 3, 4, test_chunk(0, 0));
+SELECT slime_put_chunk(NULL, 3, 4, test_entities(0, 0), 'entities');
+SELECT slime_put_chunk(NULL, 0, 0, test_entities(0, 0));
+SELECT slime_put_chunk(NULL, 0, 0, test_chunk(0, 0), 'poi');
+SELECT slime_put_chunk(NULL, -1, 33, nbt_compound('', nbt_compound('Level', nbt_int('xPos', 31), nbt_int('zPos', -2))));
+-- moved as the hint says (slime_chunk_relocate rewrites xPos/zPos, Level.xPos/zPos
+-- or Position in place); NBT naming no position, and a POI chunk, go in anywhere
+SELECT slime_nbt_to_json(slime_chunk_nbt(slime_put_chunk(NULL, 3, 4, slime_chunk_relocate(test_chunk(0, 0), 3, 4)), 3, 4))
+       = slime_nbt_to_json(test_chunk(0, 0)) || '{"xPos": 3, "zPos": 4}' AS moved,
+       slime_nbt_to_json(slime_chunk_relocate(test_entities(0, 0), -7, 40)) -> 'Position' AS entities_moved,
+       slime_nbt_to_json(slime_chunk_relocate(nbt_compound('', nbt_compound('Level', nbt_int('xPos', 31), nbt_int('zPos', -2))), -1, 33)) AS pre_1_18_moved,
+       slime_info(slime_put_chunk(NULL, 3, 4, nbt_compound('', nbt_int('DataVersion', 3700)))) ->> 'chunks' AS no_position,
+       slime_info(slime_put_chunk(NULL, 3, 4, nbt_compound('', nbt_int('DataVersion', 3700),
+                  nbt_compound('Sections', VARIADIC '{}'::bytea[])), 'poi')) ->> 'poi_chunks' AS poi;
+SELECT slime_chunk_relocate(nbt_compound('', nbt_int('DataVersion', 3700)), 3, 4);
+SELECT slime_chunk_relocate(nbt_compound('', nbt_long('xPos', 0), nbt_long('zPos', 0)), 3, 4);
+DO $$ BEGIN PERFORM slime_put_chunk(NULL, 3, 4, test_chunk(0, 0));
+EXCEPTION WHEN invalid_parameter_value THEN RAISE NOTICE 'sqlstate %', SQLSTATE; END $$;
+
 -- text and binary forms round-trip and are checked alike
 SELECT count(*) AS text_round_trip FROM islands WHERE world::text::slime = world;
 SELECT count(*) AS bytea_round_trip FROM islands WHERE world::bytea::slime = world;

@@ -349,6 +349,44 @@ builder_resolving(sl_builder *b, FunctionCallInfo fcinfo, int32 x, int32 z)
 	check_gathered(b);
 }
 
+/*
+ * Refuse chunk NBT of another kind, or naming another position, than the
+ * one slime_put_chunk stores it as (Minecraft would load it elsewhere).
+ */
+static void
+check_place(const uint8_t *nbt, size_t len, int kind, int32 x, int32 z)
+{
+	int			found;
+	int64_t		hx,
+				hz;
+	int			has;
+	sl_err		err;
+
+	has = sl_chunk_where(nbt, len, slime_limits(), &found, &hx, &hz, &err);
+	if (has < 0)
+	{
+		sl_err_prefix(&err, "chunk (%d,%d)", x, z);
+		slime_raise(&err, true);
+	}
+	if (found >= 0 && found != kind)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("chunk (%d,%d) was given as kind '%s' but its NBT is a chunk of %s",
+						x, z, slime_kind_names[kind], sl_chunk_kind_file(found)),
+				 errhint("Pass kind => '%s'.", slime_kind_names[found])));
+	if (has && (hx != x || hz != z))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("chunk NBT given for chunk (%d,%d) says it is chunk (%lld,%lld) (its %s)",
+						x, z, (long long) hx, (long long) hz,
+						kind == SL_COMP_ENTITIES ? "Position" : "xPos and zPos"),
+				 kind == SL_COMP_ENTITIES ?
+				 errhint("Store it at (%lld,%lld), or move it: slime_put_chunk(world, %d, %d, slime_chunk_relocate(nbt, %d, %d), 'entities').",
+						 (long long) hx, (long long) hz, x, z, x, z) :
+				 errhint("Store it at (%lld,%lld), or move it: slime_put_chunk(world, %d, %d, slime_chunk_relocate(nbt, %d, %d)).",
+						 (long long) hx, (long long) hz, x, z, x, z)));
+}
+
 PG_FUNCTION_INFO_V1(slime_put_chunk);
 /* Store (or with NULL nbt remove) one component of one chunk. */
 Datum
@@ -381,10 +419,34 @@ slime_put_chunk(PG_FUNCTION_ARGS)
 			sl_err_prefix(&err, "chunk (%d,%d)", x, z);
 			slime_raise(&err, true);
 		}
+		check_place(nbt, len, kind, x, z);
 		if (sl_builder_add(&b, kind, x, z, 0, nbt, len, 1, &err))
 			slime_raise(&err, true);
 	}
 	PG_RETURN_POINTER(slime_from_builder(&b));
+}
+
+PG_FUNCTION_INFO_V1(slime_chunk_relocate);
+/* One chunk's NBT with the position it names rewritten to (x,z). */
+Datum
+slime_chunk_relocate(PG_FUNCTION_ARGS)
+{
+	bytea	   *in = PG_GETARG_BYTEA_PP(0);
+	int32		x = PG_GETARG_INT32(1);
+	int32		z = PG_GETARG_INT32(2);
+	uint8_t    *nbt;
+	size_t		len;
+	bytea	   *r;
+	sl_err		err;
+
+	if (sl_unpack_nbt((const uint8_t *) VARDATA_ANY(in), VARSIZE_ANY_EXHDR(in),
+					  0, slime_limits(), &nbt, &len, &err) ||
+		sl_chunk_relocate(nbt, len, x, z, slime_limits(), &err))
+		slime_raise(&err, true);
+	r = (bytea *) palloc(VARHDRSZ + len);
+	SET_VARSIZE(r, VARHDRSZ + len);
+	memcpy(VARDATA(r), nbt, len);
+	PG_RETURN_BYTEA_P(r);
 }
 
 PG_FUNCTION_INFO_V1(slime_delete_chunk);

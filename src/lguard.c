@@ -192,12 +192,19 @@ slime_loader_delete_as_owner(PG_FUNCTION_ARGS)
 	return slime_loader_as_owner(fcinfo, ACL_DELETE, call_as_owner_twin);
 }
 
+/* The name of the role that called the loader function running now, else of the current user. */
+Datum
+slime_loader_caller_name(void)
+{
+	Oid			who = OidIsValid(loader_caller) ? loader_caller : GetUserId();
+
+	return DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(who, false)));
+}
+
 PG_FUNCTION_INFO_V1(slime_loader_caller);
 /* The role that called the loader function running now, else the current user. */
 Datum
 slime_loader_caller(PG_FUNCTION_ARGS)
 {
-	Oid			who = OidIsValid(loader_caller) ? loader_caller : GetUserId();
-
-	PG_RETURN_DATUM(DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(who, false))));
+	PG_RETURN_DATUM(slime_loader_caller_name());
 }

@@ -265,28 +265,40 @@ slime_loader_convert(PG_FUNCTION_ARGS)
 /* The statements of a save, prepared once per saves table. */
 typedef enum save_query
 {
-	LQ_MEMO,					/* the world's memo */
-	LQ_INSERT,					/* the save (fenced by the trigger) and the retention */
-	LQ_FILE,					/* the world's file and memo */
+	LQ_LOCK,					/* the world's memo, its row locked, if token holds its lease */
+	LQ_CHECK,					/* slime_lease_check(): why it does not */
+	LQ_FILE,					/* the next save number, the world's file and memo */
+	LQ_INSERT,					/* the save and the retention */
 	LQ_LOAD_FILE,				/* the kept file, while its save is the newest */
 	LQ_LOAD_VALUE,				/* the newest save's value */
 	LQ_COUNT
 } save_query;
 
+/*
+ * LQ_LOCK is slime_lease_check()'s rule (the token is the world's, a holder
+ * has it, it has not expired, the calling role took it) as one prepared statement; when it finds no
+ * row, LQ_CHECK runs slime_lease_check() itself for the error. The fence
+ * trigger lets through the row LQ_INSERT inserts (slime_loader_fenced).
+ */
 static const char *const save_sql[LQ_COUNT] = {
-	"SELECT memo FROM %s WHERE world OPERATOR(pg_catalog.=) $1",
-	"WITH ins AS (INSERT INTO %1$s (world, token, data) VALUES ($1, $2, $3) RETURNING save), "
+	"SELECT memo FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND token OPERATOR(pg_catalog.=) $2 "
+	"AND holder IS NOT NULL AND NOT coalesce(expires OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp(), false) "
+	"AND leased_by OPERATOR(pg_catalog.=) $3 FOR UPDATE",
+	"SELECT %s.slime_lease_check($1, $2, $3)",
+	"UPDATE %s SET saves = saves OPERATOR(pg_catalog.+) 1, file = $2, memo = $3 "
+	"WHERE world OPERATOR(pg_catalog.=) $1 RETURNING saves",
+	"WITH ins AS (INSERT INTO %1$s (world, save, saved_at, token, data) "
+	"VALUES ($1, $5, pg_catalog.clock_timestamp(), $2, $3) RETURNING save), "
 	"gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 "
 	"AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) "
 	"SELECT save FROM ins",
-	"UPDATE %s SET file = $2, memo = $3 WHERE world OPERATOR(pg_catalog.=) $1",
 	"SELECT w.file FROM %s w WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL "
 	"AND EXISTS (SELECT FROM %s s WHERE s.world OPERATOR(pg_catalog.=) w.world AND s.save OPERATOR(pg_catalog.=) w.saves)",
 	"SELECT data FROM %s WHERE world OPERATOR(pg_catalog.=) $1 ORDER BY save DESC LIMIT 1"
 };
 
-/* Whether save_sql[q] names the worlds table (else the saves table). */
-static const bool save_on_worlds[LQ_COUNT] = {true, false, true, true, false};
+/* Whether save_sql[q] names the worlds table (else the saves table; LQ_CHECK: the extension's schema). */
+static const bool save_on_worlds[LQ_COUNT] = {true, false, true, false, true, false};
 
 /* Plans of save_sql for the saves table last saved to, with the names they were made for. */
 static struct
@@ -303,29 +315,31 @@ qualified(Oid rel)
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(rel)), get_rel_name(rel));
 }
 
-/* The slime type, found next to the function being called. */
+/* The slime type of the extension's schema ext. */
 static Oid
-slime_type_of(FunctionCallInfo fcinfo)
+slime_type_in(Oid ext)
 {
-	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("slime"),
-						   ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid)));
+	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("slime"), ObjectIdGetDatum(ext));
 }
 
 /* Prepare (or keep) the plans of a save to tbl, whose worlds table is worlds. */
 static void
-prepare_save(Oid tbl, Oid worlds, Oid slime_type)
+prepare_save(Oid tbl, Oid worlds, FunctionCallInfo fcinfo)
 {
+	Oid			ext = get_func_namespace(fcinfo->flinfo->fn_oid);
 	char	   *saves_name = qualified(tbl);
 	char	   *worlds_name = qualified(worlds);
-	char	   *names = psprintf("%s %s", saves_name, worlds_name);
-	Oid			types[LQ_COUNT][4] = {
-		{TEXTOID},
-		{TEXTOID, INT8OID, slime_type, INT4OID},
+	const char *ext_name = quote_identifier(get_namespace_name(ext));
+	char	   *names = psprintf("%s %s %s", saves_name, worlds_name, ext_name);
+	Oid			types[LQ_COUNT][5] = {
+		{TEXTOID, INT8OID, NAMEOID},
+		{REGCLASSOID, TEXTOID, INT8OID},
 		{TEXTOID, BYTEAOID, BYTEAOID},
+		{TEXTOID, INT8OID, slime_type_in(ext), INT4OID, INT8OID},
 		{TEXTOID},
 		{TEXTOID}
 	};
-	int			nargs[LQ_COUNT] = {1, 4, 3, 1, 1};
+	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1};
 
 	if (save_plans.tbl == tbl && save_plans.names && strcmp(save_plans.names, names) == 0)
 		return;
@@ -340,6 +354,7 @@ prepare_save(Oid tbl, Oid worlds, Oid slime_type)
 	for (int q = 0; q < LQ_COUNT; q++)
 	{
 		char	   *sql = q == LQ_LOAD_FILE ? psprintf(save_sql[q], worlds_name, saves_name) :
+			q == LQ_CHECK ? psprintf(save_sql[q], ext_name) :
 			psprintf(save_sql[q], save_on_worlds[q] ? worlds_name : saves_name);
 		SPIPlanPtr	plan = SPI_prepare(sql, nargs[q], types[q]);
 
@@ -392,19 +407,60 @@ file_to_keep(bytea *file, const converted_file *c)
 }
 
 /*
- * Save a slime file (any version) as world's next save under lease token
- * (the saves table's fence trigger checks it) and keep the newest keep saves
- * (NULL: all); the save's number. Only the chunks that differ from the
- * world's memo are converted; the file a load gives back and the new memo go
- * into the world's row. The statements are prepared once per saves table.
+ * The save slime_loader_save is inserting: the saves table, world and save
+ * number whose lease it checked, in this transaction and subtransaction. The
+ * fence trigger lets that row through (slime_loader_fenced) rather than
+ * checking the lease and drawing a number again. Set only around the insert.
+ */
+static struct
+{
+	LocalTransactionId lxid;
+	SubTransactionId subxid;
+	Oid			saves;
+	int64		save;
+	text	   *world;
+}			fenced;
+
+/* Forget the save being inserted. */
+static void
+unfence(void)
+{
+	fenced.lxid = InvalidLocalTransactionId;
+	fenced.saves = InvalidOid;
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_fenced);
+/*
+ * Whether the row (world, save) going into the saves table tbl is the save
+ * slime_loader_save is inserting, its lease checked and its number drawn.
+ */
+Datum
+slime_loader_fenced(PG_FUNCTION_ARGS)
+{
+	text	   *world = PG_GETARG_TEXT_PP(1);
+
+	PG_RETURN_BOOL(fenced.lxid == MyProc->lxid && fenced.lxid != InvalidLocalTransactionId &&
+				   fenced.subxid == GetCurrentSubTransactionId() &&
+				   fenced.saves == PG_GETARG_OID(0) && fenced.save == PG_GETARG_INT64(2) &&
+				   VARSIZE_ANY_EXHDR(world) == VARSIZE_ANY_EXHDR(fenced.world) &&
+				   memcmp(VARDATA_ANY(world), VARDATA_ANY(fenced.world), VARSIZE_ANY_EXHDR(world)) == 0);
+}
+
+/*
+ * Save a slime file (any version) as world's next save under lease token and
+ * keep the newest keep saves (NULL: all); the save's number. The world's
+ * row is locked and its lease checked first; only the chunks that differ
+ * from the world's memo are converted; the next save number, the file a
+ * load gives back and the new memo go into the world's row in one update.
+ * The statements are prepared once per saves table.
  */
 static Datum
 save_as_owner(PG_FUNCTION_ARGS)
 {
 	Oid			tbl;
 	Oid			worlds;
-	Datum		args[4];
-	char		nulls[4] = {' ', ' ', ' ', ' '};
+	Datum		args[5];
+	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
 	bool		isnull;
 	Datum		saved;
 	bytea	   *file;
@@ -421,9 +477,22 @@ save_as_owner(PG_FUNCTION_ARGS)
 	file = PG_GETARG_BYTEA_PP(3);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	prepare_save(tbl, worlds, slime_type_of(fcinfo));
-	args[0] = PG_GETARG_DATUM(1);
-	saved = run_save(LQ_MEMO, args, nulls, SPI_OK_SELECT, &isnull);
+	prepare_save(tbl, worlds, fcinfo);
+	args[0] = PointerGetDatum(PG_GETARG_TEXT_PP(1));
+	args[1] = PG_GETARG_DATUM(2);
+	args[2] = slime_loader_caller_name();
+	saved = run_save(LQ_LOCK, args, nulls, SPI_OK_SELECT, &isnull);
+	if (SPI_processed == 0)
+	{
+		/* slime_lease_check() says why the lease is not held */
+		Datum		check[3] = {ObjectIdGetDatum(worlds), PG_GETARG_DATUM(1), PG_GETARG_DATUM(2)};
+
+		run_save(LQ_CHECK, check, NULL, SPI_OK_SELECT, &isnull);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("lease of world \"%s\" is not held by token " INT64_FORMAT,
+						text_to_cstring(PG_GETARG_TEXT_PP(1)), PG_GETARG_INT64(2))));
+	}
 	if (!isnull)
 	{
 		MemoryContext spi = MemoryContextSwitchTo(outer);
@@ -435,18 +504,35 @@ save_as_owner(PG_FUNCTION_ARGS)
 	convert(file, prev, &c);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	args[1] = PointerGetDatum(file_to_keep(file, &c));
+	args[2] = PointerGetDatum(c.memo);
+	nulls[2] = c.memo ? ' ' : 'n';
+	saved = run_save(LQ_FILE, args, nulls, SPI_OK_UPDATE_RETURNING, &isnull);
+	if (isnull)
+		elog(ERROR, "the world row of \"%s\" gave no save number", text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	args[1] = PG_GETARG_DATUM(2);
 	args[2] = PointerGetDatum(c.value);
 	args[3] = PG_GETARG_DATUM(4);
+	args[4] = saved;
+	nulls[2] = ' ';
 	nulls[3] = PG_ARGISNULL(4) ? 'n' : ' ';
-	saved = run_save(LQ_INSERT, args, nulls, SPI_OK_SELECT, &isnull);
-	if (isnull)
-		elog(ERROR, "the save of world \"%s\" returned no number", text_to_cstring(PG_GETARG_TEXT_PP(1)));
-	args[1] = PointerGetDatum(file_to_keep(file, &c));
-	args[2] = PointerGetDatum(c.memo);
-	nulls[1] = nulls[3] = ' ';
-	nulls[2] = c.memo ? ' ' : 'n';
-	run_save(LQ_FILE, args, nulls, SPI_OK_UPDATE, &isnull);
+	if (fenced.world)
+		pfree(fenced.world);
+	fenced.world = (text *) MemoryContextAlloc(TopMemoryContext, VARSIZE_ANY(DatumGetPointer(args[0])));
+	memcpy(fenced.world, DatumGetPointer(args[0]), VARSIZE_ANY(DatumGetPointer(args[0])));
+	fenced.saves = tbl;
+	fenced.save = DatumGetInt64(saved);
+	fenced.subxid = GetCurrentSubTransactionId();
+	fenced.lxid = MyProc->lxid;
+	PG_TRY();
+	{
+		run_save(LQ_INSERT, args, nulls, SPI_OK_SELECT, &isnull);
+	}
+	PG_FINALLY();
+	{
+		unfence();
+	}
+	PG_END_TRY();
 	SPI_finish();
 	PG_RETURN_DATUM(saved);
 }
@@ -473,7 +559,7 @@ load_as_owner(PG_FUNCTION_ARGS)
 				 errmsg("no loader saves table with OID %u", tbl)));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	prepare_save(tbl, worlds, slime_type_of(fcinfo));
+	prepare_save(tbl, worlds, fcinfo);
 	r = run_save(LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
 	if (isnull)
 		r = run_save(LQ_LOAD_VALUE, &arg, NULL, SPI_OK_SELECT, &isnull);

@@ -100,6 +100,9 @@ Oid			slime_rel_owner(Oid rel);
  */
 Datum		slime_loader_as_owner(FunctionCallInfo fcinfo, AclMode need, PGFunction body);
 
+/* The name of the role that called the loader function running now, else of the current user (lguard.c). */
+Datum		slime_loader_caller_name(void);
+
 /* Put n entries (bytea hashes and entries) in the store unless there (store.c). */
 void		slime_store_put(Datum *hashes, Datum *entries, int n);
 

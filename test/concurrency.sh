@@ -148,7 +148,7 @@ $PICK
 BEGIN;
 SELECT slime_info(world)->>'chunks' FROM worlds WHERE id = :id;
 UPDATE worlds SET (world, hash) = (SELECT w, slime_content_hash(w) FROM
-  (SELECT slime_put_chunk(worlds.world, :x, :z, (SELECT nbt FROM seed_chunks WHERE i = :k)) AS w) s)
+  (SELECT slime_put_chunk(worlds.world, :x, :z, slime_chunk_relocate((SELECT nbt FROM seed_chunks WHERE i = :k), :x, :z)) AS w) s)
   WHERE id = :id;
 END;
 EOF

@@ -117,7 +117,8 @@ import_sql() {      # import_sql K — endless INSERT transactions of client K
         if [ $((n % 3)) != 0 ]; then
             x=$((n % 32)); z=$((n * 7 % 32))
             expr="slime_put_chunk($expr, r.rx * 32 + $x, r.rz * 32 + $z,
-                                  stamp((SELECT nbt FROM seed_chunks WHERE i = $ci), $id))"
+                                  slime_chunk_relocate(stamp((SELECT nbt FROM seed_chunks WHERE i = $ci), $id),
+                                                       r.rx * 32 + $x, r.rz * 32 + $z))"
         fi
         printf '%s\n' "BEGIN;" \
             "INSERT INTO worlds(id, world, hash) SELECT $id, w, slime_content_hash(w)
@@ -134,8 +135,8 @@ save_sql() {        # save_sql K — endless one-chunk UPDATE transactions of cl
         printf '%s\n' "BEGIN;" \
             "SELECT encode(hash, 'hex') AS old FROM worlds WHERE id = $id FOR UPDATE \\gset" \
             "UPDATE worlds SET (world, hash) = (SELECT w, slime_content_hash(w) FROM
-               (SELECT slime_put_chunk(worlds.world, $x, $z,
-                   stamp((SELECT nbt FROM seed_chunks WHERE i = $ci), $(((k + 1) * 1000000000 + n)))) AS w) s)
+               (SELECT slime_put_chunk(worlds.world, $x, $z, slime_chunk_relocate(
+                   stamp((SELECT nbt FROM seed_chunks WHERE i = $ci), $(((k + 1) * 1000000000 + n))), $x, $z)) AS w) s)
                WHERE id = $id RETURNING encode(hash, 'hex') AS h \\gset" \
             "\\echo P $id :old :h" "COMMIT;" "\\echo C $id :old :h" || return 0
     done

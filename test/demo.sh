@@ -82,7 +82,7 @@ world_dir() {
     return 1
 }
 
-# ---- fallback importer (used while test/import-world.sh does not exist) ----
+# ---- fallback importer (used while clients/import-world.sh does not exist) ----
 # import_fallback WORLD TABLE: one row per dimension, every region file read
 # server-side and merged with slime_agg; entities/ and poi/ beside region/.
 import_fallback() {
@@ -199,11 +199,11 @@ runuser -u postgres -- test -r "$WORLD" ||
     slime_warn "$WORLD may not be readable by OS user postgres (the server reads region files)"
 
 echo "== importing $WORLD into $DB.$TABLE"
-if [ -f test/import-world.sh ] && [ -x build/slimetool ]; then
+if [ -f clients/import-world.sh ] && [ -x build/slimetool ]; then
     [ "$STRICT" = false ] && export SLIMETOOL_OPTS=${SLIMETOOL_OPTS:---lenient}
-    bash test/import-world.sh "$WORLD" "$TABLE"
+    bash clients/import-world.sh "$WORLD" "$TABLE"
 else
-    echo "demo: NOTE test/import-world.sh or build/slimetool is missing; importing with the built-in fallback"
+    echo "demo: NOTE clients/import-world.sh or build/slimetool is missing; importing with the built-in fallback"
     import_fallback "$WORLD" "$TABLE"
 fi
 
@@ -283,5 +283,7 @@ The demo cluster keeps running (data in $PGDATA, log $SLIME_PGTMP/server.log).
             (or: psql -h $PGHOST -p $PGPORT -U postgres $DB)
             e.g.  SELECT $LCOL, slime_info($SCOL) FROM $TABLE;
                   SELECT slime_render_map($SCOL, scale => 2) FROM $TABLE;   -- a PNG
+            the README's examples use islands(id, world): its "Quick start" makes
+            that table from $TABLE in one statement
   stop:     bash test/demo.sh --stop
 EOF

@@ -9,7 +9,8 @@
 # launcher): every corpus slime file and files slime_to_slimefile wrote
 # saved and read back through the loader, history and rollback, loader
 # instances in threads racing for one world's lease, saves racing slime_gc(),
-# bad files, a save cut by pg_terminate_backend. Builds and installs the
+# bad files, a save cut by pg_terminate_backend, the README's server developer
+# path as a role with only its grants. Builds and installs the
 # extension first (a no-op build under test/run-all.sh, which did it), so
 # that the loader functions of this tree are the ones tested. Fails on any
 # failed or aborted test.

@@ -5,6 +5,7 @@
 #   → world (test/world.sh: world folders -> table -> folders, identical)
 #   → hostile (test/hostile.sh) → security (test/security.sh: the attacks of
 #     ordinary roles alice and bob, issue #25, each asserted to fail)
+#   → doc (test/doc.sh: every SQL block of README.md as written, own cluster)
 #   → crash, concurrency, schedule (own clusters; schedule: pg_cron) → shard (test/shard.sh: a coordinator,
 #     two shards and a standby; postgres_fdw, promotion)
 #   → java (test/java.sh: the AdvancedSlimePaper loader's JUnit tests)
@@ -22,7 +23,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SUITES=(unit regress corpus pgdump world hostile security crash concurrency schedule shard java webmap sanitize valgrind fuzz)
+SUITES=(unit regress corpus pgdump world hostile security doc crash concurrency schedule shard java webmap sanitize valgrind fuzz)
 declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
 declare -A TIME=()
 START=$SECONDS
@@ -126,6 +127,11 @@ suite_hostile() { bash test/hostile.sh; }
 # the extension: each must fail (shared cluster; own database and roles).
 suite_security() { bash test/security.sh; }
 
+# Every ```sql block of README.md, in order, as written, on a cluster of its
+# own (the README creates roles); blocks marked <!-- doctest: skip REASON -->
+# are counted, not run.
+suite_doc() { bash test/doc.sh; }
+
 # SIGKILL of the postmaster during a bulk import and a save burst, then
 # recovery; every committed world intact (own cluster).
 suite_crash() { bash test/crash.sh; }
@@ -225,6 +231,7 @@ else
     for s in regress corpus pgdump world hostile security; do RESULT[$s]="FAILED (cluster did not start)"; done
 fi
 
+run_suite doc 300 suite_doc
 run_suite crash 300 suite_crash
 run_suite concurrency 420 suite_concurrency
 run_suite schedule 300 suite_schedule

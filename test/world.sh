@@ -2,7 +2,7 @@
 # test/world.sh — whole worlds out of the database and back (issue #7).
 #
 # For every world folder the shared corpus yields and for generated worlds:
-#   slimetool copy-world  ->  \copy into a table  ->  test/export-world.sh
+#   slimetool copy-world  ->  \copy into a table  ->  clients/export-world.sh
 #   (psql \copy of slime_resolve(data) | slimetool export-world)  ->
 #   slimetool copy-world of the exported folder (strict)
 # and checks
@@ -178,7 +178,7 @@ roundtrip() {
     psql_ -c "\\copy worlds(world, dimension, data) FROM '$a' WITH (FORMAT binary)" ||
         { result FAIL "$name: loading the COPY stream failed"; return; }
     new_out
-    if ! bash test/export-world.sh "$name" worlds "$OUT" 2>"$err"; then
+    if ! bash clients/export-world.sh "$name" worlds "$OUT" 2>"$err"; then
         result FAIL "$name: export-world failed: $(tail -n 3 "$err")"; return
     fi
     if ! "$TOOL" copy-world "$OUT" --name "$name" >"$b" 2>"$err"; then
@@ -324,10 +324,10 @@ else
     result FAIL "reference form: wrong message or files left: $(cat "$WORK/err")"
 fi
 new_out
-if bash test/export-world.sh gen-dimensions saves "$OUT" 2>"$WORK/err" &&
+if bash clients/export-world.sh gen-dimensions saves "$OUT" 2>"$WORK/err" &&
         "$TOOL" copy-world "$OUT" --name gen-dimensions >"$WORK/b.copy" 2>/dev/null &&
         "$TOOL" copy-world "$GEN5" --name gen-dimensions 2>/dev/null | cmp -s - "$WORK/b.copy"; then
-    result OK "reference form: test/export-world.sh (slime_resolve) gives the same values as the source folder"
+    result OK "reference form: clients/export-world.sh (slime_resolve) gives the same values as the source folder"
 else
     result FAIL "reference form through slime_resolve: $(tail -n 3 "$WORK/err")"
 fi
@@ -357,7 +357,7 @@ SELECT 'gen-big', dimension,
 FROM worlds WHERE world = 'gen-world';
 SQL
 new_out
-if bash test/export-world.sh gen-big worlds "$OUT" 2>"$WORK/err" &&
+if bash clients/export-world.sh gen-big worlds "$OUT" 2>"$WORK/err" &&
         [ -f "$OUT/region/c.3.4.mcc" ] &&
         "$TOOL" copy-world "$OUT" --name gen-big >"$WORK/b.copy" 2>/dev/null &&
         compare_db worlds gen-big "$WORK/b.copy" &&
@@ -428,13 +428,13 @@ FORCE_DIR=$OUT
 # gen-force: gen-world plus a chunk in region (2,2); exported, then that chunk deleted
 psql_ -c "INSERT INTO worlds SELECT 'gen-force', dimension,
               CASE WHEN dimension = 'minecraft:overworld'
-                   THEN slime_put_chunk(data, 70, 70, slime_chunk_nbt(data, 1, 1)) ELSE data END
+                   THEN slime_put_chunk(data, 70, 70, slime_chunk_relocate(slime_chunk_nbt(data, 1, 1), 70, 70)) ELSE data END
           FROM worlds WHERE world = 'gen-dimensions'"
-bash test/export-world.sh gen-force worlds "$FORCE_DIR" 2>/dev/null
+bash clients/export-world.sh gen-force worlds "$FORCE_DIR" 2>/dev/null
 mkdir -p "$FORCE_DIR/playerdata"; echo keep >"$FORCE_DIR/playerdata/someone.dat"
 psql_ -c "UPDATE worlds SET data = slime_delete_chunk(data, 70, 70) WHERE world = 'gen-force' AND dimension = 'minecraft:overworld'"
 before=$(cd "$FORCE_DIR" && find . -type f -exec md5sum {} + | sort)
-if bash test/export-world.sh gen-force worlds "$FORCE_DIR" 2>"$WORK/err"; then
+if bash clients/export-world.sh gen-force worlds "$FORCE_DIR" 2>"$WORK/err"; then
     result FAIL "non-empty folder without --force: export went ahead"
 elif grep -q "is not empty.*--force" "$WORK/err" && [ "$(cd "$FORCE_DIR" && find . -type f -exec md5sum {} + | sort)" = "$before" ]; then
     result OK "non-empty folder without --force: refused, folder unchanged"
@@ -442,7 +442,7 @@ else
     result FAIL "non-empty folder without --force: $(cat "$WORK/err")"
 fi
 if [ -f "$FORCE_DIR/region/r.2.2.mca" ] &&
-        bash test/export-world.sh gen-force worlds "$FORCE_DIR" --force 2>"$WORK/err" &&
+        bash clients/export-world.sh gen-force worlds "$FORCE_DIR" --force 2>"$WORK/err" &&
         [ ! -e "$FORCE_DIR/region/r.2.2.mca" ] && [ "$(cat "$FORCE_DIR/playerdata/someone.dat")" = keep ] &&
         "$TOOL" copy-world "$FORCE_DIR" --name gen-force >"$WORK/b.copy" 2>/dev/null &&
         compare_db worlds gen-force "$WORK/b.copy"; then
@@ -456,7 +456,7 @@ perl -MFcntl -e 'open(my $f, "+<", $ARGV[0]) or die; my $l = pack("s s x4 q q l 
     "$FORCE_DIR/session.lock" >"$WORK/lock.out" 2>&1 &
 lock_pid=$!
 for _ in $(seq 50); do grep -q locked "$WORK/lock.out" 2>/dev/null && break; sleep 0.1; done
-if bash test/export-world.sh gen-force worlds "$FORCE_DIR" --force 2>"$WORK/err"; then
+if bash clients/export-world.sh gen-force worlds "$FORCE_DIR" --force 2>"$WORK/err"; then
     result FAIL "session.lock held: export went ahead"
 elif grep -q "session.lock is locked by process $lock_pid" "$WORK/err"; then
     result OK "session.lock held by a running server (pid $lock_pid): refused"
@@ -521,7 +521,7 @@ else
 fi
 
 # ---- 6. a folder that is not a world -------------------------------------------------
-# copy-world, test/import-world.sh and test/demo.sh refuse it before anything is
+# copy-world, clients/import-world.sh and test/demo.sh refuse it before anything is
 # created or stopped, say what they looked for and where, and exit non-zero.
 slime_log "world: not a world folder"
 NOT=$WORK/not-a-world
@@ -537,7 +537,7 @@ for d in "$NOT" "$NOT/saves"; do
         result FAIL "copy-world of $d: $(cat "$WORK/err")"
     fi
 done
-if bash test/import-world.sh --quiet "$NOT" not_a_world >/dev/null 2>"$WORK/err"; then
+if bash clients/import-world.sh --quiet "$NOT" not_a_world >/dev/null 2>"$WORK/err"; then
     result FAIL "import-world.sh of a folder that is not a world: exit 0"
 elif grep -Eq -- "$want_msg" "$WORK/err" && [ -z "$(psql_ -At -c "SELECT to_regclass('not_a_world')")" ]; then
     result OK "import-world.sh of a folder that is not a world: exit non-zero, no table created"
@@ -628,15 +628,15 @@ tool_ok "render over the cap with --max-pixels" "$TOOL" render "$TW/a.slimev" --
 
 # ---- 8. the world scripts' first-hour messages -------------------------------
 slime_log "world: import-world.sh twice, export-world.sh of a world not there"
-bash test/import-world.sh --quiet "$TW/gw" twice island >/dev/null 2>&1
+bash clients/import-world.sh --quiet "$TW/gw" twice island >/dev/null 2>&1
 tool_refuses "import-world.sh of a world already in the table" \
     "world 'island' is already in twice \(minecraft:overworld\); nothing was stored" \
     "to replace it, delete it first \(DELETE FROM twice WHERE world = 'island'\)" -- \
-    bash test/import-world.sh --quiet "$TW/gw" twice island
+    bash clients/import-world.sh --quiet "$TW/gw" twice island
 if grep -q "duplicate key" "$WORK/said"; then result FAIL "import-world.sh twice: a raw duplicate key error"; fi
 tool_refuses "export-world.sh of a world the table does not hold" \
     "twice has no rows of world 'NoSuch' \(its worlds include 'island'\); nothing was written" -- \
-    bash test/export-world.sh NoSuch twice "$TW/nosuch"
+    bash clients/export-world.sh NoSuch twice "$TW/nosuch"
 if [ -e "$TW/nosuch" ]; then result FAIL "export-world.sh of a world not there created its folder"; fi
 
 finish

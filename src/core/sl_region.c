@@ -618,6 +618,61 @@ sl_region_place(sl_region *r, int kind, int strict, const sl_limits *lim, sl_err
 	return 0;
 }
 
+/* Find the kind of one chunk's NBT and the position it names. */
+int
+sl_chunk_where(const uint8_t *nbt, size_t len, const sl_limits *lim, int *kind,
+			   int64_t *x, int64_t *z, sl_err *err)
+{
+	sl_region_chunk c;
+	size_t		xo,
+				zo;
+
+	memset(&c, 0, sizeof(c));
+	c.nbt = (uint8_t *) nbt;
+	c.nbt_len = len;
+	*x = *z = 0;
+	return chunk_place(&c, lim ? lim : &sl_default_limits, kind, x, z, &xo, &zo, err);
+}
+
+/* Rewrite the position one chunk's NBT names to (x,z), in place. */
+int
+sl_chunk_relocate(uint8_t *nbt, size_t len, int32_t x, int32_t z, const sl_limits *lim,
+				  sl_err *err)
+{
+	sl_region_chunk c;
+	int			kind;
+	int64_t		hx,
+				hz;
+	size_t		xo,
+				zo;
+	int			has;
+
+	memset(&c, 0, sizeof(c));
+	c.nbt = nbt;
+	c.nbt_len = len;
+	has = chunk_place(&c, lim ? lim : &sl_default_limits, &kind, &hx, &hz, &xo, &zo, err);
+	if (has < 0)
+		return -1;
+	if (!has)
+		return sl_fail(err, SL_ERR_INVALID,
+					   "the chunk names no position (no xPos and zPos, Level.xPos and Level.zPos, or entities' Position)");
+	if (xo == (size_t) -1 || zo == (size_t) -1)
+		return sl_fail(err, SL_ERR_INVALID,
+					   "the chunk's xPos and zPos are not int tags and cannot be rewritten in place");
+	c.x = x;
+	c.z = z;
+	put_int(&c, xo, x);
+	put_int(&c, zo, z);
+	return 0;
+}
+
+/* What file a kind of chunk comes from, and the tags that tell, for messages. */
+const char *
+sl_chunk_kind_file(int kind)
+{
+	return kind_file(kind);
+}
+
 /* Free a region's chunks and problems. */
 void
 sl_region_free(sl_region *r)

@@ -83,6 +83,25 @@ int			sl_region_place(sl_region *r, int kind, int strict, const sl_limits *lim,
 							sl_err *err);
 
 /*
+ * Find what one chunk's NBT says of itself, by the rules of sl_region_place:
+ * its kind in *kind (-1 when its tags do not tell), and 1 with the position
+ * it names in *x, *z, or 0 when it names none (POI chunks, bare NBT).
+ */
+int			sl_chunk_where(const uint8_t *nbt, size_t len, const sl_limits *lim,
+						   int *kind, int64_t *x, int64_t *z, sl_err *err);
+
+/*
+ * Rewrite the position one chunk's NBT names (as sl_chunk_where finds it)
+ * to (x,z) in place, as Minecraft relocates a chunk found in the wrong
+ * slot. SL_ERR_INVALID when it names none or not as int tags.
+ */
+int			sl_chunk_relocate(uint8_t *nbt, size_t len, int32_t x, int32_t z,
+							  const sl_limits *lim, sl_err *err);
+
+/* "a region/ file (chunks with xPos, sections or Level)" and the like. */
+const char *sl_chunk_kind_file(int kind);
+
+/*
  * Write a region file holding chunks[0..n) (each inside region rx,rz; at
  * most one per slot) with the given compression type (1, 2, 3 or 4).
  * A chunk whose payload needs more than 255 sectors is written with the

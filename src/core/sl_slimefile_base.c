@@ -8,6 +8,7 @@
  * layouts of each version) call this file; it calls neither.
  */
 #include "sl_slimefile_int.h"
+#include "sl_zstd.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -136,7 +137,7 @@ unzstd(sf *s, const rd *r, size_t at, const char *field, const uint8_t *src, siz
 
 	if (clen == 0 && raw == 0)
 		return 0;
-	n = ZSTD_decompress(dst, raw, src, clen);
+	n = sl_zstd_decompress(dst, raw, src, clen);
 	if (ZSTD_isError(n))
 		return sl_sf_fail(s, r, at, SL_ERR_FORMAT, field, "zstd data declared as %zu raw bytes: %s",
 						  raw, ZSTD_getErrorName(n));

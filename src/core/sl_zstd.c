@@ -38,6 +38,21 @@ get_dctx(sl_err *err)
 	return cached_dctx;
 }
 
+/*
+ * Decompress src[0..len) (zstd frames of any kind, as other programs write
+ * them) into dst[0..cap) with the cached context; what ZSTD_decompress returns.
+ */
+size_t
+sl_zstd_decompress(uint8_t *dst, size_t cap, const uint8_t *src, size_t len)
+{
+	ZSTD_DCtx  *dctx = cached_dctx ? cached_dctx : (cached_dctx = ZSTD_createDCtx());
+
+	if (dctx == NULL)
+		return ZSTD_decompress(dst, cap, src, len);
+	ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
+	return ZSTD_decompressDCtx(dctx, dst, cap, src, len);
+}
+
 /* Forget the cached prefix dictionary. */
 static void
 drop_cdict(void)

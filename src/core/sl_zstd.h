@@ -35,6 +35,11 @@ int			sl_zstd_unframe_prefix(const uint8_t *src, size_t len, uint8_t *dst,
 								   size_t raw_len, const uint8_t *prefix,
 								   size_t prefix_len, sl_err *err);
 
+/*
+ * Decompress zstd frames of any kind (other programs' files) into dst of cap
+ * bytes with the cached context; as ZSTD_decompress: a size or an error code.
+ */
+size_t		sl_zstd_decompress(uint8_t *dst, size_t cap, const uint8_t *src, size_t len);
 /* Content size a frame declares, or -1 when it declares none or is not a frame. */
 int64_t		sl_zstd_declared_size(const uint8_t *src, size_t len);
 

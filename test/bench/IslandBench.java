@@ -58,12 +58,16 @@ public final class IslandBench {
             c.createStatement().execute("DROP TABLE IF EXISTS bench_island; SELECT setseed(0." + (island + 1) + ")");
             try (PreparedStatement ps = c.prepareStatement(
                     "CREATE TEMP TABLE bench_island AS SELECT slime_agg(slime_put_chunk(NULL, c.x, c.z, "
-                    + "slime_chunk_nbt(w, c.x, c.z))) w FROM (SELECT slime_import_region(?, 0, 0) w) s, "
+                    + "slime_chunk_nbt(w, c.x, c.z))) w FROM (SELECT slime_import_region(?, ?, ?) w) s, "
                     + "LATERAL (SELECT a.x x0, a.z z0 FROM slime_chunks(s.w) a WHERE (SELECT count(*) FROM slime_chunks(s.w) b "
                     + "WHERE b.x BETWEEN a.x AND a.x + 4 AND b.z BETWEEN a.z AND a.z + 4) = 25 ORDER BY a.x, a.z OFFSET ? LIMIT 1) m, "
                     + "slime_chunks(w) c WHERE c.x BETWEEN m.x0 AND m.x0 + 4 AND c.z BETWEEN m.z0 AND m.z0 + 4")) {
-                ps.setBytes(1, Db.corpusFile(region.replaceAll("#.*", "")));
-                ps.setInt(2, region.contains("#") ? Integer.parseInt(region.replaceAll(".*#", "")) : 0);
+                String file = region.replaceAll("#.*", "");
+                String[] rxz = file.replaceAll(".*/r\\.(-?\\d+)\\.(-?\\d+)\\.mca$", "$1 $2").split(" ");
+                ps.setBytes(1, Db.corpusFile(file));
+                ps.setInt(2, Integer.parseInt(rxz[0]));   // the region's coordinates, from its name
+                ps.setInt(3, Integer.parseInt(rxz[1]));
+                ps.setInt(4, region.contains("#") ? Integer.parseInt(region.replaceAll(".*#", "")) : 0);
                 ps.execute();
             }
             // 8 bytes of a chunk's first full SkyLight array, else of its MOTION_BLOCKING height map, overwritten

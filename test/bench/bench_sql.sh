@@ -90,7 +90,7 @@ END $$;
 CREATE TABLE chunkbench (id int PRIMARY KEY, x int, z int, world slime);
 ALTER TABLE chunkbench ALTER COLUMN world SET STORAGE EXTERNAL;
 INSERT INTO chunkbench
-SELECT n + 1, n % 32, n / 32, slime_put_chunk(NULL, n % 32, n / 32, nbt) FROM chunk_src;
+SELECT n + 1, n % 32, n / 32, slime_put_chunk(NULL, n % 32, n / 32, slime_chunk_relocate(nbt, n % 32, n / 32)) FROM chunk_src;
 INSERT INTO chunkbench
 SELECT 0, NULL, NULL, slime_agg(world ORDER BY id) FROM chunkbench WHERE id > 0;
 VACUUM ANALYZE chunkbench;
@@ -154,7 +154,7 @@ slime_log "bench_sql: running (about $((4 * SECS + 30)) s)"
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS par_worlds;
 CREATE TEMP TABLE par_chunks AS
-SELECT n, slime_put_chunk(NULL, n::int, 0, slime_chunk_nbt(world, x, z)) AS one
+SELECT n, slime_put_chunk(NULL, n::int, 0, slime_chunk_relocate(slime_chunk_nbt(world, x, z), n::int, 0)) AS one
 FROM (SELECT v.world, c.x, c.z, row_number() OVER () AS n FROM corpus v, slime_chunks(v.world) c) t
 WHERE n <= 400;
 -- 100 distinct small worlds of 1-4 chunks, each repeated to fill the table

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/import-world.sh [--quiet] WORLD_DIR TABLE [WORLD_NAME]
+# clients/import-world.sh [--quiet] WORLD_DIR TABLE [WORLD_NAME]
 #
 # One-command import of a Minecraft world folder into PostgreSQL from a
 # client machine: creates TABLE (world text, dimension text, data slime,
@@ -19,6 +19,7 @@
 # and chunks done of their totals, MB, rate, time left); --quiet, or a
 # stderr that is not a terminal, leaves only the summary lines.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/world-lib.sh"
 
 usage() {
     echo "usage: $0 [--quiet] WORLD_DIR TABLE [WORLD_NAME]" >&2
@@ -36,28 +37,11 @@ world_dir=$1
 table=$2
 [ -d "$world_dir" ] || { echo "$0: $world_dir is not a directory" >&2; exit 1; }
 
-# TABLE is spliced into SQL: accept only [schema.]name of plain identifiers.
-ident='[A-Za-z_][A-Za-z0-9_$]*'
-if ! [[ $table =~ ^($ident\.)?$ident$ ]]; then
-    echo "$0: table name '$table' must be a plain [schema.]name" >&2
-    exit 2
-fi
+check_table "$table"
 
 world_name=${3:-$(basename "$(cd "$world_dir" && pwd -P)")}
 
-# Find the tool.
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tool=${SLIMETOOL:-}
-if [ -z "$tool" ]; then
-    if [ -x "$here/build/slimetool" ]; then
-        tool=$here/build/slimetool
-    elif command -v slimetool >/dev/null 2>&1; then
-        tool=$(command -v slimetool)
-    else
-        echo "$0: slimetool not found: run 'make tool' or set SLIMETOOL" >&2
-        exit 1
-    fi
-fi
+find_tool
 
 psql_() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# test/export-world.sh WORLD TABLE DIR [--force]
+# clients/export-world.sh WORLD TABLE DIR [--force]
 #
-# The reverse of test/import-world.sh: writes world WORLD of TABLE (world
+# The reverse of clients/import-world.sh: writes world WORLD of TABLE (world
 # text, dimension text, data slime) back to a Minecraft world folder DIR on
 # this machine, every dimension (region/, entities/, poi/ of the overworld,
 # DIM-1/, DIM1/, dimensions/<ns>/<path>/) and level.dat. It streams
@@ -19,6 +19,7 @@
 # Connection from the PG* variables; the tool is $SLIMETOOL, else
 # build/slimetool beside this script's repository, else slimetool on PATH.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/world-lib.sh"
 
 usage() {
     echo "usage: $0 WORLD TABLE DIR [--force]" >&2
@@ -35,25 +36,9 @@ if [ $# = 4 ]; then
     force=(--force)
 fi
 
-# TABLE is spliced into SQL: accept only [schema.]name of plain identifiers.
-ident='[A-Za-z_][A-Za-z0-9_$]*'
-if ! [[ $table =~ ^($ident\.)?$ident$ ]]; then
-    echo "$0: table name '$table' must be a plain [schema.]name" >&2
-    exit 2
-fi
+check_table "$table"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tool=${SLIMETOOL:-}
-if [ -z "$tool" ]; then
-    if [ -x "$here/build/slimetool" ]; then
-        tool=$here/build/slimetool
-    elif command -v slimetool >/dev/null 2>&1; then
-        tool=$(command -v slimetool)
-    else
-        echo "$0: slimetool not found: run 'make tool' or set SLIMETOOL" >&2
-        exit 1
-    fi
-fi
+find_tool
 
 case $world in *$'\n'*|*$'\r'*) echo "$0: world names with line breaks are not supported" >&2; exit 2 ;; esac
 
