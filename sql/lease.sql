@@ -116,6 +116,34 @@ INSERT INTO isl (world, save, saved_at, token, data) SELECT 'sky', :save, now(),
 SELECT save, token FROM isl WHERE world = 'sky' ORDER BY save;
 ROLLBACK;
 
+-- sharing a loader: its owner grants a server role the loader's use (SELECT
+-- and INSERT on the saves table) and nothing on isl_worlds; the server
+-- reaches leases and saves through the functions only (they run as the
+-- loader's owner), and a lease is bound to the role that acquired it
+CREATE ROLE regress_server;
+CREATE ROLE regress_other;
+GRANT SELECT, INSERT ON isl TO regress_server, regress_other;
+GRANT SELECT ON lease_files TO regress_server, regress_other;
+SET ROLE regress_server;
+SELECT slime_loader_create('isl')::text AS found;
+SELECT slime_lease_acquire('isl', 'moon', 'server-9', '10 s') AS token;
+SELECT slime_loader_save('isl', 'moon', 1, f) AS save FROM lease_files;
+SELECT slime_loader_load('isl', 'moon') = f AS loads FROM lease_files;
+SELECT token FROM isl_worlds;
+INSERT INTO isl (world, token, data) SELECT 'moon', 1, slime_from_slimefile(f) FROM lease_files;
+SELECT slime_loader_prune('isl', 'moon', 1);
+RESET ROLE;
+SELECT world, holder, token, leased_by FROM isl_worlds WHERE world = 'moon';
+-- another server's role cannot use that lease's token, nor take the lease
+-- by giving the same holder name
+SET ROLE regress_other;
+SELECT slime_loader_save('isl', 'moon', 1, f) FROM lease_files;
+SELECT slime_lease_acquire('isl', 'moon', 'server-9', '10 s') AS same_holder_other_role;
+RESET ROLE;
+REVOKE ALL ON isl FROM regress_server, regress_other;
+REVOKE ALL ON lease_files FROM regress_server, regress_other;
+DROP ROLE regress_server, regress_other;
+
 -- the functions that write are VOLATILE, the load STABLE
 SELECT proname, provolatile FROM pg_proc
 WHERE proname LIKE 'slime\_lease\_%' OR proname LIKE 'slime\_loader\_%' ORDER BY proname;

@@ -24,8 +24,20 @@ ALTER EXTENSION slime UPDATE TO '0.4.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
 ALTER EXTENSION slime UPDATE TO '0.5.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
+-- a loader with a lease running across the update to 0.6.0
+SELECT slime_loader_create('up')::text AS loader;
+SELECT slime_lease_acquire('up', 'isle', 'server-1', '1 hour') AS token;
 ALTER EXTENSION slime UPDATE TO '0.6.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
+-- 0.6.0 binds leases to roles: the worlds table gains leased_by; the lease
+-- taken before has none, so its token is refused until the same holder
+-- acquires the world again (once; then only that role may)
+SELECT attname FROM pg_attribute WHERE attrelid = 'up_worlds'::regclass AND attnum > 0 ORDER BY attnum;
+SELECT slime_lease_renew('up', 'isle', 1, '1 hour') AS old_token_renews;
+SELECT slime_lease_acquire('up', 'isle', 'server-2', '1 hour') AS other_holder;
+SELECT slime_lease_acquire('up', 'isle', 'server-1', '1 hour') AS token;
+SELECT slime_lease_renew('up', 'isle', 2, '1 hour') AS renews, leased_by = current_user AS bound FROM up_worlds;
+DROP TABLE up, up_worlds;
 -- every function that is not C pins its search_path (README, "Security"):
 -- no rows
 SELECT p.oid::regprocedure AS unpinned FROM pg_proc p

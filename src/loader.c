@@ -166,8 +166,8 @@ verify_save(bytea *file, struct varlena *saved)
 }
 
 /* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing. */
-static Oid
-worlds_of(Oid tbl)
+Oid
+slime_loader_worlds_of(Oid tbl)
 {
 	char	   *name = get_rel_name(tbl);
 
@@ -276,14 +276,14 @@ typedef enum save_query
 
 /*
  * LQ_LOCK is slime_lease_check()'s rule (the token is the world's, a holder
- * has it, it has not expired) as one prepared statement; when it finds no
+ * has it, it has not expired, the calling role took it) as one prepared statement; when it finds no
  * row, LQ_CHECK runs slime_lease_check() itself for the error. The fence
  * trigger lets through the row LQ_INSERT inserts (slime_loader_fenced).
  */
 static const char *const save_sql[LQ_COUNT] = {
 	"SELECT memo FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND token OPERATOR(pg_catalog.=) $2 "
 	"AND holder IS NOT NULL AND NOT coalesce(expires OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp(), false) "
-	"FOR UPDATE",
+	"AND leased_by OPERATOR(pg_catalog.=) $3 FOR UPDATE",
 	"SELECT %s.slime_lease_check($1, $2, $3)",
 	"UPDATE %s SET saves = saves OPERATOR(pg_catalog.+) 1, file = $2, memo = $3 "
 	"WHERE world OPERATOR(pg_catalog.=) $1 RETURNING saves",
@@ -332,14 +332,14 @@ prepare_save(Oid tbl, Oid worlds, FunctionCallInfo fcinfo)
 	const char *ext_name = quote_identifier(get_namespace_name(ext));
 	char	   *names = psprintf("%s %s %s", saves_name, worlds_name, ext_name);
 	Oid			types[LQ_COUNT][5] = {
-		{TEXTOID, INT8OID},
+		{TEXTOID, INT8OID, NAMEOID},
 		{REGCLASSOID, TEXTOID, INT8OID},
 		{TEXTOID, BYTEAOID, BYTEAOID},
 		{TEXTOID, INT8OID, slime_type_in(ext), INT4OID, INT8OID},
 		{TEXTOID},
 		{TEXTOID}
 	};
-	int			nargs[LQ_COUNT] = {2, 3, 3, 5, 1, 1};
+	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1};
 
 	if (save_plans.tbl == tbl && save_plans.names && strcmp(save_plans.names, names) == 0)
 		return;
@@ -446,7 +446,6 @@ slime_loader_fenced(PG_FUNCTION_ARGS)
 				   memcmp(VARDATA_ANY(world), VARDATA_ANY(fenced.world), VARSIZE_ANY_EXHDR(world)) == 0);
 }
 
-PG_FUNCTION_INFO_V1(slime_loader_save);
 /*
  * Save a slime file (any version) as world's next save under lease token and
  * keep the newest keep saves (NULL: all); the save's number. The world's
@@ -455,8 +454,8 @@ PG_FUNCTION_INFO_V1(slime_loader_save);
  * load gives back and the new memo go into the world's row in one update.
  * The statements are prepared once per saves table.
  */
-Datum
-slime_loader_save(PG_FUNCTION_ARGS)
+static Datum
+save_as_owner(PG_FUNCTION_ARGS)
 {
 	Oid			tbl;
 	Oid			worlds;
@@ -469,17 +468,8 @@ slime_loader_save(PG_FUNCTION_ARGS)
 	converted_file c;
 	MemoryContext outer = CurrentMemoryContext;
 
-	for (int i = 0; i < 4; i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("tbl, world, token and file must not be NULL")));
-	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a loader keeps at least one save, not %d", PG_GETARG_INT32(4))));
 	tbl = PG_GETARG_OID(0);
-	worlds = worlds_of(tbl);
+	worlds = slime_loader_worlds_of(tbl);
 	if (!OidIsValid(worlds))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
@@ -490,6 +480,7 @@ slime_loader_save(PG_FUNCTION_ARGS)
 	prepare_save(tbl, worlds, fcinfo);
 	args[0] = PointerGetDatum(PG_GETARG_TEXT_PP(1));
 	args[1] = PG_GETARG_DATUM(2);
+	args[2] = slime_loader_caller_name();
 	saved = run_save(LQ_LOCK, args, nulls, SPI_OK_SELECT, &isnull);
 	if (SPI_processed == 0)
 	{
@@ -546,17 +537,16 @@ slime_loader_save(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(saved);
 }
 
-PG_FUNCTION_INFO_V1(slime_loader_load);
 /*
  * The newest save of world as a slime file, or NULL: the file kept in the
  * world's row while its save is the newest, else version 13 written from
  * the value. Its statements are the save's, prepared once per saves table.
  */
-Datum
-slime_loader_load(PG_FUNCTION_ARGS)
+static Datum
+load_as_owner(PG_FUNCTION_ARGS)
 {
 	Oid			tbl = PG_GETARG_OID(0);
-	Oid			worlds = worlds_of(tbl);
+	Oid			worlds = slime_loader_worlds_of(tbl);
 	Datum		arg = PG_GETARG_DATUM(1);
 	bool		isnull;
 	Datum		r;
@@ -593,6 +583,31 @@ slime_loader_load(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(r);
 }
 
+PG_FUNCTION_INFO_V1(slime_loader_save);
+/* slime_loader_save(tbl, world, token, file, keep): as the loader's owner, for a role with INSERT on tbl. */
+Datum
+slime_loader_save(PG_FUNCTION_ARGS)
+{
+	for (int i = 0; i < 4; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("tbl, world, token and file must not be NULL")));
+	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a loader keeps at least one save, not %d", PG_GETARG_INT32(4))));
+	return slime_loader_as_owner(fcinfo, ACL_INSERT, save_as_owner);
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_load);
+/* slime_loader_load(tbl, world): as the loader's owner, for a role with SELECT on tbl. */
+Datum
+slime_loader_load(PG_FUNCTION_ARGS)
+{
+	return slime_loader_as_owner(fcinfo, ACL_SELECT, load_as_owner);
+}
+
 PG_FUNCTION_INFO_V1(slime_loader_worlds);
 /* The <name>_worlds table that goes with the saves table tbl (NULL: no such table). */
 Datum
@@ -604,7 +619,7 @@ slime_loader_worlds(PG_FUNCTION_ARGS)
 
 	if (name == NULL)
 		PG_RETURN_NULL();
-	w = worlds_of(tbl);
+	w = slime_loader_worlds_of(tbl);
 	if (!OidIsValid(w))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),

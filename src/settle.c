@@ -39,20 +39,6 @@ slime_store_entry_settle(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(r);
 }
 
-/* Owner of relation rel. */
-static Oid
-rel_owner(Oid rel)
-{
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rel));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for relation %u", rel);
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	return owner;
-}
-
 /* Schema-qualified, quoted name of relation rel. */
 static char *
 rel_qualified(Oid rel)
@@ -118,8 +104,7 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 	Oid			saves = PG_GETARG_OID(0);
 	Datum		cutoff = PG_GETARG_DATUM(1);
 	int32		batch = PG_GETARG_INT32(2);
-	char	   *wname = psprintf("%s_worlds", get_rel_name(saves) ? get_rel_name(saves) : "");
-	Oid			worlds = get_relname_relid(wname, get_rel_namespace(saves));
+	Oid			worlds = slime_loader_worlds_of(saves);
 	int64		files = 0;
 	int64		bytes = 0;
 	TupleDesc	td;
@@ -131,7 +116,7 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 	if (batch < 1)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("batch size must be positive, not %d", batch)));
-	if (OidIsValid(worlds) && rel_owner(worlds) != rel_owner(saves))
+	if (OidIsValid(worlds) && slime_rel_owner(worlds) != slime_rel_owner(saves))
 		ereport(WARNING,
 				(errmsg("loader tables %s and %s have different owners; their files are left as they are",
 						rel_qualified(saves), rel_qualified(worlds))));
@@ -142,7 +127,7 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 		int			nest;
 
 		GetUserIdAndSecContext(&save_user, &save_sec);
-		SetUserIdAndSecContext(rel_owner(worlds), save_sec | SECURITY_RESTRICTED_OPERATION);
+		SetUserIdAndSecContext(slime_rel_owner(worlds), save_sec | SECURITY_RESTRICTED_OPERATION);
 		nest = NewGUCNestLevel();
 		(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);

@@ -6,6 +6,7 @@
 
 #include "postgres.h"
 #include "fmgr.h"
+#include "nodes/parsenodes.h"
 
 #include "sl_common.h"
 #include "sl_render.h"
@@ -82,6 +83,25 @@ void		slime_store_which(const uint8_t *hashes, int n, bool *present);
  * the current subtransaction, its chunks checked and stored (loader.c).
  */
 bool		slime_loader_checked(const uint8_t hash[32]);
+
+/* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing (loader.c). */
+Oid			slime_loader_worlds_of(Oid tbl);
+
+/* A function in namespace nsp (the extension's) by name and argument types, InvalidOid if none (lguard.c). */
+Oid			slime_extension_func(Oid nsp, const char *name, Oid *argtypes, int nargs);
+
+/* Owner of relation rel (lguard.c). */
+Oid			slime_rel_owner(Oid rel);
+
+/*
+ * Run body(fcinfo) as the owner of the loader whose saves table is the first
+ * argument, once the calling role is found to hold need (ACL_SELECT,
+ * ACL_INSERT, ACL_DELETE) on it (lguard.c).
+ */
+Datum		slime_loader_as_owner(FunctionCallInfo fcinfo, AclMode need, PGFunction body);
+
+/* The name of the role that called the loader function running now, else of the current user (lguard.c). */
+Datum		slime_loader_caller_name(void);
 
 /* Put n entries (bytea hashes and entries) in the store unless there (store.c). */
 void		slime_store_put(Datum *hashes, Datum *entries, int n);

@@ -33,6 +33,7 @@
 #include "utils/guc.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -164,7 +165,7 @@ slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t
 	if (o->entry == NULL)
 	{
 		sl_hash_hex(d->hash, hex);
-		return sl_fail(err, SL_ERR_CORRUPT, "chunk %s is missing from the chunk store", hex);
+		return sl_fail(err, SL_ERR_CORRUPT, SL_STORE_MISSING_FMT, hex);
 	}
 	*entry = (const uint8_t *) VARDATA_ANY(o->entry);
 	*len = VARSIZE_ANY_EXHDR(o->entry);
@@ -822,37 +823,31 @@ slime_type_holds(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(type_kind(PG_GETARG_OID(0), slime_type_oid(fcinfo), 0));
 }
 
-/* Call slime_store(value) in the extension's schema through SPI. */
+/*
+ * Call slime_store(value) in the extension's schema. By OID, not through
+ * SQL: EXECUTE on slime_store() is not PUBLIC, and the trigger stores for
+ * every role that owns a table with it (what it stores, its table refers to).
+ */
 static Datum
 call_store(Datum value, Oid fn_oid)
 {
-	static SPIPlanPtr plan = NULL;
-	static Oid	plan_nsp = InvalidOid;
+	static FmgrInfo flinfo;
+	static Oid	store_nsp = InvalidOid;
 	Oid			nsp = get_func_namespace(fn_oid);
-	Oid			argtypes[1];
-	bool		isnull;
-	Datum		r;
 
-	if (plan == NULL || plan_nsp != nsp)
+	if (store_nsp != nsp)
 	{
-		char	   *q = psprintf("SELECT %s.slime_store($1)",
-								 quote_identifier(get_namespace_name(nsp)));
+		Oid			argtype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+											  CStringGetDatum("slime"), ObjectIdGetDatum(nsp));
+		Oid			fn = slime_extension_func(nsp, "slime_store", &argtype, 1);
 
-		argtypes[0] = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-									  CStringGetDatum("slime"), ObjectIdGetDatum(nsp));
-		if (plan)
-			SPI_freeplan(plan);
-		plan = SPI_prepare(q, 1, argtypes);
-		if (plan == NULL || SPI_keepplan(plan))
-			elog(ERROR, "SPI_prepare failed for \"%s\"", q);
-		plan_nsp = nsp;
+		if (!OidIsValid(fn))
+			elog(ERROR, "function slime_store(slime) is missing");
+		store_nsp = InvalidOid;
+		fmgr_info_cxt(fn, &flinfo, TopMemoryContext);
+		store_nsp = nsp;
 	}
-	if (SPI_execute_plan(plan, &value, " ", false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "slime_store() did not return a row");
-	r = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	if (isnull)
-		elog(ERROR, "slime_store() returned NULL");
-	return SPI_datumTransfer(r, false, -1);
+	return FunctionCall1(&flinfo, value);
 }
 
 PG_FUNCTION_INFO_V1(slime_store_trigger);
@@ -873,7 +868,6 @@ slime_store_trigger(PG_FUNCTION_ARGS)
 	Datum	   *vals;
 	bool	   *nulls;
 	int			n = 0;
-	bool		connected = false;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -915,15 +909,10 @@ slime_store_trigger(PG_FUNCTION_ARGS)
 				continue;
 		}
 		check_refs_before_save(v);
-		if (!connected && SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		connected = true;
 		cols[n] = i + 1;
 		vals[n] = call_store(v, fcinfo->flinfo->fn_oid);
 		n++;
 	}
-	if (connected)
-		SPI_finish();
 	if (n > 0)
 		newtup = heap_modify_tuple_by_cols(newtup, desc, n, cols, vals, nulls);
 	return PointerGetDatum(newtup);

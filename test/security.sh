@@ -9,16 +9,24 @@
 #      function of the extension that is not C lacks a pinned search_path;
 #   3. slime_loader_create must refuse bob's tables, and tables of the wrong
 #      shape (issue #24);
+#   8. bob and carol, granted the use of alice's loader, reach it only
+#      through its functions: they cannot read or write arena_worlds (tokens,
+#      holders, expiry, the cached file), insert saves past the fence, or
+#      use, renew, release or take over another role's lease;
 #   6. bob cannot stop or stall slime_gc(): composite types and another
 #      session's temporary table are skipped with a WARNING, the old advisory
 #      lock no longer matters, and no save pins while bob holds it;
+#      slime_store() is not PUBLIC (carol cannot fill the store by hand), the
+#      trigger still stores for her own table;
 #   7. bob's open transaction after a save makes slime_gc() give up its turn
 #      (slime.gc_lock_wait) instead of holding alice's saves behind it;
 #   9. alice's own pg_dump of her schema restores values whose chunks are
-#      missing: slime_verify_refs says so, and the README's way (a binary
-#      COPY of slime_resolve) restores them whole.
-# Creates the databases slime_security(_restore) and the roles alice and
-# bob, and drops them at the end. Usage: bash test/security.sh (PG* name the server)
+#      missing: slime_verify_refs says so, and the README's ways (a copy of
+#      slime_store_entries added back with slime_store_add; a binary COPY of
+#      slime_resolve) restore them whole; as a database's owner, her
+#      pg_dump of the whole database succeeds and restores whole.
+# Creates the databases slime_security(_restore, _owned, _owned_restore) and
+# the roles alice, bob and carol, and drops them at the end. Usage: bash test/security.sh (PG* name the server)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$SLIME_ROOT"
@@ -34,8 +42,9 @@ cleanup() {
     local p
     for p in "${bg_pids[@]}"; do wait "$p" 2>/dev/null || true; done
     psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP DATABASE IF EXISTS ${DB}_restore" \
+        -c "DROP DATABASE IF EXISTS ${DB}_owned" -c "DROP DATABASE IF EXISTS ${DB}_owned_restore" \
         -c "DROP ROLE IF EXISTS alice" \
-        -c "DROP ROLE IF EXISTS bob" >/dev/null 2>&1 || true
+        -c "DROP ROLE IF EXISTS bob" -c "DROP ROLE IF EXISTS carol" >/dev/null 2>&1 || true
     rm -rf "$tmp"
 }
 slime_on_exit cleanup
@@ -69,8 +78,8 @@ wait_session() {
 
 slime_log "security: set-up (database $DB, roles alice and bob)"
 slime_psql -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS alice" \
-    -c "DROP ROLE IF EXISTS bob" -c "CREATE DATABASE $DB" \
-    -c "CREATE ROLE alice LOGIN" -c "CREATE ROLE bob LOGIN" >/dev/null
+    -c "DROP ROLE IF EXISTS bob" -c "DROP ROLE IF EXISTS carol" -c "CREATE DATABASE $DB" \
+    -c "CREATE ROLE alice LOGIN" -c "CREATE ROLE bob LOGIN" -c "CREATE ROLE carol LOGIN" >/dev/null
 # as on a cluster upgraded from before PG 15: everyone may create in public,
 # where the extension goes; a shared schema every server may create in
 as postgres >/dev/null <<'SQL'
@@ -82,17 +91,18 @@ CREATE SCHEMA bob AUTHORIZATION bob;
 SQL
 warn=$(as postgres -c "CREATE EXTENSION slime" 2>&1)
 case "$warn" in
-    *"WARNING:  roles other than superusers and postgres may create objects in schema public, where extension slime lives: PUBLIC, alice, bob"*)
+    *"WARNING:  roles other than superusers and postgres may create objects in schema public, where extension slime lives: PUBLIC, alice, bob, carol"*)
         result OK "CREATE EXTENSION warns that PUBLIC may create in its schema" ;;
     *) result FAIL "CREATE EXTENSION did not warn about CREATE on its schema: $warn" ;;
 esac
 # a tiny 1.18+ chunk (DataVersion 3700) as a slime value: chunk(N) differs per N
-as postgres >/dev/null <<'SQL'
-CREATE FUNCTION public.chunk(n integer) RETURNS slime LANGUAGE sql IMMUTABLE
+CHUNK_FN="CREATE FUNCTION public.chunk(n integer) RETURNS slime LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT public.slime_put_chunk(NULL, n, 0,
-    '\x0a000003000b4461746156657273696f6e00000e740300016e'::bytea || int4send(n) || '\x00'::bytea) $$;
-SQL
+AS \$\$ SELECT public.slime_put_chunk(NULL, n, 0,
+    '\\x0a000003000b4461746156657273696f6e00000e740300016e'::bytea || int4send(n) || '\\x00'::bytea) \$\$"
+as postgres >/dev/null -c "$CHUNK_FN"
+# bob stores by hand below (slime[] columns): the README's grant (item 6)
+as postgres >/dev/null -c "GRANT EXECUTE ON FUNCTION slime_store(slime) TO bob"
 check "the test's chunk is a slime value" 1 "$(q alice "SELECT (slime_info(chunk(1)) ->> 'chunks')")"
 
 # ---- 2 (rule). No function of the extension that is not C lacks a pinned search_path.
@@ -223,6 +233,80 @@ esac
 check "slime_loader_create finds alice's own loader again" "arena" \
     "$(q alice "SET search_path = alice, public; SELECT slime_loader_create('arena')" | tail -n 1)"
 
+# ---- 8. leases as an access boundary --------------------------------------------
+# bob and carol are servers of alice's loader arena: they may use it through
+# its functions (GRANT SELECT, INSERT on the saves table) and hold nothing on
+# arena_worlds. On 0.5.0 a server needed write access to arena_worlds, so
+# every attack below marked "0.5.0: succeeded" worked there.
+slime_log "security: 8. servers use alice's loader through its functions only"
+as alice >/dev/null -c "GRANT USAGE ON SCHEMA alice TO bob, carol"
+err=$(as carol -c "SELECT slime_lease_acquire('alice.arena', 'sky', 'server-c', '1 min')" 2>&1 || true)
+case "$err" in *"ERROR:  permission denied to write loader arena"*"HINT:  The loader's owner grants its use: GRANT SELECT, INSERT ON arena TO carol."*)
+    result OK "a role alice granted nothing cannot take a lease of her loader" ;;
+    *) result FAIL "carol's lease before any grant: $err" ;; esac
+as alice >/dev/null -c "GRANT SELECT, INSERT ON alice.arena TO bob, carol"
+out=$(as carol -At 2>&1 <<'SQL'
+SET search_path = alice, public;
+SELECT slime_loader_create('arena');
+SELECT slime_lease_acquire('arena', 'sky', 'server-c', '1 min');
+SELECT slime_loader_save('arena', 'sky', 1, slime_to_slimefile(chunk(14)));
+SELECT slime_loader_load('arena', 'sky') = slime_to_slimefile(chunk(14));
+SELECT slime_lease_renew('arena', 'sky', 1, '1 min');
+SELECT slime_loader_rollback('arena', 'sky', 1, 1);
+SELECT count(*) FROM arena WHERE world = 'sky';
+SQL
+) || true
+check "carol, granted SELECT and INSERT on arena, uses the loader through its functions" "arena 1 1 t t 2 2" "$(echo $out)"
+denied() {  # LABEL ROLE SQL: the statement fails with permission denied
+    local e
+    e=$(as "$2" -c "$3" 2>&1 || true)
+    case "$e" in *"ERROR:  permission denied"*) result OK "$1" ;; *) result FAIL "$1: $e" ;; esac
+}
+denied "bob cannot read carol's token in arena_worlds (0.5.0: succeeded)" bob "SELECT token FROM alice.arena_worlds"
+denied "bob cannot rewrite holder, token or expires (0.5.0: succeeded)" bob \
+    "UPDATE alice.arena_worlds SET holder = 'bob', token = token + 1, expires = now() + interval '1 hour'"
+denied "bob cannot put a token back to an old value (0.5.0: succeeded)" bob "UPDATE alice.arena_worlds SET token = 1"
+denied "bob cannot replace the cached file a load gives back (0.5.0: succeeded)" bob \
+    "UPDATE alice.arena_worlds SET file = slime_to_slimefile(chunk(15))"
+denied "bob cannot insert a save directly, past slime_loader_save" bob \
+    "INSERT INTO alice.arena (world, token, data) VALUES ('sky', 1, chunk(15))"
+denied "bob cannot prune the history: slime_loader_prune needs DELETE on arena" bob \
+    "SELECT slime_loader_prune('alice.arena', 'sky', 1)"
+denied "bob cannot call the functions' _as_owner twins directly" bob \
+    "SELECT slime_lease_acquire_as_owner('alice.arena', 'sky', 'bob', '1 hour')"
+err=$(as bob -c "SELECT slime_loader_save('alice.arena', 'sky', 1, slime_to_slimefile(chunk(15)))" 2>&1 || true)
+case "$err" in *'ERROR:  lease of world "sky" is not held by token 1'*"DETAIL:  Role bob holds no lease of it."*)
+    result OK "bob's save with carol's token (guessed or replayed) is refused (0.5.0: succeeded)" ;;
+    *) result FAIL "bob's save with carol's token: $err" ;; esac
+check "bob cannot renew or release carol's lease with her token (0.5.0: succeeded)" "f f" \
+    "$(q bob "SELECT slime_lease_renew('alice.arena', 'sky', 1, '1 hour')") $(q bob "SELECT slime_lease_release('alice.arena', 'sky', 1)")"
+check "bob cannot take carol's running lease by giving her holder name (0.5.0: succeeded)" "" \
+    "$(q bob "SELECT slime_lease_acquire('alice.arena', 'sky', 'server-c', '1 min')")"
+err=$(as bob -c "SELECT slime_loader_delete('alice.arena', 'sky', 1)" 2>&1 || true)
+case "$err" in *'is not held by token 1'*) result OK "bob cannot delete the world under carol's token (0.5.0: succeeded)" ;;
+    *) result FAIL "bob's delete with carol's token: $err" ;; esac
+check "carol's lease, saves and file are as she left them" "3 t t" \
+    "$(echo $(as carol -At -c "SELECT slime_loader_save('alice.arena', 'sky', 1, slime_to_slimefile(chunk(16)))" \
+        -c "SELECT slime_loader_load('alice.arena', 'sky') = slime_to_slimefile(chunk(16))" \
+        -c "SELECT slime_lease_release('alice.arena', 'sky', 1)"))"
+# the functions run as alice (the loader's owner), never as the server: her
+# trigger on arena_worlds records who ran it
+as alice >/dev/null <<'SQL'
+CREATE TABLE alice.ran (who name);
+CREATE FUNCTION alice.note() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO alice.ran VALUES (current_user); RETURN NEW; END $$;
+CREATE TRIGGER note BEFORE UPDATE ON alice.arena_worlds FOR EACH ROW EXECUTE FUNCTION alice.note();
+SQL
+check "bob's lease on alice's loader runs her code as alice, not as bob" "2 alice" \
+    "$(q bob "SELECT slime_lease_acquire('alice.arena', 'sky', 'server-b', '1 min')") $(q alice "SELECT string_agg(DISTINCT who, ',') FROM alice.ran")"
+as alice >/dev/null -c "DROP TRIGGER note ON alice.arena_worlds" -c "DROP TABLE alice.ran" -c "DROP FUNCTION alice.note()"
+# a table that is not a loader's, with a _worlds beside it, is not run as its owner
+as alice >/dev/null -c "CREATE TABLE alice.fake (world text, token bigint, data slime)" \
+    -c "CREATE TABLE alice.fake_worlds (LIKE alice.arena_worlds INCLUDING ALL)" -c "GRANT SELECT, INSERT ON alice.fake TO bob"
+err=$(as bob -c "SELECT slime_lease_acquire('alice.fake', 'x', 'b', '1 min')" 2>&1 || true)
+case "$err" in *"ERROR:  fake is not a loader's saves table"*) result OK "the functions refuse a table that is not a loader's" ;;
+    *) result FAIL "bob's lease on alice.fake: $err" ;; esac
+
 # ---- 6. bob cannot stop or stall slime_gc() -----------------------------------
 slime_log "security: 6. composite types, temporary tables and the old advisory lock"
 as bob >/dev/null <<'SQL'
@@ -259,6 +343,21 @@ case "$err" in *"permission denied for function slime_gc_lock"*) result OK "bob 
     *) result FAIL "bob and slime_gc_lock(): $err" ;; esac
 psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
     WHERE application_name IN ('slime_security_temp', 'slime_security_locks')" >/dev/null
+# slime_store() is not PUBLIC: carol (no grant) cannot fill the store by
+# hand; her own table's trigger still stores what that table refers to
+err=$(as carol -c "SELECT slime_store(chunk(20))" 2>&1 || true)
+case "$err" in *"ERROR:  permission denied for function slime_store"*)
+    result OK "carol cannot put entries nothing refers to in the store (slime_store() is not PUBLIC; 0.5.0: it was)" ;;
+    *) result FAIL "carol's slime_store(): $err" ;; esac
+err=$(as carol -c "SELECT slime_store_add(hash, data) FROM slime_store_entries(slime_store(chunk(8)))" 2>&1 || true)
+case "$err" in *"ERROR:  permission denied for function slime_store"*) result OK "nor through slime_store_add()" ;;
+    *) result FAIL "carol's slime_store_add(): $err" ;; esac
+as postgres >/dev/null -c "CREATE SCHEMA carol AUTHORIZATION carol"
+check "carol's own table with the store trigger stores its values" "1 t" \
+    "$(echo $(as carol -At -c "CREATE TABLE carol.saves (w slime)" \
+        -c "CREATE TRIGGER s BEFORE INSERT ON carol.saves FOR EACH ROW EXECUTE FUNCTION slime_store_trigger()" \
+        -c "INSERT INTO carol.saves VALUES (chunk(21))" \
+        -c "SELECT slime_info(w) ->> 'store_refs' FROM carol.saves" -c "SELECT slime_verify_refs(w) FROM carol.saves"))"
 # bob drops one table and renames another while the GC waits for their locks
 as bob >/dev/null -c "CREATE TABLE bob.gone (w slime)" -c "CREATE TABLE bob.moved (w slime)" \
     -c "INSERT INTO bob.gone VALUES (slime_store(chunk(12)))" -c "INSERT INTO bob.moved VALUES (slime_store(chunk(13)))"
@@ -320,5 +419,42 @@ PGDATABASE=${DB}_restore slime_psql -c "TRUNCATE alice.saves" \
 check "a binary COPY of slime_resolve(w), loaded through the trigger, restores every chunk" "2 2" \
     "$(PGDATABASE=${DB}_restore psql -X -At -c "SELECT count(*) FILTER (WHERE slime_verify_refs(w)) || ' ' ||
         count(*) FILTER (WHERE slime_info(w) ->> 'store_refs' = '1') FROM alice.saves")"
+
+# the README's way with pg_dump: the schema's dump, and beside it a copy of
+# the store entries its values refer to (slime_store_entries), added back
+# with slime_store_add by a role granted it
+PGUSER=alice PGDATABASE=$DB psql -X -q -c "\copy (SELECT DISTINCT e.hash, e.data FROM alice.saves, slime_store_entries(w) e) TO '$tmp/alice-store.copy' (FORMAT binary)"
+slime_psql -d postgres -c "DROP DATABASE ${DB}_restore" -c "CREATE DATABASE ${DB}_restore" >/dev/null
+PGDATABASE=${DB}_restore slime_psql -c "CREATE EXTENSION slime" -c "CREATE SCHEMA alice AUTHORIZATION alice" \
+    -c "GRANT EXECUTE ON FUNCTION slime_store_add(bytea, bytea) TO alice" -f "$tmp/alice.sql" >/dev/null 2>&1
+check "her dump and the copy of slime_store_entries, added with slime_store_add, restore every chunk" "2 2" \
+    "$(PGUSER=alice PGDATABASE=${DB}_restore psql -X -q -At -v ON_ERROR_STOP=1 \
+        -c "CREATE TEMP TABLE e (hash bytea, data bytea)" -c "\copy e FROM '$tmp/alice-store.copy' (FORMAT binary)" \
+        -c "SELECT count(*) FILTER (WHERE slime_store_add(hash, data)) FROM e" \
+        -c "SELECT count(*) FILTER (WHERE slime_verify_refs(w)) FROM alice.saves" | tr '\n' ' ' | sed 's/ $//')"
+err=$(PGUSER=alice PGDATABASE=${DB}_restore psql -X -q -c "SELECT slime_store_add(hash, overlay(data PLACING '\xff' FROM 9)) FROM slime_store_entries((SELECT w FROM alice.saves LIMIT 1))" 2>&1 || true)
+case "$err" in *"ERROR:  store entry "*" does not match its hash"*) result OK "slime_store_add refuses an entry that does not match its hash" ;;
+    *) result FAIL "slime_store_add and a bad entry: $err" ;; esac
+# a database's owner (alice, no superuser) dumps the whole database: the
+# dump includes the store (0.5.0: pg_dump failed on slime_store)
+slime_psql -d postgres -c "CREATE DATABASE ${DB}_owned OWNER alice" -c "CREATE DATABASE ${DB}_owned_restore" >/dev/null
+PGDATABASE=${DB}_owned slime_psql -c "CREATE EXTENSION slime" -c "$CHUNK_FN" >/dev/null 2>&1
+PGUSER=alice PGDATABASE=${DB}_owned slime_psql >/dev/null -c "CREATE TABLE saves (w slime)" \
+    -c "CREATE TRIGGER s BEFORE INSERT ON saves FOR EACH ROW EXECUTE FUNCTION slime_store_trigger()" \
+    -c "INSERT INTO saves SELECT chunk(n) FROM generate_series(30, 32) n"
+if pg_dump -U alice -d ${DB}_owned -f "$tmp/owned.sql" 2>"$tmp/owned.err"; then
+    result OK "the database owner's pg_dump of the whole database succeeds"
+else
+    result FAIL "the database owner's pg_dump: $(cat "$tmp/owned.err")"
+fi
+# without the grant 0.6.0 gives the database's owner, as on 0.5.0, it fails
+PGDATABASE=${DB}_owned slime_psql -c "REVOKE SELECT ON slime_store FROM alice" >/dev/null
+case "$(pg_dump -U alice -d ${DB}_owned -f /dev/null 2>&1)" in *"permission denied for table slime_store"*)
+    result OK "...which fails without the owner's SELECT on slime_store (as on 0.5.0)" ;;
+    *) result FAIL "the database owner's pg_dump without the grant did not fail on slime_store" ;; esac
+PGDATABASE=${DB}_owned slime_psql -c "GRANT SELECT ON slime_store TO alice" >/dev/null
+PGDATABASE=${DB}_owned_restore slime_psql -f "$tmp/owned.sql" >/dev/null 2>&1 || true
+check "...and restores with every chunk" "3" \
+    "$(PGDATABASE=${DB}_owned_restore psql -X -At -c "SELECT count(*) FILTER (WHERE slime_verify_refs(w)) FROM saves" 2>&1)"
 
 finish

@@ -122,24 +122,20 @@ sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d,
 	if (lim == NULL)
 		lim = &sl_default_limits;
 	/*
-	 * A reference can be forged: say that the sizes differ, never the
-	 * entry's real size (slime_store_verify() and sl_store_entry_check,
-	 * for the store's owner, say more).
+	 * A reference can be forged from a hash alone: an entry whose sizes
+	 * differ from the reference's is reported as a missing one, so that the
+	 * error tells neither the entry's real size nor that it exists
+	 * (slime_store_verify() and sl_store_entry_check, for the store's
+	 * owner, say more).
 	 */
 	if (sl_zstd_declared_size(entry, len) >= 0 &&
 		(uint64_t) sl_zstd_declared_size(entry, len) != raw_len)
-	{
-		sl_fail(err, SL_ERR_CORRUPT, "component lengths differ from the referring value's");
-		goto corrupt;
-	}
+		goto missing;
 	if (unframe_entry(entry, len, raw_len, lim, buf, cap, err))
 		goto corrupt;
 	for (int k = 0; k < SL_NCOMP; k++)
 		if (sl_get_u32le(*buf + 4 * k) != d->len[k])
-		{
-			sl_fail(err, SL_ERR_CORRUPT, "component lengths differ from the referring value's");
-			goto corrupt;
-		}
+			goto missing;
 	if (check_hash(*buf, d, d->hash, err))
 		goto corrupt;
 	for (int k = 0; k < SL_NCOMP; k++)
@@ -154,6 +150,9 @@ corrupt:
 	if (err)
 		err->code = SL_ERR_CORRUPT;
 	return -1;
+missing:
+	sl_hash_hex(d->hash, hex);
+	return sl_fail(err, SL_ERR_CORRUPT, SL_STORE_MISSING_FMT, hex);
 }
 
 /* Check an entry on its own against its key. */

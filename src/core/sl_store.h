@@ -20,6 +20,8 @@
 #define SL_DENSE_HEADER 13		/* that byte and the three lengths */
 #define SL_SETTLE_ZSTD_LEVEL 19	/* the zstd level a settled entry is tried at */
 #define SL_SETTLE_SKIP_19 0.85	/* ... unless the dense form is below this share of the entry */
+/* What a reference the store cannot give says: entry missing, or of other sizes (a forged reference). */
+#define SL_STORE_MISSING_FMT "chunk %s is missing from the chunk store"
 
 /* Encode a chunk as a store entry appended to out; sets its key. */
 int			sl_store_entry_encode(const uint32_t len[SL_NCOMP],

@@ -10,6 +10,14 @@
 #   2. slime_gc() over BENCH_TABLES (500) tables with a slime column (one
 #      reference-form value each: the per-table lock wait and the cast to the
 #      extension's type are the new costs) against 0.4.0's slime_gc body.
+#   3. the loader's access boundary (0.6.0): slime_lease_renew through its
+#      check of the caller's privilege and the switch to the loader's owner
+#      (src/lguard.c) against its twin slime_lease_renew_as_owner called
+#      directly (the same body, no check, no switch);
+#   4. what binding store reads to the role that stored an entry would add
+#      (not built, README "Security"): reading a 16-chunk reference-form
+#      value (slime_resolve) against the same read after a lookup of each of
+#      its chunks in an owner table (hash, role), emulated in SQL.
 # Each cell is timed inside the server (clock_timestamp around a loop),
 # BENCH_ROUNDS (5) pairs of A then B: the best time of each and the median
 # of the pairs' ratios. Logged tables; the cluster named
@@ -42,6 +50,9 @@ AS \$\$ SELECT public.slime_put_chunk(NULL, n % 2, n / 2,
 SELECT slime_loader_create('isl');
 SELECT slime_lease_acquire('isl', 'w', 'bench', '1 hour');
 CREATE TABLE island AS SELECT slime_to_slimefile(slime_agg(chunk(n))) AS f FROM generate_series(0, 3) n;
+CREATE TABLE refval AS SELECT slime_store(slime_agg(chunk(n))) AS v FROM generate_series(0, 15) n;
+CREATE TABLE owners (hash bytea, role oid, PRIMARY KEY (hash, role));
+INSERT INTO owners SELECT h, r FROM refval, unnest(slime_refs(v)) h, generate_series(10, 40) r;
 DO \$\$
 BEGIN
     FOR i IN 1..$TABLES LOOP
@@ -91,5 +102,11 @@ save="SELECT time_ms('SELECT slime_loader_save(''isl'', ''w'', 1, (SELECT f FROM
 printf '\n%-52s %13s %13s %9s\n' "what (best of $ROUNDS; median ratio)" "unhardened" "hardened" "ratio"
 cell "$CALLS x slime_lease_renew" "$renew" "$renew" "SELECT pin(false)" "SELECT pin(true)"
 cell "$((CALLS / 4)) x slime_loader_save (4-chunk island, keep 1)" "$save" "$save" "SELECT pin(false)" "SELECT pin(true)"
+cell "$CALLS x slime_lease_renew: twin vs access check (0.6.0)" \
+    "SELECT time_ms('SELECT slime_lease_renew_as_owner(''isl'', ''w'', 1, ''1 hour'')', $CALLS)" "$renew"
+read="SELECT time_ms('SELECT slime_resolve(v) FROM refval', $((CALLS / 4)))"
+bound="SELECT time_ms('SELECT slime_resolve(v) FROM refval WHERE NOT EXISTS (SELECT FROM unnest(slime_refs(v)) h
+    WHERE NOT EXISTS (SELECT FROM owners o WHERE o.hash = h AND o.role = 10))', $((CALLS / 4)))"
+cell "$((CALLS / 4)) x read 16 chunks: plain vs owner lookup (emulated)" "$read" "$bound"
 cell "slime_gc(), $TABLES tables (0.4.0 body vs 0.5.0)" "SELECT time_ms('SELECT slime_gc_040()', 1)" \
     "SELECT time_ms('SELECT slime_gc()', 1)"
