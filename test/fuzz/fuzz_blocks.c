@@ -46,7 +46,7 @@ check_counts(const sl_counts *m)
 
 /* Render an opened chunk as a one-chunk map and write its PNG. */
 static void
-render(const sl_chunk_blocks *cb, int32_t y_max)
+render(sl_chunk_blocks *cb, int32_t y_max)
 {
 	sl_map_opts o = {0};
 	sl_map_cache cache = {0};

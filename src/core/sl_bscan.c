@@ -1,0 +1,307 @@
+/*
+ * sl_bscan.c - a chunk's blocks found without building its tree (see
+ * sl_chunk_blocks_scan in sl_blocks.h).
+ *
+ * One pass over the NBT, without a tree: the root's entries are skipped
+ * (sl_nbt_skip checks every length as it goes) but for DataVersion, Level
+ * and the section list (root "sections", else Level's "Sections" or
+ * "sections"), which are walked. Of each section only Y and the names of
+ * its entries are read, and its bytes kept: sl_section_load builds its tree
+ * and opens it (sl_section_open, as sl_chunk_blocks_open does) when the
+ * reader reaches it. Building the tree is what costs: a 1.18 chunk has 24
+ * sections, and a top-down map reaches two or three.
+ *
+ * Whatever the pass does not expect (bytes that are not well formed or nest
+ * too deep, a second section list or Level, McRegion, a section without Y,
+ * Y twice, mixed layouts) is handed to sl_chunk_blocks_open, which gives
+ * the result or the error it always gave.
+ */
+#include <string.h>
+
+#include "sl_blocks.h"
+#include "sl_value.h"
+
+#define FALLBACK	1			/* let sl_chunk_blocks_open read the chunk */
+
+/* Entries of a section whose names tell its layout (layout_of in sl_blocks.c). */
+#define HAS_BLOCK_STATES	1
+#define HAS_BLOCKS			2
+#define HAS_PALETTE			4
+#define HAS_BLOCKSTATES		8
+
+/* The pass over one chunk. */
+typedef struct scan
+{
+	const uint8_t *buf;
+	size_t		len;
+	int			max_depth;
+	int			lists;			/* section lists met (more than one: fallback) */
+	sl_layout	layout;
+	int16_t		slot[256];		/* by Y + 128: index into sec, -1 none */
+	sl_section *sec;			/* sections with blocks, in list order */
+	int			n;
+} scan;
+
+/* Tell whether an entry's name is name. */
+static int
+name_is(const char *s, uint16_t len, const char *name)
+{
+	return strlen(name) == len && memcmp(s, name, len) == 0;
+}
+
+/* Skip the payload of type t at *pos (budget: containers it may open); *v its value when int-like. */
+static int
+skip(const scan *s, size_t *pos, int t, int budget, int *is_int, int64_t *v)
+{
+	const uint8_t *p = s->buf + *pos;
+
+	if (!sl_nbt_skip(s->buf, s->len, pos, (uint8_t) t, budget))
+		return 0;
+	*is_int = t >= SL_TAG_BYTE && t <= SL_TAG_LONG;
+	*v = t == SL_TAG_BYTE ? (int8_t) p[0] : t == SL_TAG_SHORT ? (int16_t) sl_get_u16be(p) :
+		t == SL_TAG_INT ? (int32_t) sl_get_u32be(p) : t == SL_TAG_LONG ? (int64_t) sl_get_u64be(p) : 0;
+	return 1;
+}
+
+/* Layout a section's entry names imply. */
+static sl_layout
+layout_of_names(int names)
+{
+	if (names & HAS_BLOCK_STATES)
+		return SL_LAYOUT_MODERN;
+	if (names & HAS_BLOCKS)
+		return SL_LAYOUT_ANVIL;
+	if ((names & HAS_PALETTE) && (names & HAS_BLOCKSTATES))
+		return SL_LAYOUT_FLAT;
+	return SL_LAYOUT_NONE;
+}
+
+/* One section: a compound payload at *pos inside `outer` containers; 0, FALLBACK. */
+static int
+scan_section(scan *s, size_t *pos, int outer)
+{
+	size_t		at = *pos;
+	int			names = 0;
+	int			y_int = 0;
+	int64_t		y = 0;
+	sl_layout	kind;
+
+	for (;;)
+	{
+		const char *name;
+		uint16_t	nl;
+		int			t = sl_nbt_entry_head(s->buf, s->len, pos, &name, &nl);
+		int			is_int;
+		int64_t		v;
+
+		if (t < 0)
+			return FALLBACK;
+		if (t == SL_TAG_END)
+			break;
+		if (!skip(s, pos, t, s->max_depth - outer, &is_int, &v))
+			return FALLBACK;
+		if (name_is(name, nl, "Y"))
+		{
+			y_int = is_int;
+			y = v;
+		}
+		else if (name_is(name, nl, "block_states"))
+			names |= HAS_BLOCK_STATES;
+		else if (name_is(name, nl, "Blocks"))
+			names |= HAS_BLOCKS;
+		else if (name_is(name, nl, "Palette"))
+			names |= HAS_PALETTE;
+		else if (name_is(name, nl, "BlockStates"))
+			names |= HAS_BLOCKSTATES;
+	}
+	kind = layout_of_names(names);
+	if (kind == SL_LAYOUT_NONE)
+		return 0;				/* light or biomes only */
+	if ((s->layout != SL_LAYOUT_NONE && s->layout != kind) || !y_int || y < -128 || y > 127 ||
+		s->slot[y + 128] >= 0)
+		return FALLBACK;
+	s->layout = kind;
+	s->slot[y + 128] = (int16_t) s->n;
+	memset(&s->sec[s->n], 0, sizeof(sl_section));
+	s->sec[s->n].y = (int) y;
+	s->sec[s->n].raw = s->buf + at;
+	s->sec[s->n].raw_len = *pos - at;
+	s->n++;
+	return 0;
+}
+
+/* A section list: the payload of a list tag at *pos inside `outer` containers; 0, FALLBACK. */
+static int
+scan_list(scan *s, size_t *pos, int outer)
+{
+	const uint8_t *p = s->buf + *pos;
+	int32_t		n;
+
+	if (++s->lists > 1 || s->len - *pos < 5 || p[0] > SL_TAG_LONG_ARRAY ||
+		s->max_depth < outer + 1)
+		return FALLBACK;
+	n = (int32_t) sl_get_u32be(p + 1);
+	if (n < 0 || (n > 0 && (p[0] != SL_TAG_COMPOUND || s->max_depth < outer + 2)) ||
+		(uint64_t) n > s->len - *pos - 5)
+		return FALLBACK;
+	*pos += 5;
+	for (int32_t i = 0; i < n; i++)
+	{
+		if ((i & 4095) == 4095)
+			sl_interrupt();
+		if (scan_section(s, pos, outer + 2))
+			return FALLBACK;
+	}
+	return 0;
+}
+
+/* Level's entries (a compound payload at *pos inside the root); *blocks: it has Blocks. */
+static int
+scan_level(scan *s, size_t *pos, int *blocks)
+{
+	if (s->max_depth < 2)
+		return FALLBACK;
+	for (;;)
+	{
+		const char *name;
+		uint16_t	nl;
+		int			t = sl_nbt_entry_head(s->buf, s->len, pos, &name, &nl);
+		int			is_int;
+		int64_t		v;
+
+		if (t < 0)
+			return FALLBACK;
+		if (t == SL_TAG_END)
+			return 0;
+		if (name_is(name, nl, "Sections") || name_is(name, nl, "sections"))
+		{
+			if (t != SL_TAG_LIST || scan_list(s, pos, 2))
+				return FALLBACK;
+			continue;
+		}
+		*blocks |= name_is(name, nl, "Blocks");
+		if (!skip(s, pos, t, s->max_depth - 2, &is_int, &v))
+			return FALLBACK;
+	}
+}
+
+/* The pass over the root compound; 0, FALLBACK or -1. */
+static int
+scan_root(scan *s, int32_t *data_version)
+{
+	size_t		pos;
+	int			levels = 0;
+	int			blocks = 0;
+	int			dv_int = 0;
+	int64_t		dv = 0;
+
+	if (s->len < 3 || s->buf[0] != SL_TAG_COMPOUND || s->len - 3 < sl_get_u16be(s->buf + 1) ||
+		s->max_depth < 1)
+		return FALLBACK;
+	pos = 3 + (size_t) sl_get_u16be(s->buf + 1);
+	for (;;)
+	{
+		const char *name;
+		uint16_t	nl;
+		int			t = sl_nbt_entry_head(s->buf, s->len, &pos, &name, &nl);
+		int			is_int;
+		int64_t		v;
+
+		if (t < 0)
+			return FALLBACK;
+		if (t == SL_TAG_END)
+			break;
+		if (name_is(name, nl, "sections"))
+		{
+			if (t != SL_TAG_LIST || scan_list(s, &pos, 1))
+				return FALLBACK;
+		}
+		else if (name_is(name, nl, "Level") && t == SL_TAG_COMPOUND)
+		{
+			if (++levels > 1 || scan_level(s, &pos, &blocks))
+				return FALLBACK;
+		}
+		else if (!skip(s, &pos, t, s->max_depth - 1, &is_int, &v))
+			return FALLBACK;
+		else if (name_is(name, nl, "Level") && ++levels > 1)
+			return FALLBACK;
+		else if (name_is(name, nl, "DataVersion"))
+		{
+			dv_int = is_int;
+			dv = v;
+		}
+	}
+	if (s->lists == 0 && blocks)
+		return FALLBACK;		/* McRegion */
+	if (*data_version == SL_NO_DV && dv_int && dv > INT32_MIN && dv <= INT32_MAX)
+		*data_version = (int32_t) dv;
+	return 0;
+}
+
+/* Find a chunk's sections in one pass over its NBT, to be opened when reached. */
+int
+sl_chunk_blocks_scan(const uint8_t *nbt, size_t len, int32_t data_version, const sl_limits *lim,
+					 sl_arena *arena, sl_chunk_blocks *out, sl_err *err)
+{
+	scan		s;
+	int			rc;
+
+	if (lim == NULL)
+		lim = &sl_default_limits;
+	memset(out, 0, sizeof(*out));
+	memset(&s, 0, sizeof(s));
+	s.buf = nbt;
+	s.len = nbt ? len : 0;
+	s.max_depth = lim->max_depth;
+	memset(s.slot, 0xff, sizeof(s.slot));
+	s.sec = sl_arena_alloc(arena, 256 * sizeof(sl_section), err);
+	if (s.sec == NULL)
+		return -1;
+	out->data_version = data_version;
+	rc = scan_root(&s, &out->data_version);
+	if (rc == FALLBACK)
+		return sl_chunk_blocks_open(nbt, len, data_version, SL_WANT_BLOCKS, lim, arena, out, err);
+	out->arena = arena;
+	out->lim = lim;
+	out->tree_left = lim->max_chunk_raw > SIZE_MAX / 8 ? SIZE_MAX : lim->max_chunk_raw * 8;
+	out->layout = s.lists ? s.layout : SL_LAYOUT_NONE;
+	out->sections = s.sec;
+	/* ascending Y, in place: slot order is Y order */
+	{
+		sl_section *sorted = sl_arena_alloc(arena, (size_t) (s.n ? s.n : 1) * sizeof(sl_section), err);
+
+		if (sorted == NULL)
+			return -1;
+		for (int y = 0; y < 256; y++)
+			if (s.slot[y] >= 0)
+				sorted[out->nsections++] = s.sec[s.slot[y]];
+		out->sections = sorted;
+	}
+	return 0;
+}
+
+/* Open section i of a scanned chunk: build its tree and check it as sl_chunk_blocks_open does. */
+int
+sl_section_load(sl_chunk_blocks *c, int i, sl_err *err)
+{
+	sl_section *s = &c->sections[i];
+	sl_section	sec;
+	sl_layout	layout = c->layout;
+	sl_nbt	   *node;
+	size_t		before = c->arena->used;
+	size_t		used;
+	int			use;
+
+	if (s->raw == NULL)
+		return 0;
+	if (sl_nbt_parse_payload(s->raw, s->raw_len, SL_TAG_COMPOUND, c->tree_left, c->lim, c->arena,
+							 &node, err))
+		return -1;
+	used = c->arena->used - before;
+	c->tree_left -= used < c->tree_left ? used : c->tree_left;
+	if (sl_section_open(c, node, (uint32_t) i, SL_WANT_BLOCKS, &layout, &sec, &use, err) ||
+		sl_section_check_cap(&sec, c->lim, err))
+		return -1;
+	*s = sec;					/* raw is NULL now: open */
+	return 0;
+}
