@@ -265,8 +265,8 @@ open_flat(const sl_nbt *s, int32_t dv, sl_section *sec, sl_err *err)
 }
 
 /* Fill a 1.18+ section's blocks (block_states {palette, data}). */
-static int
-open_modern(const sl_nbt *bs, sl_section *sec, sl_err *err)
+int
+sl_section_open_modern(const sl_nbt *bs, sl_section *sec, sl_err *err)
 {
 	const sl_nbt *pal;
 	const sl_nbt *data;
@@ -370,7 +370,7 @@ sl_section_open(const sl_chunk_blocks *c, const sl_nbt *s, uint32_t i, int want,
 	if (blocks &&
 		(kind == SL_LAYOUT_ANVIL ? open_legacy(s, sec, err) :
 		 kind == SL_LAYOUT_FLAT ? open_flat(s, c->data_version, sec, err) :
-		 open_modern(sl_nbt_child(s, "block_states"), sec, err)))
+		 sl_section_open_modern(sl_nbt_child(s, "block_states"), sec, err)))
 	{
 		sl_err_prefix(err, "section Y=%d", sec->y);
 		return -1;

@@ -86,9 +86,11 @@ typedef struct sl_section
 	sl_nbt	  **biomes;			/* string tags */
 	const uint8_t *biome_states;	/* big-endian longs, NULL: all index 0 */
 	uint32_t	nbiome_states;
-	/* found by sl_chunk_blocks_scan, not opened yet (kind 0 until then) */
-	const uint8_t *raw;			/* the section's compound payload, NULL once opened */
-	size_t		raw_len;
+	/* sections found by sl_chunk_blocks_scan: what sl_section_load parses */
+	const uint8_t *raw;			/* 1.18+: the block_states payload; else the section's */
+	uint32_t	raw_len;
+	uint8_t		raw_type;		/* its tag type */
+	uint8_t		pending;		/* not opened yet (kind is 0 until then) */
 } sl_section;
 
 /* A chunk opened for block and biome queries. */
@@ -134,6 +136,9 @@ int			sl_chunk_blocks_from_tree(const sl_nbt *root, int32_t data_version,
  */
 int			sl_section_open(const sl_chunk_blocks *c, const sl_nbt *s, uint32_t i, int want,
 							sl_layout *layout, sl_section *sec, int *use, sl_err *err);
+
+/* Fill sec's blocks from a 1.18+ section's block_states tag, checked (no prefix on errors). */
+int			sl_section_open_modern(const sl_nbt *block_states, sl_section *sec, sl_err *err);
 
 /* SL_ERR_LIMIT when an opened section's palettes exceed lim->max_palette. */
 int			sl_section_check_cap(const sl_section *sec, const sl_limits *lim, sl_err *err);

@@ -6,10 +6,12 @@
  * (sl_nbt_skip checks every length as it goes) but for DataVersion, Level
  * and the section list (root "sections", else Level's "Sections" or
  * "sections"), which are walked. Of each section only Y and the names of
- * its entries are read, and its bytes kept: sl_section_load builds its tree
- * and opens it (sl_section_open, as sl_chunk_blocks_open does) when the
- * reader reaches it. Building the tree is what costs: a 1.18 chunk has 24
- * sections, and a top-down map reaches two or three.
+ * its entries are read, and its bytes kept (1.18+: those of block_states,
+ * the rest being biomes and light): sl_section_load builds their tree and
+ * opens it as sl_chunk_blocks_open does when the reader reaches it. Building
+ * trees is what costs: a 1.18 chunk has 24 sections, and a top-down map
+ * reaches two or three below the air. Sections of the same block bytes as
+ * the one loaded just above or below (air, mostly) share its opening.
  *
  * Whatever the pass does not expect (bytes that are not well formed or nest
  * too deep, a second section list or Level, McRegion, a section without Y,
@@ -80,11 +82,15 @@ layout_of_names(int names)
 static int
 scan_section(scan *s, size_t *pos, int outer)
 {
-	size_t		at = *pos;
+	size_t		at = *pos,
+				bs_at = 0,
+				bs_end = 0;
+	int			bs_type = 0;
 	int			names = 0;
 	int			y_int = 0;
 	int64_t		y = 0;
 	sl_layout	kind;
+	sl_section *sec;
 
 	for (;;)
 	{
@@ -98,6 +104,12 @@ scan_section(scan *s, size_t *pos, int outer)
 			return FALLBACK;
 		if (t == SL_TAG_END)
 			break;
+		if (name_is(name, nl, "block_states"))
+		{
+			names |= HAS_BLOCK_STATES;
+			bs_type = t;
+			bs_at = *pos;
+		}
 		if (!skip(s, pos, t, s->max_depth - outer, &is_int, &v))
 			return FALLBACK;
 		if (name_is(name, nl, "Y"))
@@ -106,7 +118,7 @@ scan_section(scan *s, size_t *pos, int outer)
 			y = v;
 		}
 		else if (name_is(name, nl, "block_states"))
-			names |= HAS_BLOCK_STATES;
+			bs_end = *pos;
 		else if (name_is(name, nl, "Blocks"))
 			names |= HAS_BLOCKS;
 		else if (name_is(name, nl, "Palette"))
@@ -120,13 +132,17 @@ scan_section(scan *s, size_t *pos, int outer)
 	if ((s->layout != SL_LAYOUT_NONE && s->layout != kind) || !y_int || y < -128 || y > 127 ||
 		s->slot[y + 128] >= 0)
 		return FALLBACK;
+	if (*pos - at > UINT32_MAX)
+		return FALLBACK;
 	s->layout = kind;
 	s->slot[y + 128] = (int16_t) s->n;
-	memset(&s->sec[s->n], 0, sizeof(sl_section));
-	s->sec[s->n].y = (int) y;
-	s->sec[s->n].raw = s->buf + at;
-	s->sec[s->n].raw_len = *pos - at;
-	s->n++;
+	sec = &s->sec[s->n++];
+	memset(sec, 0, sizeof(sl_section));
+	sec->y = (int) y;
+	sec->pending = 1;
+	sec->raw = s->buf + (kind == SL_LAYOUT_MODERN ? bs_at : at);
+	sec->raw_len = (uint32_t) (kind == SL_LAYOUT_MODERN ? bs_end - bs_at : *pos - at);
+	sec->raw_type = (uint8_t) (kind == SL_LAYOUT_MODERN ? bs_type : SL_TAG_COMPOUND);
 	return 0;
 }
 
@@ -280,28 +296,64 @@ sl_chunk_blocks_scan(const uint8_t *nbt, size_t len, int32_t data_version, const
 	return 0;
 }
 
-/* Open section i of a scanned chunk: build its tree and check it as sl_chunk_blocks_open does. */
-int
-sl_section_load(sl_chunk_blocks *c, int i, sl_err *err)
+/* Whether section j is open and was opened from the same bytes as s. */
+static int
+same_bytes(const sl_chunk_blocks *c, int j, const sl_section *s)
 {
-	sl_section *s = &c->sections[i];
-	sl_section	sec;
+	const sl_section *o = &c->sections[j];
+
+	return j >= 0 && j < c->nsections && !o->pending && o->raw != NULL &&
+		o->raw_len == s->raw_len && o->raw_type == s->raw_type &&
+		memcmp(o->raw, s->raw, s->raw_len) == 0;
+}
+
+/* Build the tree of a section's bytes and open it as sl_chunk_blocks_open does. */
+static int
+open_raw(sl_chunk_blocks *c, const sl_section *s, sl_section *sec, sl_err *err)
+{
 	sl_layout	layout = c->layout;
 	sl_nbt	   *node;
 	size_t		before = c->arena->used;
 	size_t		used;
 	int			use;
 
-	if (s->raw == NULL)
-		return 0;
-	if (sl_nbt_parse_payload(s->raw, s->raw_len, SL_TAG_COMPOUND, c->tree_left, c->lim, c->arena,
+	if (sl_nbt_parse_payload(s->raw, s->raw_len, s->raw_type, c->tree_left, c->lim, c->arena,
 							 &node, err))
 		return -1;
 	used = c->arena->used - before;
 	c->tree_left -= used < c->tree_left ? used : c->tree_left;
-	if (sl_section_open(c, node, (uint32_t) i, SL_WANT_BLOCKS, &layout, &sec, &use, err) ||
-		sl_section_check_cap(&sec, c->lim, err))
+	if (c->layout != SL_LAYOUT_MODERN)
+		return sl_section_open(c, node, 0, SL_WANT_BLOCKS, &layout, sec, &use, err);
+	memset(sec, 0, sizeof(*sec));
+	sec->y = s->y;
+	if (sl_section_open_modern(node, sec, err))
+	{
+		sl_err_prefix(err, "section Y=%d", s->y);
 		return -1;
-	*s = sec;					/* raw is NULL now: open */
+	}
+	return 0;
+}
+
+/* Open section i of a scanned chunk if it is not open yet. */
+int
+sl_section_load(sl_chunk_blocks *c, int i, sl_err *err)
+{
+	sl_section *s = &c->sections[i];
+	sl_section	sec;
+
+	if (!s->pending)
+		return 0;
+	if (same_bytes(c, i + 1, s) || same_bytes(c, i - 1, s))
+		sec = c->sections[same_bytes(c, i + 1, s) ? i + 1 : i - 1];
+	else if (open_raw(c, s, &sec, err))
+		return -1;
+	sec.y = s->y;
+	sec.raw = s->raw;
+	sec.raw_len = s->raw_len;
+	sec.raw_type = s->raw_type;
+	sec.pending = 0;
+	if (sl_section_check_cap(&sec, c->lim, err))
+		return -1;
+	*s = sec;
 	return 0;
 }

@@ -5,8 +5,8 @@
  * decoding as the counts, but a section's tree is built only when the walk
  * reaches it), then each of the 256 columns is walked from the top down to
  * the first block the map draws. Palette entries are given a colour once per
- * section, and only for sections a column reaches; numeric ids once per
- * render. Shading is a second pass over the whole map, since a pixel's
+ * section (once for a run of sections sharing a palette, as air sections
+ * do), and only for sections a column reaches; numeric ids once per render. Shading is a second pass over the whole map, since a pixel's
  * shade depends on the column north of it, which may be in another chunk.
  */
 #include <stdio.h>
@@ -103,13 +103,21 @@ legacy_color(sl_map_cache *cache, uint32_t key, sl_err *err)
 	return cache->legacy[key];
 }
 
-/* Give every palette entry of section i its colour. */
+/* Give every palette entry of section i its colour (the section above's when it shares the palette). */
 static int
 resolve_palette(walk *w, int i, sl_err *err)
 {
 	const sl_section *s = &w->c->sections[i];
-	uint8_t    *pal = sl_arena_alloc(w->c->arena, s->npalette ? s->npalette : 1, err);
+	uint8_t    *pal;
 
+	if (i + 1 < w->c->nsections && w->pal[i + 1] && w->c->sections[i + 1].palette == s->palette &&
+		w->c->sections[i + 1].npalette == s->npalette)
+	{
+		w->pal[i] = w->pal[i + 1];
+		w->drawn[i] = w->drawn[i + 1];
+		return 0;
+	}
+	pal = sl_arena_alloc(w->c->arena, s->npalette ? s->npalette : 1, err);
 	if (pal == NULL)
 		return -1;
 	w->drawn[i] = 0;

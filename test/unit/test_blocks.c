@@ -180,8 +180,16 @@ bk_scan_agrees(const uint8_t *doc, size_t len, const char *want)
 
 			ok = x->y == y->y && x->kind == y->kind && x->bits == y->bits &&
 				x->spanning == y->spanning && x->npalette == y->npalette &&
-				x->states == y->states && x->nstates == y->nstates && x->blocks == y->blocks &&
-				x->add == y->add && x->data == y->data && y->raw == NULL;
+				x->nstates == y->nstates && (x->states == NULL) == (y->states == NULL) &&
+				(x->states == NULL || memcmp(x->states, y->states, 8 * (size_t) x->nstates) == 0) &&
+				x->blocks == y->blocks && x->add == y->add && x->data == y->data && !y->pending;
+			for (uint32_t k = 0; ok && k < x->npalette; k++)
+			{
+				const sl_nbt *p = sl_nbt_child(x->palette[k], "Name"),
+						   *q = sl_nbt_child(y->palette[k], "Name");
+
+				ok = p->v.str.len == q->v.str.len && memcmp(p->v.str.s, q->v.str.s, p->v.str.len) == 0;
+			}
 		}
 	}
 	if (!ok)

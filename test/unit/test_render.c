@@ -153,16 +153,16 @@ rd_section(sl_buf *b, int y, const char *name, uint32_t longs)
 	nb_end(b);
 }
 
-/* A chunk of stone at Y=4 and air at Y=5, with a section of `longs` data longs at Y=bad_y. */
+/* A chunk of stone at Y=4 and air at Y=5, and a section of name with `longs` data longs at Y=y. */
 static void
-rd_chunk(sl_buf *b, int bad_y, uint32_t longs)
+rd_chunk(sl_buf *b, int y, const char *name, uint32_t longs)
 {
 	b->len = 0;
 	nb_tag(b, SL_TAG_COMPOUND, "");
 	nb_int(b, "DataVersion", 3465);
 	nb_list(b, "sections", SL_TAG_COMPOUND, 3);
 	rd_section(b, 5, "minecraft:air", 0);
-	rd_section(b, bad_y, "minecraft:stone", longs);
+	rd_section(b, y, name, longs);
 	rd_section(b, 4, "minecraft:stone", 0);
 	nb_end(b);
 }
@@ -186,19 +186,27 @@ test_render_scanned_sections(void)
 	d.data_version = 3465;
 
 	/* a good section under the surface: drawn alike both ways, and never parsed by the scan */
-	rd_chunk(&b, 0, 256);
+	rd_chunk(&b, 0, "minecraft:stone", 256);
 	d.len[SL_COMP_REGION] = (uint32_t) b.len;
 	CHECK_OK(sl_chunk_blocks_scan(b.data, b.len, 3465, NULL, &arena, &cb, &err), &err);
-	CHECK(cb.nsections == 3 && cb.sections[0].y == 0 && cb.sections[0].raw != NULL);
+	CHECK(cb.nsections == 3 && cb.sections[0].y == 0 && cb.sections[0].pending);
 	CHECK_OK(sl_map_chunk(&cb, &o, &cache, cols, &err), &err);
 	for (int i = 0; i < 256; i++)
 		same &= cols[i].base == stone && cols[i].height == 79;
 	CHECK(same);
-	CHECK(cb.sections[0].raw != NULL && cb.sections[1].raw == NULL && cb.sections[2].raw == NULL);
+	CHECK(cb.sections[0].pending && !cb.sections[1].pending && !cb.sections[2].pending);
+	sl_arena_free(&arena);
+
+	/* sections of the same bytes (air at Y=5 and Y=6) are opened once and share it */
+	rd_chunk(&b, 6, "minecraft:air", 0);
+	CHECK_OK(sl_chunk_blocks_scan(b.data, b.len, 3465, NULL, &arena, &cb, &err), &err);
+	CHECK_OK(sl_map_chunk(&cb, &o, &cache, cols, &err), &err);
+	CHECK(cb.nsections == 3 && cb.sections[1].y == 5 && cb.sections[2].y == 6 &&
+		  !cb.sections[1].pending && cb.sections[1].palette == cb.sections[2].palette);
 	sl_arena_free(&arena);
 
 	/* a malformed one under the surface: opening refuses the chunk, the map draws it */
-	rd_chunk(&b, 0, 3);
+	rd_chunk(&b, 0, "minecraft:stone", 3);
 	d.len[SL_COMP_REGION] = (uint32_t) b.len;
 	CHECK(sl_chunk_blocks_open(b.data, b.len, 3465, SL_WANT_BLOCKS, NULL, &arena, &cb, &err) != 0 &&
 		  strstr(err.msg, "section Y=0: block_states.data has 3 longs") != NULL);
@@ -207,7 +215,7 @@ test_render_scanned_sections(void)
 	CHECK(cols[0].base == stone && cols[255].height == 79);
 
 	/* above the surface: the walk reaches it and fails as opening does */
-	rd_chunk(&b, 6, 3);
+	rd_chunk(&b, 6, "minecraft:stone", 3);
 	d.len[SL_COMP_REGION] = (uint32_t) b.len;
 	CHECK(sl_map_chunk_nbt(&d, b.data, &o, NULL, &cache, cols, &err) != 0 &&
 		  err.code == SL_ERR_CORRUPT &&
