@@ -44,23 +44,42 @@ typedef struct scan
 	int			n;
 } scan;
 
-/* Tell whether an entry's name is name. */
-static int
-name_is(const char *s, uint16_t len, const char *name)
+/* An entry of a compound being walked: its head, and its value once skipped when int-like. */
+typedef struct entry
 {
-	return strlen(name) == len && memcmp(s, name, len) == 0;
+	int			type;
+	const char *name;
+	uint16_t	len;
+	int			is_int;
+	int64_t		i;
+} entry;
+
+/* Read the head of the next entry at *pos: 1 an entry, 0 the compound's end, -1 malformed. */
+static int
+next_entry(const scan *s, size_t *pos, entry *e)
+{
+	e->type = sl_nbt_entry_head(s->buf, s->len, pos, &e->name, &e->len);
+	return e->type < 0 ? -1 : e->type != SL_TAG_END;
 }
 
-/* Skip the payload of type t at *pos (budget: containers it may open); *v its value when int-like. */
+/* Tell whether an entry's name is name. */
 static int
-skip(const scan *s, size_t *pos, int t, int budget, int *is_int, int64_t *v)
+is(const entry *e, const char *name)
+{
+	return strlen(name) == e->len && memcmp(e->name, name, e->len) == 0;
+}
+
+/* Skip an entry's payload at *pos (budget: containers it may open), reading it when int-like. */
+static int
+skip(const scan *s, size_t *pos, entry *e, int budget)
 {
 	const uint8_t *p = s->buf + *pos;
+	int			t = e->type;
 
 	if (!sl_nbt_skip(s->buf, s->len, pos, (uint8_t) t, budget))
 		return 0;
-	*is_int = t >= SL_TAG_BYTE && t <= SL_TAG_LONG;
-	*v = t == SL_TAG_BYTE ? (int8_t) p[0] : t == SL_TAG_SHORT ? (int16_t) sl_get_u16be(p) :
+	e->is_int = t >= SL_TAG_BYTE && t <= SL_TAG_LONG;
+	e->i = t == SL_TAG_BYTE ? (int8_t) p[0] : t == SL_TAG_SHORT ? (int16_t) sl_get_u16be(p) :
 		t == SL_TAG_INT ? (int32_t) sl_get_u32be(p) : t == SL_TAG_LONG ? (int64_t) sl_get_u64be(p) : 0;
 	return 1;
 }
@@ -91,41 +110,35 @@ scan_section(scan *s, size_t *pos, int outer)
 	int64_t		y = 0;
 	sl_layout	kind;
 	sl_section *sec;
+	entry		e;
+	int			r;
 
-	for (;;)
+	while ((r = next_entry(s, pos, &e)) > 0)
 	{
-		const char *name;
-		uint16_t	nl;
-		int			t = sl_nbt_entry_head(s->buf, s->len, pos, &name, &nl);
-		int			is_int;
-		int64_t		v;
-
-		if (t < 0)
-			return FALLBACK;
-		if (t == SL_TAG_END)
-			break;
-		if (name_is(name, nl, "block_states"))
+		if (is(&e, "block_states"))
 		{
 			names |= HAS_BLOCK_STATES;
-			bs_type = t;
+			bs_type = e.type;
 			bs_at = *pos;
 		}
-		if (!skip(s, pos, t, s->max_depth - outer, &is_int, &v))
+		if (!skip(s, pos, &e, s->max_depth - outer))
 			return FALLBACK;
-		if (name_is(name, nl, "Y"))
+		if (is(&e, "Y"))
 		{
-			y_int = is_int;
-			y = v;
+			y_int = e.is_int;
+			y = e.i;
 		}
-		else if (name_is(name, nl, "block_states"))
+		else if (is(&e, "block_states"))
 			bs_end = *pos;
-		else if (name_is(name, nl, "Blocks"))
+		else if (is(&e, "Blocks"))
 			names |= HAS_BLOCKS;
-		else if (name_is(name, nl, "Palette"))
+		else if (is(&e, "Palette"))
 			names |= HAS_PALETTE;
-		else if (name_is(name, nl, "BlockStates"))
+		else if (is(&e, "BlockStates"))
 			names |= HAS_BLOCKSTATES;
 	}
+	if (r < 0)
+		return FALLBACK;
 	kind = layout_of_names(names);
 	if (kind == SL_LAYOUT_NONE)
 		return 0;				/* light or biomes only */
@@ -175,30 +188,24 @@ scan_list(scan *s, size_t *pos, int outer)
 static int
 scan_level(scan *s, size_t *pos, int *blocks)
 {
+	entry		e;
+	int			r;
+
 	if (s->max_depth < 2)
 		return FALLBACK;
-	for (;;)
+	while ((r = next_entry(s, pos, &e)) > 0)
 	{
-		const char *name;
-		uint16_t	nl;
-		int			t = sl_nbt_entry_head(s->buf, s->len, pos, &name, &nl);
-		int			is_int;
-		int64_t		v;
-
-		if (t < 0)
-			return FALLBACK;
-		if (t == SL_TAG_END)
-			return 0;
-		if (name_is(name, nl, "Sections") || name_is(name, nl, "sections"))
+		if (is(&e, "Sections") || is(&e, "sections"))
 		{
-			if (t != SL_TAG_LIST || scan_list(s, pos, 2))
+			if (e.type != SL_TAG_LIST || scan_list(s, pos, 2))
 				return FALLBACK;
 			continue;
 		}
-		*blocks |= name_is(name, nl, "Blocks");
-		if (!skip(s, pos, t, s->max_depth - 2, &is_int, &v))
+		*blocks |= is(&e, "Blocks");
+		if (!skip(s, pos, &e, s->max_depth - 2))
 			return FALLBACK;
 	}
+	return r < 0 ? FALLBACK : 0;
 }
 
 /* The pass over the root compound; 0, FALLBACK or -1. */
@@ -210,43 +217,37 @@ scan_root(scan *s, int32_t *data_version)
 	int			blocks = 0;
 	int			dv_int = 0;
 	int64_t		dv = 0;
+	entry		e;
+	int			r;
 
 	if (s->len < 3 || s->buf[0] != SL_TAG_COMPOUND || s->len - 3 < sl_get_u16be(s->buf + 1) ||
 		s->max_depth < 1)
 		return FALLBACK;
 	pos = 3 + (size_t) sl_get_u16be(s->buf + 1);
-	for (;;)
+	while ((r = next_entry(s, &pos, &e)) > 0)
 	{
-		const char *name;
-		uint16_t	nl;
-		int			t = sl_nbt_entry_head(s->buf, s->len, &pos, &name, &nl);
-		int			is_int;
-		int64_t		v;
-
-		if (t < 0)
-			return FALLBACK;
-		if (t == SL_TAG_END)
-			break;
-		if (name_is(name, nl, "sections"))
+		if (is(&e, "sections"))
 		{
-			if (t != SL_TAG_LIST || scan_list(s, &pos, 1))
+			if (e.type != SL_TAG_LIST || scan_list(s, &pos, 1))
 				return FALLBACK;
 		}
-		else if (name_is(name, nl, "Level") && t == SL_TAG_COMPOUND)
+		else if (is(&e, "Level") && e.type == SL_TAG_COMPOUND)
 		{
 			if (++levels > 1 || scan_level(s, &pos, &blocks))
 				return FALLBACK;
 		}
-		else if (!skip(s, &pos, t, s->max_depth - 1, &is_int, &v))
+		else if (!skip(s, &pos, &e, s->max_depth - 1))
 			return FALLBACK;
-		else if (name_is(name, nl, "Level") && ++levels > 1)
+		else if (is(&e, "Level") && ++levels > 1)
 			return FALLBACK;
-		else if (name_is(name, nl, "DataVersion"))
+		else if (is(&e, "DataVersion"))
 		{
-			dv_int = is_int;
-			dv = v;
+			dv_int = e.is_int;
+			dv = e.i;
 		}
 	}
+	if (r < 0)
+		return FALLBACK;
 	if (s->lists == 0 && blocks)
 		return FALLBACK;		/* McRegion */
 	if (*data_version == SL_NO_DV && dv_int && dv > INT32_MIN && dv <= INT32_MAX)
@@ -281,18 +282,13 @@ sl_chunk_blocks_scan(const uint8_t *nbt, size_t len, int32_t data_version, const
 	out->lim = lim;
 	out->tree_left = lim->max_chunk_raw > SIZE_MAX / 8 ? SIZE_MAX : lim->max_chunk_raw * 8;
 	out->layout = s.lists ? s.layout : SL_LAYOUT_NONE;
-	out->sections = s.sec;
-	/* ascending Y, in place: slot order is Y order */
-	{
-		sl_section *sorted = sl_arena_alloc(arena, (size_t) (s.n ? s.n : 1) * sizeof(sl_section), err);
-
-		if (sorted == NULL)
-			return -1;
-		for (int y = 0; y < 256; y++)
-			if (s.slot[y] >= 0)
-				sorted[out->nsections++] = s.sec[s.slot[y]];
-		out->sections = sorted;
-	}
+	/* in ascending Y, as sl_chunk_blocks_open gives them */
+	out->sections = sl_arena_alloc(arena, (size_t) (s.n ? s.n : 1) * sizeof(sl_section), err);
+	if (out->sections == NULL)
+		return -1;
+	for (int y = 0; y < 256; y++)
+		if (s.slot[y] >= 0)
+			out->sections[out->nsections++] = s.sec[s.slot[y]];
 	return 0;
 }
 
