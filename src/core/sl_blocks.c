@@ -343,7 +343,7 @@ layout_of(const sl_nbt *s)
 /* Open one section list item into sec; *use is false for light-only sections. */
 int
 sl_section_open(const sl_chunk_blocks *c, const sl_nbt *s, uint32_t i, int want,
-			 sl_layout *layout, sl_section *sec, int *use, sl_err *err)
+				sl_layout *layout, sl_section *sec, int *use, sl_err *err)
 {
 	sl_layout	kind = layout_of(s);
 	const sl_nbt *bio = sl_nbt_child(s, "biomes");

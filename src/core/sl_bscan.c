@@ -84,7 +84,7 @@ skip(const scan *s, size_t *pos, entry *e, int budget)
 	return 1;
 }
 
-/* Layout a section's entry names imply. */
+/* Give the layout a section's entry names imply. */
 static sl_layout
 layout_of_names(int names)
 {
@@ -97,7 +97,7 @@ layout_of_names(int names)
 	return SL_LAYOUT_NONE;
 }
 
-/* One section: a compound payload at *pos inside `outer` containers; 0, FALLBACK. */
+/* Read one section, a compound payload at *pos inside `outer` containers; 0, FALLBACK. */
 static int
 scan_section(scan *s, size_t *pos, int outer)
 {
@@ -159,7 +159,7 @@ scan_section(scan *s, size_t *pos, int outer)
 	return 0;
 }
 
-/* A section list: the payload of a list tag at *pos inside `outer` containers; 0, FALLBACK. */
+/* Walk a section list, the payload of a list tag at *pos inside `outer` containers; 0, FALLBACK. */
 static int
 scan_list(scan *s, size_t *pos, int outer)
 {
@@ -184,7 +184,7 @@ scan_list(scan *s, size_t *pos, int outer)
 	return 0;
 }
 
-/* Level's entries (a compound payload at *pos inside the root); *blocks: it has Blocks. */
+/* Walk Level's entries (a compound payload at *pos inside the root); *blocks: it has Blocks. */
 static int
 scan_level(scan *s, size_t *pos, int *blocks)
 {
@@ -208,7 +208,7 @@ scan_level(scan *s, size_t *pos, int *blocks)
 	return r < 0 ? FALLBACK : 0;
 }
 
-/* The pass over the root compound; 0, FALLBACK or -1. */
+/* Walk the root compound; 0 or FALLBACK. */
 static int
 scan_root(scan *s, int32_t *data_version)
 {
@@ -292,7 +292,7 @@ sl_chunk_blocks_scan(const uint8_t *nbt, size_t len, int32_t data_version, const
 	return 0;
 }
 
-/* Whether section j is open and was opened from the same bytes as s. */
+/* Tell whether section j is open and was opened from the same bytes as s. */
 static int
 same_bytes(const sl_chunk_blocks *c, int j, const sl_section *s)
 {

@@ -6,8 +6,9 @@
  * reaches it), then each of the 256 columns is walked from the top down to
  * the first block the map draws. Palette entries are given a colour once per
  * section (once for a run of sections sharing a palette, as air sections
- * do), and only for sections a column reaches; numeric ids once per render. Shading is a second pass over the whole map, since a pixel's
- * shade depends on the column north of it, which may be in another chunk.
+ * do), and only for sections a column reaches; numeric ids once per render.
+ * Shading is a second pass over the whole map, since a pixel's shade
+ * depends on the column north of it, which may be in another chunk.
  */
 #include <stdio.h>
 #include <string.h>
