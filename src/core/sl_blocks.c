@@ -265,8 +265,8 @@ open_flat(const sl_nbt *s, int32_t dv, sl_section *sec, sl_err *err)
 }
 
 /* Fill a 1.18+ section's blocks (block_states {palette, data}). */
-static int
-open_modern(const sl_nbt *bs, sl_section *sec, sl_err *err)
+int
+sl_section_open_modern(const sl_nbt *bs, sl_section *sec, sl_err *err)
 {
 	const sl_nbt *pal;
 	const sl_nbt *data;
@@ -341,9 +341,9 @@ layout_of(const sl_nbt *s)
 }
 
 /* Open one section list item into sec; *use is false for light-only sections. */
-static int
-open_section(const sl_chunk_blocks *c, const sl_nbt *s, uint32_t i, int want,
-			 sl_layout *layout, sl_section *sec, int *use, sl_err *err)
+int
+sl_section_open(const sl_chunk_blocks *c, const sl_nbt *s, uint32_t i, int want,
+				sl_layout *layout, sl_section *sec, int *use, sl_err *err)
 {
 	sl_layout	kind = layout_of(s);
 	const sl_nbt *bio = sl_nbt_child(s, "biomes");
@@ -370,7 +370,7 @@ open_section(const sl_chunk_blocks *c, const sl_nbt *s, uint32_t i, int want,
 	if (blocks &&
 		(kind == SL_LAYOUT_ANVIL ? open_legacy(s, sec, err) :
 		 kind == SL_LAYOUT_FLAT ? open_flat(s, c->data_version, sec, err) :
-		 open_modern(sl_nbt_child(s, "block_states"), sec, err)))
+		 sl_section_open_modern(sl_nbt_child(s, "block_states"), sec, err)))
 	{
 		sl_err_prefix(err, "section Y=%d", sec->y);
 		return -1;
@@ -414,7 +414,7 @@ open_sections(sl_chunk_blocks *c, const sl_nbt *list, int want, sl_arena *arena,
 
 		if ((i & 4095) == 4095)
 			sl_interrupt();
-		if (open_section(c, list->v.list.items[i], i, want, &layout, &tmp[used], &use, err))
+		if (sl_section_open(c, list->v.list.items[i], i, want, &layout, &tmp[used], &use, err))
 			return -1;
 		if (!use)
 			continue;
@@ -564,14 +564,20 @@ sl_chunk_blocks_open(const uint8_t *nbt, size_t len, int32_t data_version, int w
 		sl_chunk_blocks_from_tree(root, data_version, want, arena, out, err))
 		return -1;
 	for (int i = 0; i < out->nsections; i++)
-	{
-		const sl_section *sec = &out->sections[i];
-		uint32_t	n = sec->npalette > sec->nbiomes ? sec->npalette : sec->nbiomes;
+		if (sl_section_check_cap(&out->sections[i], lim, err))
+			return -1;
+	return 0;
+}
 
-		if (n > lim->max_palette)
-			return sl_fail(err, SL_ERR_LIMIT, "section Y=%d: palette of %u entries exceeds the cap of %u",
-						   sec->y, n, lim->max_palette);
-	}
+/* Fail when an opened section's palettes exceed lim->max_palette. */
+int
+sl_section_check_cap(const sl_section *sec, const sl_limits *lim, sl_err *err)
+{
+	uint32_t	n = sec->npalette > sec->nbiomes ? sec->npalette : sec->nbiomes;
+
+	if (n > lim->max_palette)
+		return sl_fail(err, SL_ERR_LIMIT, "section Y=%d: palette of %u entries exceeds the cap of %u",
+					   sec->y, n, lim->max_palette);
 	return 0;
 }
 

@@ -86,6 +86,11 @@ typedef struct sl_section
 	sl_nbt	  **biomes;			/* string tags */
 	const uint8_t *biome_states;	/* big-endian longs, NULL: all index 0 */
 	uint32_t	nbiome_states;
+	/* sections found by sl_chunk_blocks_scan: what sl_section_load parses */
+	const uint8_t *raw;			/* 1.18+: the block_states payload; else the section's */
+	uint32_t	raw_len;
+	uint8_t		raw_type;		/* its tag type */
+	uint8_t		pending;		/* not opened yet (kind is 0 until then) */
 } sl_section;
 
 /* A chunk opened for block and biome queries. */
@@ -99,6 +104,9 @@ typedef struct sl_chunk_blocks
 	const uint8_t *biome_array;	/* Level.Biomes payload (big-endian) */
 	uint32_t	nbiome_array;	/* its elements */
 	sl_arena   *arena;			/* tree and scratch memory */
+	/* sl_chunk_blocks_scan: what opening a section later needs */
+	const sl_limits *lim;
+	size_t		tree_left;		/* arena bytes the sections' trees may still take */
 } sl_chunk_blocks;
 
 /* What sl_chunk_blocks_open checks; the rest is not looked at. */
@@ -120,6 +128,36 @@ int			sl_chunk_blocks_open(const uint8_t *nbt, size_t len, int32_t data_version,
 int			sl_chunk_blocks_from_tree(const sl_nbt *root, int32_t data_version,
 									  int want, sl_arena *arena,
 									  sl_chunk_blocks *out, sl_err *err);
+
+/*
+ * Open section list item s (index i) into sec, as sl_chunk_blocks_open does
+ * each: *use is false for one without what want asks for; *layout is the
+ * layout of the sections so far (a different one is SL_ERR_FORMAT).
+ */
+int			sl_section_open(const sl_chunk_blocks *c, const sl_nbt *s, uint32_t i, int want,
+							sl_layout *layout, sl_section *sec, int *use, sl_err *err);
+
+/* Fill sec's blocks from a 1.18+ section's block_states tag, checked (no prefix on errors). */
+int			sl_section_open_modern(const sl_nbt *block_states, sl_section *sec, sl_err *err);
+
+/* SL_ERR_LIMIT when an opened section's palettes exceed lim->max_palette. */
+int			sl_section_check_cap(const sl_section *sec, const sl_limits *lim, sl_err *err);
+
+/*
+ * Blocks of a chunk without its tree (sl_bscan.c), for readers that reach
+ * few sections (a top-down map): the same as sl_chunk_blocks_open with
+ * SL_WANT_BLOCKS, except that each section is opened (its tree built and
+ * its palette and data checked) only when sl_section_load asks for it. The
+ * whole document is still checked to be well formed, and the sections' Y,
+ * layouts and order as sl_chunk_blocks_open checks them, with the same
+ * errors; a malformed section that is never loaded is not reported.
+ */
+int			sl_chunk_blocks_scan(const uint8_t *nbt, size_t len, int32_t data_version,
+								 const sl_limits *lim, sl_arena *arena,
+								 sl_chunk_blocks *out, sl_err *err);
+
+/* Open section i of a scanned chunk if it is not open yet (errors name it). */
+int			sl_section_load(sl_chunk_blocks *c, int i, sl_err *err);
 
 /* Short name of a layout: "none", "mcregion", "anvil", "flattened", "modern". */
 const char *sl_layout_name(sl_layout layout);

@@ -489,27 +489,20 @@ nbt_fast_payload(const uint8_t *buf, size_t len, size_t *pos, uint8_t t,
 }
 
 /*
- * Check a document without events, in one tight loop: true when it is
- * well formed (*consumed set), false when it is not or when it nests deeper
- * than the fast path follows. Accepts exactly what the scanner accepts.
+ * Skip the payload of type t at *pos with everything in it, in one tight
+ * loop: true when it is well formed (*pos moved past it), false when it is
+ * not or when it nests deeper than max_depth or the fast path follows.
+ * Accepts exactly what the scanner accepts.
  */
 static int
-nbt_fast_check(const uint8_t *buf, size_t len, int any_root, int max_depth,
-			   size_t *consumed)
+nbt_fast_skip(const uint8_t *buf, size_t len, size_t *at, uint8_t t, int max_depth)
 {
 	nbt_fast_frame stack[NBT_FAST_DEPTH];
 	int			depth = 0;
-	size_t		pos;
+	size_t		pos = *at;
 	uint32_t	ticks = 0;
-	uint8_t		t;
 
-	if (buf == NULL || len < 3 || buf[0] == SL_TAG_END || buf[0] > SL_TAG_LONG_ARRAY ||
-		(!any_root && buf[0] != SL_TAG_COMPOUND) || sl_hooks.stack_too_deep())
-		return 0;
-	if (len - 3 < sl_get_u16be(buf + 1))
-		return 0;
-	pos = 3 + (size_t) sl_get_u16be(buf + 1);
-	if (!nbt_fast_payload(buf, len, &pos, buf[0], stack, &depth, max_depth))
+	if (!nbt_fast_payload(buf, len, &pos, t, stack, &depth, max_depth))
 		return 0;
 	while (depth > 0)
 	{
@@ -544,8 +537,65 @@ nbt_fast_check(const uint8_t *buf, size_t len, int any_root, int max_depth,
 		if (!nbt_fast_payload(buf, len, &pos, t, stack, &depth, max_depth))
 			return 0;
 	}
+	*at = pos;
+	return 1;
+}
+
+/*
+ * Check a document without events (nbt_fast_skip of the root): true when
+ * it is well formed (*consumed set), false when it is not or when it nests
+ * deeper than the fast path follows.
+ */
+static int
+nbt_fast_check(const uint8_t *buf, size_t len, int any_root, int max_depth,
+			   size_t *consumed)
+{
+	size_t		pos;
+
+	if (buf == NULL || len < 3 || buf[0] == SL_TAG_END || buf[0] > SL_TAG_LONG_ARRAY ||
+		(!any_root && buf[0] != SL_TAG_COMPOUND) || sl_hooks.stack_too_deep())
+		return 0;
+	if (len - 3 < sl_get_u16be(buf + 1))
+		return 0;
+	pos = 3 + (size_t) sl_get_u16be(buf + 1);
+	if (!nbt_fast_skip(buf, len, &pos, buf[0], max_depth))
+		return 0;
 	*consumed = pos;
 	return 1;
+}
+
+/* Skip one payload of type t at *pos, checked; false when malformed or too deep. */
+int
+sl_nbt_skip(const uint8_t *buf, size_t len, size_t *pos, uint8_t type, int max_depth)
+{
+	if (buf == NULL || *pos > len || type == SL_TAG_END || type > SL_TAG_LONG_ARRAY)
+		return 0;
+	return nbt_fast_skip(buf, len, pos, type, max_depth);
+}
+
+/* Read the type and name of the next entry of a compound at *pos; -1 when malformed. */
+int
+sl_nbt_entry_head(const uint8_t *buf, size_t len, size_t *pos, const char **name,
+				  uint16_t *name_len)
+{
+	size_t		p = *pos;
+	uint8_t		t;
+
+	if (buf == NULL || p >= len || buf[p] > SL_TAG_LONG_ARRAY)
+		return -1;
+	t = buf[p++];
+	*name = NULL;
+	*name_len = 0;
+	if (t != SL_TAG_END)
+	{
+		if (len - p < 2 || len - p - 2 < sl_get_u16be(buf + p))
+			return -1;
+		*name_len = sl_get_u16be(buf + p);
+		*name = (const char *) buf + p + 2;
+		p += 2 + (size_t) *name_len;
+	}
+	*pos = p;
+	return t;
 }
 
 /*
@@ -734,13 +784,27 @@ nbt_build_close(nbt_builder *b, nbt_reader *r, sl_err *err)
 	return 0;
 }
 
+/* Build the tree of every event from the first one (ev) on; the scanner's last event. */
+static int
+nbt_build_all(nbt_builder *b, nbt_reader *r, int ev, sl_err *err)
+{
+	while (ev > 0)
+	{
+		if (ev == NBT_EV_TAG ? nbt_build_tag(b, r, err) : nbt_build_close(b, r, err))
+			return -1;
+		ev = nbt_next(r, err);
+	}
+	return ev;
+}
+
 /*
- * Parse the root tag (of any type but End) into a tree in arena. On failure
- * the arena may hold part of a tree; free it as usual.
+ * Build the tree of the tag the scanner is about to read (type: an unnamed
+ * payload of that type; SL_TAG_END: the named root) within cap bytes of
+ * arena. On failure the arena may hold part of a tree; free it as usual.
  */
-int
-sl_nbt_parse(const uint8_t *buf, size_t len, const sl_limits *lim,
-			 sl_arena *arena, sl_nbt **root, size_t *consumed, sl_err *err)
+static int
+nbt_build(const uint8_t *buf, size_t len, uint8_t type, size_t cap, const sl_limits *lim,
+		  sl_arena *arena, sl_nbt **root, size_t *consumed, sl_err *err)
 {
 	nbt_reader	r;
 	nbt_builder b;
@@ -748,23 +812,20 @@ sl_nbt_parse(const uint8_t *buf, size_t len, const sl_limits *lim,
 
 	if (arena == NULL || root == NULL)
 		return sl_fail(err, SL_ERR_INVALID, "NBT: no arena or result pointer");
-	if (lim == NULL)
-		lim = &sl_default_limits;
 	memset(&b, 0, sizeof(b));
 	b.arena = arena;
 	b.base = arena->used;
-	b.cap = lim->max_chunk_raw > SIZE_MAX / NBT_TREE_FACTOR ?
-		SIZE_MAX : lim->max_chunk_raw * NBT_TREE_FACTOR;
+	b.cap = cap;
 	if (nbt_reader_init(&r, buf, len, lim, err))
 		return -1;
-	while ((ev = nbt_next(&r, err)) > 0)
+	if (type == SL_TAG_END)
+		ev = nbt_next(&r, err);
+	else
 	{
-		if (ev == NBT_EV_TAG ? nbt_build_tag(&b, &r, err) : nbt_build_close(&b, &r, err))
-		{
-			ev = -1;
-			break;
-		}
+		r.started = 1;
+		ev = nbt_read_payload(&r, type, err);
 	}
+	ev = nbt_build_all(&b, &r, ev, err);
 	nbt_reader_free(&r);
 	if (ev == 0)
 	{
@@ -774,6 +835,31 @@ sl_nbt_parse(const uint8_t *buf, size_t len, const sl_limits *lim,
 	}
 	sl_buf_free(&b.pending);
 	return ev < 0 ? -1 : 0;
+}
+
+/* Parse the root tag (of any type but End) into a tree in arena. */
+int
+sl_nbt_parse(const uint8_t *buf, size_t len, const sl_limits *lim,
+			 sl_arena *arena, sl_nbt **root, size_t *consumed, sl_err *err)
+{
+	if (lim == NULL)
+		lim = &sl_default_limits;
+	return nbt_build(buf, len, SL_TAG_END, lim->max_chunk_raw > SIZE_MAX / NBT_TREE_FACTOR ?
+					 SIZE_MAX : lim->max_chunk_raw * NBT_TREE_FACTOR,
+					 lim, arena, root, consumed, err);
+}
+
+/* Parse one unnamed payload of a type into a tree within max_tree bytes of arena. */
+int
+sl_nbt_parse_payload(const uint8_t *buf, size_t len, uint8_t type, size_t max_tree,
+					 const sl_limits *lim, sl_arena *arena, sl_nbt **node, sl_err *err)
+{
+	if (type == SL_TAG_END || type > SL_TAG_LONG_ARRAY)
+		return sl_fail(err, SL_ERR_INVALID, "NBT: no payload of type %u", (unsigned) type);
+	if (len == 0)
+		return sl_fail(err, SL_ERR_FORMAT, "NBT: empty data");
+	return nbt_build(buf, len, type, max_tree, lim ? lim : &sl_default_limits, arena, node,
+					 NULL, err);
 }
 
 /* Find a compound's child by name; the last of duplicates wins, as in Minecraft. */

@@ -86,6 +86,30 @@ int			sl_nbt_parse(const uint8_t *buf, size_t len, const sl_limits *lim,
 						 sl_err *err);
 
 /*
+ * Parse one unnamed payload of a type (a list element, say) at buf[0..len)
+ * into a tree in arena, taking at most max_tree bytes of it. Checked as
+ * sl_nbt_parse checks; nesting counts from the payload.
+ */
+int			sl_nbt_parse_payload(const uint8_t *buf, size_t len, uint8_t type,
+								 size_t max_tree, const sl_limits *lim, sl_arena *arena,
+								 sl_nbt **node, sl_err *err);
+
+/*
+ * Reading without a tree, for callers that want a few tags of a large
+ * document. sl_nbt_entry_head reads the header of the next entry of a
+ * compound payload at *pos: returns its type (SL_TAG_END for the compound's
+ * end) with *pos moved to its payload (past the End), or -1 when the bytes
+ * are not well formed. sl_nbt_skip moves *pos past one payload of a type
+ * and everything in it, checking every length: false when it is not well
+ * formed or nests deeper than max_depth containers (or 64); the scanner
+ * (sl_nbt_check, sl_nbt_parse) then says why. Neither sets an error.
+ */
+int			sl_nbt_entry_head(const uint8_t *buf, size_t len, size_t *pos,
+							  const char **name, uint16_t *name_len);
+int			sl_nbt_skip(const uint8_t *buf, size_t len, size_t *pos, uint8_t type,
+						int max_depth);
+
+/*
  * Serialize a tree (root with its name) back to NBT bytes, appended to out.
  * Inconsistent trees (list items of the wrong type, ...) fail with
  * SL_ERR_INVALID and leave out unchanged.

@@ -1,12 +1,14 @@
 /*
  * sl_render.c - top-down maps of a value's chunks (see sl_render.h).
  *
- * Per chunk: the blocks are opened by sl_blocks (the same decoding as the
- * counts), then each of the 256 columns is walked from the top down to the
- * first block the map draws. Palette entries are given a colour once per
- * section, and only for sections a column reaches; numeric ids once per
- * render. Shading is a second pass over the whole map, since a pixel's
- * shade depends on the column north of it, which may be in another chunk.
+ * Per chunk: the blocks are found by sl_chunk_blocks_scan (the same
+ * decoding as the counts, but a section's tree is built only when the walk
+ * reaches it), then each of the 256 columns is walked from the top down to
+ * the first block the map draws. Palette entries are given a colour once per
+ * section (once for a run of sections sharing a palette, as air sections
+ * do), and only for sections a column reaches; numeric ids once per render.
+ * Shading is a second pass over the whole map, since a pixel's shade
+ * depends on the column north of it, which may be in another chunk.
  */
 #include <stdio.h>
 #include <string.h>
@@ -102,13 +104,21 @@ legacy_color(sl_map_cache *cache, uint32_t key, sl_err *err)
 	return cache->legacy[key];
 }
 
-/* Give every palette entry of section i its colour. */
+/* Give every palette entry of section i its colour (the section above's when it shares the palette). */
 static int
 resolve_palette(walk *w, int i, sl_err *err)
 {
 	const sl_section *s = &w->c->sections[i];
-	uint8_t    *pal = sl_arena_alloc(w->c->arena, s->npalette ? s->npalette : 1, err);
+	uint8_t    *pal;
 
+	if (i + 1 < w->c->nsections && w->pal[i + 1] && w->c->sections[i + 1].palette == s->palette &&
+		w->c->sections[i + 1].npalette == s->npalette)
+	{
+		w->pal[i] = w->pal[i + 1];
+		w->drawn[i] = w->drawn[i + 1];
+		return 0;
+	}
+	pal = sl_arena_alloc(w->c->arena, s->npalette ? s->npalette : 1, err);
 	if (pal == NULL)
 		return -1;
 	w->drawn[i] = 0;
@@ -311,7 +321,7 @@ walk_layer(const uint8_t lay[256], int y, int search, active *a, sl_map_column c
 
 /* The 256 columns of an opened chunk: sections from the top, layer by layer. */
 int
-sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache,
+sl_map_chunk(sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache,
 			 sl_map_column cols[256], sl_err *err)
 {
 	walk		w;
@@ -341,6 +351,8 @@ sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache
 		const sl_section *s = &c->sections[i];
 		int			ybase = s->y * 16;
 
+		if (sl_section_load(c, i, err))
+			return -1;
 		if (s->kind == 0)
 			continue;
 		if (above != INT32_MAX && s->y != above - 1)
@@ -472,8 +484,7 @@ sl_map_chunk_nbt(const sl_dirent *d, const uint8_t *nbt, const sl_map_opts *o, c
 	sl_chunk_blocks cb;
 	int			rc;
 
-	rc = sl_chunk_blocks_open(nbt, d->len[SL_COMP_REGION], d->data_version, SL_WANT_BLOCKS, lim,
-							  &arena, &cb, err);
+	rc = sl_chunk_blocks_scan(nbt, d->len[SL_COMP_REGION], d->data_version, lim, &arena, &cb, err);
 	if (rc == 0)
 		rc = sl_map_chunk(&cb, o, cache, cols, err);
 	sl_arena_free(&arena);

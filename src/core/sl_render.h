@@ -67,16 +67,19 @@ int			sl_map_size(const sl_header *h, const sl_map_opts *o, uint32_t *width,
 int			sl_map_color_of(const char *name, size_t len);
 
 /*
- * The 256 columns (index z * 16 + x) of an opened chunk (SL_WANT_BLOCKS).
- * A palette index past its palette is SL_ERR_FORMAT naming the section.
+ * The 256 columns (index z * 16 + x) of an opened chunk (SL_WANT_BLOCKS) or
+ * a scanned one (sl_chunk_blocks_scan: the sections the walk reaches are
+ * loaded). A palette index past its palette is SL_ERR_FORMAT naming the
+ * section.
  */
-int			sl_map_chunk(const sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache,
+int			sl_map_chunk(sl_chunk_blocks *c, const sl_map_opts *o, sl_map_cache *cache,
 						 sl_map_column cols[256], sl_err *err);
 
 /*
  * The same from the region NBT of a chunk of a value (d: its directory
- * entry, for the DataVersion and the position errors name); malformed
- * block data is SL_ERR_CORRUPT naming the chunk.
+ * entry, for the DataVersion and the position errors name), scanned: only
+ * the sections the walk reaches are parsed and checked. Malformed block
+ * data is SL_ERR_CORRUPT naming the chunk.
  */
 int			sl_map_chunk_nbt(const sl_dirent *d, const uint8_t *nbt, const sl_map_opts *o,
 							 const sl_limits *lim, sl_map_cache *cache, sl_map_column cols[256],

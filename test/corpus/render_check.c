@@ -10,12 +10,17 @@
  * the whole map cut, zoom 2 has the same colour a block, and in every
  * overview tile (zoom -1..-4) a pixel is drawn exactly where one of its
  * blocks is, in the colour of one of them; a tile away from the world is
- * transparent.
+ * transparent. Every chunk of every region file of the corpus is also
+ * drawn from its scanned sections (sl_map_chunk_nbt, which builds the tree
+ * of a section only when the walk reaches it) and from its whole tree
+ * (sl_chunk_blocks_open, then sl_map_chunk): the columns must be the same,
+ * from the top and under a y_max, so tiles are the same bytes either way.
  *
  *   render_check CORPUS_DIR
  *
  * Prints one line per world and "N passed, N failed".
  */
+#define _XOPEN_SOURCE 700
 #include <spng.h>
 
 #include "corpus_util.h"
@@ -279,6 +284,82 @@ check_world(const char *corpus, const char *rel, int min_colors)
 	sl_buf_free(&value);
 }
 
+/* A chunk's columns from its whole tree; -1 when it does not open or draw. */
+static int
+columns_of_tree(const sl_region_chunk *ch, const sl_map_opts *o, sl_map_column cols[256])
+{
+	sl_arena	arena = {0};
+	sl_map_cache cache = {0};
+	sl_chunk_blocks cb;
+	sl_err		err;
+	int			rc;
+
+	rc = sl_chunk_blocks_open(ch->nbt, ch->nbt_len, SL_NO_DV, SL_WANT_BLOCKS, &sl_default_limits,
+							  &arena, &cb, &err);
+	if (rc == 0)
+		rc = sl_map_chunk(&cb, o, &cache, cols, &err);
+	sl_map_cache_free(&cache);
+	sl_arena_free(&arena);
+	return rc;
+}
+
+/* Every chunk of every corpus region: scanned columns equal the whole tree's. */
+static void
+check_scan(const char *corpus)
+{
+	static const char *const eras[] = {"anvil-1.18plus", "anvil-1.13-1.17", "anvil-1.2-1.12", "mcregion"};
+	corpus_file *files;
+	int			nfiles;
+	long		chunks = 0,
+				differ = 0;
+	char		what[128];
+
+	corpus_list_regions(corpus, eras, 4, CORPUS_BY_PATH, &files, &nfiles);
+	for (int f = 0; f < nfiles; f++)
+	{
+		sl_region	r;
+
+		corpus_read_region(files[f].path, &r);
+		for (int i = 0; i < r.nchunks; i++)
+			for (int pass = 0; pass < 2; pass++)
+			{
+				const sl_region_chunk *ch = &r.chunks[i];
+				sl_map_opts o = {0};
+				sl_map_cache cache = {0};
+				sl_map_column tree[256],
+							scanned[256];
+				sl_dirent	d = {0};
+				sl_err		err;
+
+				o.scale = 1;
+				o.has_y_max = pass;
+				o.y_max = 40;
+				d.x = ch->x;
+				d.z = ch->z;
+				d.data_version = SL_NO_DV;
+				d.len[SL_COMP_REGION] = (uint32_t) ch->nbt_len;
+				chunks += pass == 0;
+				if (columns_of_tree(ch, &o, tree) != 0)
+					continue;	/* the scan may draw what the tree refuses, never the reverse */
+				if (sl_map_chunk_nbt(&d, ch->nbt, &o, &sl_default_limits, &cache, scanned, &err) != 0 ||
+					memcmp(tree, scanned, sizeof(tree)) != 0)
+				{
+					if (differ++ < 5)
+						printf("scan differs: %s chunk (%d,%d)%s\n", files[f].path, ch->x, ch->z,
+							   pass ? " under y_max 40" : "");
+				}
+				sl_map_cache_free(&cache);
+			}
+		sl_region_free(&r);
+		free(files[f].path);
+	}
+	free(files);
+	snprintf(what, sizeof(what), "%ld chunks of %d region files: %ld drawn otherwise from their scanned sections",
+			 chunks, nfiles, differ);
+	check(differ == 0 && chunks > 0, "corpus", what);
+	printf("%-60s %ld chunks, scanned sections draw the same columns as whole trees\n", "(every region file)", chunks);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -286,6 +367,7 @@ main(int argc, char **argv)
 		die("usage: render_check CORPUS_DIR");
 	for (size_t i = 0; i < sizeof(worlds) / sizeof(worlds[0]); i++)
 		check_world(argv[1], worlds[i].path, worlds[i].min_colors);
+	check_scan(argv[1]);
 	printf("render_check: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -10,7 +10,9 @@
  *   - block entities, entities and their fields, re-written as documents;
  *   - the count map serialized and read back equals itself;
  *   - the renderer (sl_render): the chunk's 256 columns, from the top and
- *     under a y_max, shaded and written as a PNG (sl_png) at scale 1 and 3.
+ *     under a y_max, shaded and written as a PNG (sl_png) at scale 1 and 3;
+ *     and the same columns from the scanned sections (sl_map_chunk_nbt,
+ *     sl_chunk_blocks_scan), which must draw whatever the whole tree draws.
  */
 #include "fuzz_common.h"
 #include "sl_blocks.h"
@@ -44,21 +46,21 @@ check_counts(const sl_counts *m)
 	sl_buf_free(&ser);
 }
 
-/* Render an opened chunk as a one-chunk map and write its PNG. */
-static void
-render(const sl_chunk_blocks *cb, int32_t y_max)
+/* Render an opened chunk as a one-chunk map into cols and write its PNG; 0 when drawn. */
+static int
+render(sl_chunk_blocks *cb, int32_t y_max, sl_map_column cols[256])
 {
 	sl_map_opts o = {0};
 	sl_map_cache cache = {0};
-	sl_map_column cols[256];
 	sl_map		m = {0};
+	int			rc;
 	sl_buf		png = {0};
 	sl_err		err;
 
 	o.scale = 1;
 	o.has_y_max = y_max != INT32_MIN;
 	o.y_max = y_max;
-	if (sl_map_chunk(cb, &o, &cache, cols, &err) == 0)
+	if ((rc = sl_map_chunk(cb, &o, &cache, cols, &err)) == 0)
 	{
 		m.width = m.height = 16;
 		m.cols = cols;
@@ -73,6 +75,32 @@ render(const sl_chunk_blocks *cb, int32_t y_max)
 		fuzz_check_err(&err);
 	sl_map_cache_free(&cache);
 	sl_buf_free(&png);
+	return rc;
+}
+
+/* Draw the chunk from its scanned sections: the columns tree gives (NULL: none) exactly. */
+static void
+render_scanned(const uint8_t *nbt, size_t len, int32_t dv, int32_t y_max, const sl_map_column *tree)
+{
+	sl_map_opts o = {0};
+	sl_map_cache cache = {0};
+	sl_map_column cols[256];
+	sl_dirent	d = {0};
+	sl_err		err;
+	int			rc;
+
+	o.scale = 1;
+	o.has_y_max = y_max != INT32_MIN;
+	o.y_max = y_max;
+	d.data_version = dv;
+	d.len[SL_COMP_REGION] = (uint32_t) len;
+	rc = sl_map_chunk_nbt(&d, nbt, &o, &fuzz_limits, &cache, cols, &err);
+	if (tree)
+		FUZZ_CHECK(rc == 0 && memcmp(cols, tree, sizeof(cols)) == 0,
+				   "scanned sections draw otherwise than the tree: %s", rc ? err.msg : "other columns");
+	else if (rc)
+		fuzz_check_err(&err);
+	sl_map_cache_free(&cache);
 }
 
 static void
@@ -83,6 +111,10 @@ blocks(const uint8_t *nbt, size_t len, int32_t dv, int want)
 	sl_counts	m = {0};
 	sl_buf		out = {0};
 	sl_err		err;
+	sl_map_column top[256],
+				low[256];
+	int			drawn_top = 0,
+				drawn_low = 0;
 
 	if (sl_chunk_blocks_open(nbt, len, dv, want, &fuzz_limits, &arena, &cb, &err) == 0)
 	{
@@ -95,8 +127,8 @@ blocks(const uint8_t *nbt, size_t len, int32_t dv, int want)
 			check_counts(&m);
 		if (want == SL_WANT_BLOCKS)
 		{
-			render(&cb, INT32_MIN);
-			render(&cb, 40);
+			drawn_top = render(&cb, INT32_MIN, top) == 0;
+			drawn_low = render(&cb, 40, low) == 0;
 		}
 		if (want == SL_WANT_BLOCKS)
 			for (int y = -64; y < 320; y += 37)
@@ -108,6 +140,11 @@ blocks(const uint8_t *nbt, size_t len, int32_t dv, int want)
 	}
 	else
 		fuzz_check_err(&err);
+	if (want == SL_WANT_BLOCKS)
+	{
+		render_scanned(nbt, len, dv, INT32_MIN, drawn_top ? top : NULL);
+		render_scanned(nbt, len, dv, 40, drawn_low ? low : NULL);
+	}
 	sl_counts_free(&m);
 	sl_buf_free(&out);
 	sl_arena_free(&arena);

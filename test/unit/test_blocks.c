@@ -146,7 +146,61 @@ bk_at(const sl_chunk_blocks *c, int x, int y, int z)
 	return s;
 }
 
-/* Open must fail with a message containing want. */
+/*
+ * Scanning (sl_chunk_blocks_scan, then sl_section_load of every section)
+ * against opening with SL_WANT_BLOCKS: the same sections when opening
+ * succeeds; when it fails, the scan or a load fails too, and with want
+ * (when given) in its message. Returns whether that holds.
+ */
+static int
+bk_scan_agrees(const uint8_t *doc, size_t len, const char *want)
+{
+	sl_arena	a = {0},
+				sa = {0};
+	sl_chunk_blocks c,
+				s;
+	sl_err		err = {0},
+				serr = {0};
+	int			rc = sl_chunk_blocks_open(doc, len, SL_NO_DV, SL_WANT_BLOCKS, NULL, &a, &c, &err);
+	int			src = sl_chunk_blocks_scan(doc, len, SL_NO_DV, NULL, &sa, &s, &serr);
+	int			ok;
+
+	for (int i = 0; src == 0 && i < s.nsections; i++)
+		src = sl_section_load(&s, i, &serr);
+	if (rc != 0)
+		ok = src != 0 && (want == NULL || strstr(serr.msg, want) != NULL);
+	else
+	{
+		ok = src == 0 && s.nsections == c.nsections && s.layout == c.layout &&
+			s.data_version == c.data_version;
+		for (int i = 0; ok && i < c.nsections; i++)
+		{
+			const sl_section *x = &c.sections[i],
+					   *y = &s.sections[i];
+
+			ok = x->y == y->y && x->kind == y->kind && x->bits == y->bits &&
+				x->spanning == y->spanning && x->npalette == y->npalette &&
+				x->nstates == y->nstates && (x->states == NULL) == (y->states == NULL) &&
+				(x->states == NULL || memcmp(x->states, y->states, 8 * (size_t) x->nstates) == 0) &&
+				x->blocks == y->blocks && x->add == y->add && x->data == y->data && !y->pending;
+			for (uint32_t k = 0; ok && k < x->npalette; k++)
+			{
+				const sl_nbt *p = sl_nbt_child(x->palette[k], "Name"),
+						   *q = sl_nbt_child(y->palette[k], "Name");
+
+				ok = p->v.str.len == q->v.str.len && memcmp(p->v.str.s, q->v.str.s, p->v.str.len) == 0;
+			}
+		}
+	}
+	if (!ok)
+		fprintf(stderr, "scan: opening says \"%s\", scanning \"%s\"\n", rc ? err.msg : "ok",
+				src ? serr.msg : "ok");
+	sl_arena_free(&a);
+	sl_arena_free(&sa);
+	return ok;
+}
+
+/* Open must fail with a message containing want (and scanning too, for blocks). */
 static int
 bk_open_fails(const sl_buf *b, int mode, const char *want)
 {
@@ -158,7 +212,7 @@ bk_open_fails(const sl_buf *b, int mode, const char *want)
 	if (!ok)
 		fprintf(stderr, "expected failure with \"%s\", got \"%s\"\n", want, err.msg);
 	sl_arena_free(&a);
-	return ok;
+	return ok && (mode != SL_WANT_BLOCKS || bk_scan_agrees(b->data, b->len, want));
 }
 
 /* Counting must fail with a message containing want (open succeeds). */
@@ -1022,6 +1076,7 @@ bk_exercise(const uint8_t *doc, size_t len)
 	}
 	else
 		CHECK(err.msg[0] != '\0');
+	CHECK(bk_scan_agrees(doc, len, NULL));
 	sl_arena_free(&a);
 	free(k);
 }
@@ -1149,6 +1204,7 @@ test_blocks_corpus_chunks(void)
 		memset(k, 0, sizeof(*k));
 		CHECK_OK(sl_chunk_count_biomes(&c, bk_collect, k, &err), &err);
 		CHECK(k->total > 0);
+		CHECK(bk_scan_agrees(data, len, NULL));
 		sl_arena_free(&a);
 		free(data);
 		free(k);

@@ -1270,3 +1270,93 @@ test_nbt_mutations(void)
 	free(doc);
 	free(orig);
 }
+
+/* Names of the root entries of build_all_types, in order. */
+static const char *const all_type_names[] = {
+	"b", "s", "i", "l", "f", "d", "ba", "str", "li", "c", "ia", "la", "empty"
+};
+
+void
+test_nbt_without_tree(void)
+{
+	sl_buf		b = {0};
+	sl_err		err = {0};
+	sl_arena	arena = {0};
+	sl_limits	lim = sl_default_limits;
+	sl_nbt	   *node = NULL;
+	size_t		pos = 3,
+				at_c = 0,
+				at_li = 0,
+				end_c = 0;
+	int			k = 0,
+				t,
+				bad = 0;
+	const char *name;
+	uint16_t	nl;
+
+	/* the root's entries one by one: every name, every payload skipped, the End last */
+	build_all_types(&b);
+	while ((t = sl_nbt_entry_head(b.data, b.len, &pos, &name, &nl)) > 0)
+	{
+		CHECK(k < 13 && nl == strlen(all_type_names[k]) && memcmp(name, all_type_names[k], nl) == 0);
+		if (t == SL_TAG_COMPOUND)
+			at_c = pos;
+		if (t == SL_TAG_LIST && nl == 2)
+			at_li = pos;
+		CHECK(sl_nbt_skip(b.data, b.len, &pos, (uint8_t) t, 512));
+		if (t == SL_TAG_COMPOUND)
+			end_c = pos;
+		k++;
+	}
+	CHECK(t == SL_TAG_END && k == 13 && pos == b.len);
+
+	/* a payload as a tree: the compound "c" and the list "li" */
+	CHECK_OK(sl_nbt_parse_payload(b.data + at_c, end_c - at_c, SL_TAG_COMPOUND, 4096, NULL, &arena,
+								  &node, &err), &err);
+	CHECK(node->type == SL_TAG_COMPOUND && node->name_len == 0 && node->v.comp.count == 1 &&
+		  sl_nbt_child(node, "x") && sl_nbt_child(node, "x")->v.i == 42);
+	CHECK_OK(sl_nbt_parse_payload(b.data + at_li, b.len - at_li, SL_TAG_LIST, 4096, NULL, &arena,
+								  &node, &err), &err);
+	CHECK(node->type == SL_TAG_LIST && node->v.list.count == 2 && node->v.list.items[1]->v.i == -1);
+	CHECK(sl_nbt_parse_payload(b.data + at_c, end_c - at_c, SL_TAG_COMPOUND, 16, NULL, &arena,
+							   &node, &err) == -1 && err.code == SL_ERR_LIMIT);
+	CHECK(sl_nbt_parse_payload(b.data, b.len, SL_TAG_END, 4096, NULL, &arena, &node, &err) == -1 &&
+		  err.code == SL_ERR_INVALID);
+	CHECK(sl_nbt_parse_payload(b.data, b.len, 13, 4096, NULL, &arena, &node, &err) == -1 &&
+		  err.code == SL_ERR_INVALID);
+
+	/* every cut of the root payload fails to skip and to parse, and *pos stays */
+	for (size_t n = 3; n < b.len; n++)
+	{
+		size_t		p = 3;
+
+		if (sl_nbt_skip(b.data, n, &p, SL_TAG_COMPOUND, 512) || p != 3 ||
+			sl_nbt_parse_payload(b.data + 3, n - 3, SL_TAG_COMPOUND, 1 << 20, NULL, &arena, &node,
+								 &err) != -1 || err.code != SL_ERR_FORMAT)
+			bad++;
+	}
+	CHECK(bad == 0);
+	pos = 0;
+	CHECK(!sl_nbt_skip(b.data, b.len, &pos, SL_TAG_END, 512) && !sl_nbt_skip(b.data, b.len, &pos, 13, 512));
+	pos = b.len + 1;
+	CHECK(!sl_nbt_skip(b.data, b.len, &pos, SL_TAG_BYTE, 512));
+	pos = b.len;
+	CHECK(sl_nbt_entry_head(b.data, b.len, &pos, &name, &nl) == -1);
+	b.data[3] = 42;				/* an unknown type where the first entry starts */
+	pos = 3;
+	CHECK(sl_nbt_entry_head(b.data, b.len, &pos, &name, &nl) == -1 && pos == 3);
+
+	/* nesting counts from the payload: four compounds need four levels */
+	build_nested_compounds(&b, 4);
+	pos = 3;
+	CHECK(!sl_nbt_skip(b.data, b.len, &pos, SL_TAG_COMPOUND, 3) && pos == 3);
+	CHECK(sl_nbt_skip(b.data, b.len, &pos, SL_TAG_COMPOUND, 4) && pos == b.len);
+	lim.max_depth = 3;
+	CHECK(sl_nbt_parse_payload(b.data + 3, b.len - 3, SL_TAG_COMPOUND, 4096, &lim, &arena, &node,
+							   &err) == -1 && err.code == SL_ERR_LIMIT);
+	lim.max_depth = 4;
+	CHECK_OK(sl_nbt_parse_payload(b.data + 3, b.len - 3, SL_TAG_COMPOUND, 4096, &lim, &arena, &node,
+								  &err), &err);
+	sl_arena_free(&arena);
+	sl_buf_free(&b);
+}

@@ -1,12 +1,14 @@
 /*
  * test_render.c - the map colour table against data/map_colors.tsv, the
- * colour of names the table lacks, and the PNG of a small map.
+ * colour of names the table lacks, the PNG of a small map, tile geometry,
+ * and drawing from scanned sections (only those the walk reaches are read).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "nbt_build.h"
 #include "sl_mapcolor.h"
 #include "sl_png.h"
 #include "sl_render.h"
@@ -128,4 +130,96 @@ test_render_tile_geometry(void)
 	CHECK(sl_tile_at(-4, INT32_MIN, 0, &t, &err) == 0 && t.x0 == (int64_t) INT32_MIN * 4096);
 	CHECK(sl_tile_at(5, 0, 0, &t, &err) != 0 && err.code == SL_ERR_INVALID);
 	CHECK(sl_tile_at(-5, 0, 0, &t, &err) != 0);
+}
+
+/* A 1.18 section: Y, and a palette of one name, or of two with `longs` data longs (all index 0). */
+static void
+rd_section(sl_buf *b, int y, const char *name, uint32_t longs)
+{
+	static const uint64_t zero[256];
+
+	nb_byte(b, "Y", y);
+	nb_tag(b, SL_TAG_COMPOUND, "block_states");
+	nb_list(b, "palette", SL_TAG_COMPOUND, longs ? 2 : 1);
+	nb_string(b, "Name", name);
+	nb_end(b);
+	if (longs)
+	{
+		nb_string(b, "Name", "minecraft:dirt");
+		nb_end(b);
+		nb_longs(b, "data", zero, longs);
+	}
+	nb_end(b);
+	nb_end(b);
+}
+
+/* A chunk of stone at Y=4 and air at Y=5, and a section of name with `longs` data longs at Y=y. */
+static void
+rd_chunk(sl_buf *b, int y, const char *name, uint32_t longs)
+{
+	b->len = 0;
+	nb_tag(b, SL_TAG_COMPOUND, "");
+	nb_int(b, "DataVersion", 3465);
+	nb_list(b, "sections", SL_TAG_COMPOUND, 3);
+	rd_section(b, 5, "minecraft:air", 0);
+	rd_section(b, y, name, longs);
+	rd_section(b, 4, "minecraft:stone", 0);
+	nb_end(b);
+}
+
+/* The map reads only the sections its walk reaches; a reached bad one fails as opening does. */
+void
+test_render_scanned_sections(void)
+{
+	sl_buf		b = {0};
+	sl_arena	arena = {0};
+	sl_chunk_blocks cb;
+	sl_map_opts o = {0};
+	sl_map_cache cache = {0};
+	sl_map_column cols[256];
+	sl_dirent	d = {0};
+	sl_err		err = {0};
+	int			stone = sl_map_color_of("minecraft:stone", 15);
+	int			same = 1;
+
+	o.scale = 1;
+	d.data_version = 3465;
+
+	/* a good section under the surface: drawn alike both ways, and never parsed by the scan */
+	rd_chunk(&b, 0, "minecraft:stone", 256);
+	d.len[SL_COMP_REGION] = (uint32_t) b.len;
+	CHECK_OK(sl_chunk_blocks_scan(b.data, b.len, 3465, NULL, &arena, &cb, &err), &err);
+	CHECK(cb.nsections == 3 && cb.sections[0].y == 0 && cb.sections[0].pending);
+	CHECK_OK(sl_map_chunk(&cb, &o, &cache, cols, &err), &err);
+	for (int i = 0; i < 256; i++)
+		same &= cols[i].base == stone && cols[i].height == 79;
+	CHECK(same);
+	CHECK(cb.sections[0].pending && !cb.sections[1].pending && !cb.sections[2].pending);
+	sl_arena_free(&arena);
+
+	/* sections of the same bytes (air at Y=5 and Y=6) are opened once and share it */
+	rd_chunk(&b, 6, "minecraft:air", 0);
+	CHECK_OK(sl_chunk_blocks_scan(b.data, b.len, 3465, NULL, &arena, &cb, &err), &err);
+	CHECK_OK(sl_map_chunk(&cb, &o, &cache, cols, &err), &err);
+	CHECK(cb.nsections == 3 && cb.sections[1].y == 5 && cb.sections[2].y == 6 &&
+		  !cb.sections[1].pending && cb.sections[1].palette == cb.sections[2].palette);
+	sl_arena_free(&arena);
+
+	/* a malformed one under the surface: opening refuses the chunk, the map draws it */
+	rd_chunk(&b, 0, "minecraft:stone", 3);
+	d.len[SL_COMP_REGION] = (uint32_t) b.len;
+	CHECK(sl_chunk_blocks_open(b.data, b.len, 3465, SL_WANT_BLOCKS, NULL, &arena, &cb, &err) != 0 &&
+		  strstr(err.msg, "section Y=0: block_states.data has 3 longs") != NULL);
+	sl_arena_free(&arena);
+	CHECK_OK(sl_map_chunk_nbt(&d, b.data, &o, NULL, &cache, cols, &err), &err);
+	CHECK(cols[0].base == stone && cols[255].height == 79);
+
+	/* above the surface: the walk reaches it and fails as opening does */
+	rd_chunk(&b, 6, "minecraft:stone", 3);
+	d.len[SL_COMP_REGION] = (uint32_t) b.len;
+	CHECK(sl_map_chunk_nbt(&d, b.data, &o, NULL, &cache, cols, &err) != 0 &&
+		  err.code == SL_ERR_CORRUPT &&
+		  strstr(err.msg, "chunk (0,0): section Y=6: block_states.data has 3 longs, expected 256") != NULL);
+	sl_map_cache_free(&cache);
+	sl_buf_free(&b);
 }
