@@ -424,15 +424,16 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+	-- slime_loader_save's own row (it runs as the owner, lease checked)
+	IF TG_OP OPERATOR(pg_catalog.=) 'INSERT' AND @extschema@.slime_loader_fenced(TG_RELID, NEW.world, NEW.save) THEN
+		RETURN NEW;
+	END IF;
 	-- only the table's owner (or a member of that role) writes it directly;
 	-- other roles through the loader's functions, which run as the owner (#25)
 	IF NOT pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) TG_RELID), 'USAGE') THEN
 		RAISE EXCEPTION 'permission denied to write loader table % directly', TG_RELID::pg_catalog.regclass
 			USING ERRCODE = 'insufficient_privilege',
 				  HINT = 'Roles other than its owner save through slime_loader_save and the lease functions.';
-	END IF;
-	IF TG_OP OPERATOR(pg_catalog.=) 'INSERT' AND @extschema@.slime_loader_fenced(TG_RELID, NEW.world, NEW.save) THEN
-		RETURN NEW;
 	END IF;
 	PERFORM @extschema@.slime_lease_check(TG_ARGV[0]::pg_catalog.regclass, NEW.world, NEW.token);
 	IF TG_OP OPERATOR(pg_catalog.=) 'INSERT' THEN

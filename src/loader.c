@@ -214,7 +214,7 @@ convert(bytea *file, bytea *prev, converted_file *c)
 		raise_file_error(&err, info.version);
 	for (size_t i = 0; i < out.n; i++)
 		c->reused += out.e[i].known;
-	if (sl_lmemo_store_chunks(&b, &out, slime_encode_opts()->level, slime_limits(),
+	if (sl_lmemo_store_chunks(&b, &out, slime_loader_level(), slime_limits(),
 							  put_entry, &puts, &err))
 		raise_file_error(&err, info.version);
 	sl_lmemo_free(&memo);

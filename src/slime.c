@@ -73,6 +73,7 @@ static int	max_palette = SL_DEFAULT_MAX_PALETTE;
 static int	max_render_pixels = SLIME_DEFAULT_MAX_RENDER_PIXELS;
 static int	gc_lock_wait = 10000;
 static bool loader_verify = false;
+static int	loader_level = 1;
 
 void		_PG_init(void);
 
@@ -87,6 +88,12 @@ _PG_init(void)
 							"much smaller, far slower to write and read); "
 							"slime_recompress() rewrites existing values.",
 							&compression_level, SL_DEFAULT_LEVEL, SL_MIN_LEVEL, SL_MAX_LEVEL,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("slime.loader_level",
+							"zstd level (1-19) of the chunks a loader save puts in the store.",
+							"A save is on the game server's path: its new chunks are written "
+							"fast, and slime_settle() rewrites them densely once cold.",
+							&loader_level, 1, SL_MIN_LEVEL, SL_MAX_LEVEL - 1,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("slime.max_chunk_size",
 							"Largest uncompressed NBT document (one chunk, or level.dat) accepted.",
@@ -308,6 +315,13 @@ slime_from_bytes(const uint8_t *data, size_t len)
 	SET_VARSIZE(r, VARHDRSZ + len);
 	memcpy(VARDATA(r), data, len);
 	return r;
+}
+
+/* The zstd level of the chunks loader saves put in the store (slime.loader_level). */
+int
+slime_loader_level(void)
+{
+	return loader_level;
 }
 
 /* Whether loader saves are checked against a whole conversion (slime.loader_verify). */

@@ -22,6 +22,8 @@ void		slime_raise(const sl_err *err, bool in_input) pg_attribute_noreturn();
 /* Whether input checks the whole content (slime.input_check = full). */
 bool		slime_check_full(void);
 
+/* The zstd level of the chunks loader saves put in the store (slime.loader_level). */
+int			slime_loader_level(void);
 /* Whether loader saves are checked against a whole conversion (slime.loader_verify). */
 bool		slime_loader_verify(void);
 
