@@ -8,6 +8,9 @@
 #include "sl_blocks.h"
 #include "sl_bmodel.h"
 
+#ifndef SL_TBITS2
+#define SL_TBITS2 20
+#endif
 #define NONE		0xFFFFFFFFu
 #define LEGACY_IDS	256			/* legacy block bytes are ids 0..255; palette ids follow */
 
@@ -32,6 +35,9 @@ typedef struct bmodel
 	uint32_t	blocks_doc,
 				blocks_comp,
 				blocks_count;
+	int			grouped;		/* version 2: groups equal to their reference take one bit */
+	uint8_t		ntop[4][128];	/* top layer of the last 16^3 nibble array of each kind */
+	uint32_t	ntop_doc[4];	/* its document + 1; 0: none */
 } bmodel;
 
 /* Mix v into hash h. */
@@ -246,6 +252,104 @@ set_palette(bmodel *m, const sl_barray *a, uint32_t npal)
 	}
 }
 
+/*
+ * Version 2 codes an array in groups: a "big" group (a 16x16 layer, or a
+ * 128-block column of a tall array) and its 16-element rows each take one
+ * bit "every element equals its reference" (the element below, or for the
+ * lowest layer the top layer of the kind's previous array in the document;
+ * in a tall array the column north, else west). Only elements of rows that
+ * differ are coded one by one.
+ */
+#define BIG_FLAG	0x6B16
+#define ROW_FLAG	0x5140
+
+/* Offset back to the reference of group g's elements: 0 none, -1 the previous array's top. */
+static inline int
+group_ref(int g, int tall, int have_top)
+{
+	if (tall)
+		return (g >> 7 & 15) ? 128 : (g >> 11) ? 2048 : 0;
+	return g >= 256 ? 256 : have_top ? -1 : 0;
+}
+
+/* Local index block i's reference holds (off from group_ref), or -1 when none is in the palette. */
+static inline int32_t
+ref_local(bmodel *m, int i, int off)
+{
+	return off > 0 ? (int32_t) m->loc[i - off] : (int32_t) local_of(m, m->top[i]) - 1;
+}
+
+/* Code the flag of blocks [g, g+len): all equal their references (copied when decoding). */
+static int
+blocks_same(bmodel *m, int g, int len, int off, uint64_t h, int *same, size_t ai)
+{
+	int			eq = 1;
+
+	if (!m->rc->decoding)
+		for (int i = g; i < g + len && eq; i++)
+			eq = ref_local(m, i, off) == (int32_t) m->loc[i];
+	*same = bit(m, h, eq);
+	if (*same && m->rc->decoding)
+		for (int i = g; i < g + len; i++)
+		{
+			int32_t		r = ref_local(m, i, off);
+
+			if (r < 0)
+				return sl_fail(m->err, SL_ERR_CORRUPT,
+							   "bcodec: array %zu block %d: flagged as the block below, which its palette lacks",
+							   ai, i);
+			m->loc[i] = (uint32_t) r;
+		}
+	return 0;
+}
+
+/* Code the n blocks of an array: one by one (version 1) or in groups (version 2). */
+static int
+blocks_grouped(bmodel *m, const sl_barray *a, size_t ai, int n, int tall, uint32_t npal,
+			   int nbits, uint64_t tree_h)
+{
+	int			big = tall ? 128 : 256;
+	int			have_top = !tall && m->top_doc == a->doc + 1;
+	int			prev_big = 2;
+	int			rowf[16];		/* the row flags of the group before: 0, 1, 2 none, 3 all same */
+
+	for (int k = 0; k < 16; k++)
+		rowf[k] = 2;
+
+	for (int g = 0; g < n; g += big)
+	{
+		int			off = m->grouped ? group_ref(g, tall, have_top) : 0;
+		int			same = 0,
+					prev_row = 2;
+
+		if (off != 0 && blocks_same(m, g, big, off, mix(mix(BIG_FLAG, a->kind), prev_big), &same, ai))
+			return -1;
+		prev_big = off != 0 ? same : 2;
+		if (same)
+			for (int k = 0; k < 16; k++)
+				rowf[k] = 3;
+		for (int r = g; !same && r < g + big; r += 16)
+		{
+			int			rsame = 0;
+
+			if (off != 0 && blocks_same(m, r, 16, off, mix(mix(mix(ROW_FLAG, a->kind), prev_row), rowf[(r - g) >> 4]), &rsame, ai))
+				return -1;
+			prev_row = rowf[(r - g) >> 4] = off != 0 ? rsame : 2;
+			for (int i = r; !rsame && i < r + 16; i++)
+			{
+				uint32_t	bt = (!tall && have_top && (i >> 8) == 0) ? m->top[i & 255] : NONE;
+				uint32_t	v = code_block(m, i, tall, npal, nbits, tree_h, bt);
+
+				if (v >= npal)
+					return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu block %d: palette index %u past %u entries",
+								   ai, i, v, npal);
+				m->loc[i] = v;
+			}
+		}
+	}
+	return 0;
+}
+
 /* Code a block array (modern, flat or legacy Blocks); index ai of the scan. */
 static int
 code_blocks(bmodel *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *scratch)
@@ -289,16 +393,8 @@ code_blocks(bmodel *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *scrat
 			m->loc[i] = p[i];
 	set_palette(m, a, npal);
 	tree_h = legacy ? mix(0x1E6, a->kind) : mix(0x7EE, ai);
-	for (int i = 0; i < n; i++)
-	{
-		uint32_t	bt = (!tall && m->top_doc == a->doc + 1 && (i >> 8) == 0) ? m->top[i & 255] : NONE;
-		uint32_t	v = code_block(m, i, tall, npal, nbits, legacy ? mix(tree_h, 0) : tree_h, bt);
-
-		if (v >= npal)
-			return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu block %d: palette index %u past %u entries",
-						   ai, i, v, npal);
-		m->loc[i] = v;
-	}
+	if (blocks_grouped(m, a, ai, n, tall, npal, nbits, legacy ? mix(tree_h, 0) : tree_h))
+		return -1;
 	if (m->rc->decoding)
 	{
 		if (legacy)
@@ -330,37 +426,94 @@ nib(const uint8_t *p, int i)
 	return (p[i >> 1] >> ((i & 1) * 4)) & 15;
 }
 
+/* Code nibble i of a nibble array (with_blocks: the Blocks array beside it is known). */
+
+static inline void
+code_nibble(bmodel *m, const sl_barray *a, uint8_t *p, int i, int tall, int with_blocks)
+{
+	uint64_t	h = mix(0x71B, a->sub);
+	uint32_t	nb[3],
+				v;
+
+	for (int k = 0; k < 3; k++)
+	{
+		int			j = neighbour(i, k, tall);
+
+		nb[k] = j >= 0 ? nib(p, j) : 16;
+		h = mix(h, nb[k]);
+	}
+	h = mix(h, with_blocks ? m->blocks[i] : 256);
+	v = m->rc->decoding ? 0 : nib(p, i);
+	if (nb[0] != 16 && bit(m, h, v == nb[0]))
+		v = nb[0];
+	else
+		v = tree(m, h + 1, 4, v);
+	if (m->rc->decoding)
+		p[i >> 1] |= (uint8_t) (v << ((i & 1) * 4));
+}
+
+/* Code the flag of nibbles [g, g+len) (whole bytes): all equal their references. */
+static int
+nibbles_same(bmodel *m, const sl_barray *a, uint8_t *p, int g, int len, int off, uint64_t h)
+{
+	const uint8_t *ref = off > 0 ? p + (g - off) / 2 : m->ntop[a->sub] + g / 2;
+	int			same = bit(m, h, !m->rc->decoding && memcmp(p + g / 2, ref, len / 2) == 0);
+
+	if (same && m->rc->decoding)
+		memcpy(p + g / 2, ref, len / 2);
+	return same;
+}
+
+/* Code the n nibbles of an array: one by one (version 1) or in groups (version 2). */
+static void
+nibbles_grouped(bmodel *m, const sl_barray *a, uint8_t *p, int n, int tall, int with_blocks)
+{
+	int			big = tall ? 128 : 256;
+	int			have_top = !tall && m->ntop_doc[a->sub] == a->doc + 1;
+	int			prev_big = 2;
+	int			rowf[16];		/* the row flags of the group before: 0, 1, 2 none, 3 all same */
+
+	for (int k = 0; k < 16; k++)
+		rowf[k] = 2;
+
+	for (int g = 0; g < n; g += big)
+	{
+		int			off = m->grouped ? group_ref(g, tall, have_top) : 0;
+		int			same = 0,
+					prev_row = 2;
+
+		if (off != 0)
+			same = nibbles_same(m, a, p, g, big, off, mix(mix(BIG_FLAG + 1, a->sub), prev_big));
+		prev_big = off != 0 ? same : 2;
+		if (same)
+			for (int k = 0; k < 16; k++)
+				rowf[k] = 3;
+		for (int r = g; !same && r < g + big; r += 16)
+		{
+			int			rsame = 0;
+
+			if (off != 0)
+				rsame = nibbles_same(m, a, p, r, 16, off, mix(mix(mix(ROW_FLAG + 1, a->sub), prev_row), rowf[(r - g) >> 4]));
+			prev_row = rowf[(r - g) >> 4] = off != 0 ? rsame : 2;
+			for (int i = r; !rsame && i < r + 16; i++)
+				code_nibble(m, a, p, i, tall, with_blocks);
+		}
+	}
+	if (!tall)
+	{
+		memcpy(m->ntop[a->sub], p + 1920, 128);
+		m->ntop_doc[a->sub] = a->doc + 1;
+	}
+}
+
 /* Code a nibble array (light, Data, Add). */
 static void
 code_nibbles(bmodel *m, const sl_barray *a, uint8_t *p)
 {
-	int			n = (int) a->count * 2;
-	int			tall = a->count == 16384;
 	int			with_blocks = m->blocks && m->blocks_doc == a->doc &&
 		m->blocks_comp == a->comp && m->blocks_count == a->count * 2;
 
-	for (int i = 0; i < n; i++)
-	{
-		uint64_t	h = mix(0x71B, a->sub);
-		uint32_t	nb[3],
-					v;
-
-		for (int k = 0; k < 3; k++)
-		{
-			int			j = neighbour(i, k, tall);
-
-			nb[k] = j >= 0 ? nib(p, j) : 16;
-			h = mix(h, nb[k]);
-		}
-		h = mix(h, with_blocks ? m->blocks[i] : 256);
-		v = m->rc->decoding ? 0 : nib(p, i);
-		if (nb[0] != 16 && bit(m, h, v == nb[0]))
-			v = nb[0];
-		else
-			v = tree(m, h + 1, 4, v);
-		if (m->rc->decoding)
-			p[i >> 1] |= (uint8_t) (v << ((i & 1) * 4));
-	}
+	nibbles_grouped(m, a, p, (int) a->count * 2, a->count == 16384, with_blocks);
 }
 
 /* Give every palette entry hash a dense id (LEGACY_IDS on), equal hashes alike. */
@@ -410,7 +563,7 @@ model_init(bmodel *m, const sl_bscan *s, size_t raw_len)
 	size_t		ncells;
 
 	m->tbits = 10;
-	while (m->tbits < 22 && ((size_t) 1 << m->tbits) < raw_len)
+	while (m->tbits < (m->grouped ? SL_TBITS2 : 22) && ((size_t) 1 << m->tbits) < raw_len)
 		m->tbits++;
 	ncells = (size_t) 1 << m->tbits;
 	if (number_palettes(m, s))
@@ -440,10 +593,10 @@ model_free(bmodel *m)
 	sl_free(m);
 }
 
-/* Code every array of the scan. */
+/* Code every array of the scan with the models of version (1 or 2). */
 int
 sl_bmodel_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, size_t raw_len,
-			   sl_err *err)
+			   int version, sl_err *err)
 {
 	bmodel	   *m = sl_alloc_err(sizeof(bmodel), err);
 	uint8_t    *scratch = m ? sl_alloc_err(4096 * 8, err) : NULL;
@@ -457,6 +610,7 @@ sl_bmodel_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, size_t raw
 	memset(m, 0, sizeof(*m));
 	m->rc = rc;
 	m->err = err;
+	m->grouped = version >= 2;
 	if (model_init(m, s, raw_len))
 		rc_ok = -1;
 	for (size_t i = 0; rc_ok == 0 && i < s->n; i++)

@@ -336,7 +336,7 @@ archive_frame(const sl_buf *raw, sl_buf *payload, uint8_t *codec, sl_err *err)
 	size_t		before = payload->len;
 	int			rc = -1;
 
-	if (sl_bcodec_encode(raw->data, raw->len, &bc, err) ||
+	if (sl_bcodec_encode(raw->data, raw->len, SL_BCODEC_V1, &bc, err) ||
 		sl_zstd_frame(raw->data, raw->len, ARCHIVE_ZSTD_LEVEL, payload, err))
 		goto done;
 	*codec = SL_CODEC_ZSTD;
