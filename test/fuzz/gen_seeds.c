@@ -478,7 +478,7 @@ dense_entry_of(const uint32_t len[SL_NCOMP], const uint8_t *const comp[SL_NCOMP]
 			die("out of memory", NULL);
 	}
 	e->len = 0;
-	if (sl_buf_put(e, head, sizeof(head), &err) || sl_bcodec_encode(docs.data, docs.len, e, &err))
+	if (sl_buf_put(e, head, sizeof(head), &err) || sl_bcodec_encode(docs.data, docs.len, SL_BCODEC_V1, e, &err))
 		die("dense entry encode", &err);
 	sl_buf_free(&docs);
 }
