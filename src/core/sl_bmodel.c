@@ -279,10 +279,32 @@ ref_local(bmodel *m, int i, int off)
 	return off > 0 ? (int32_t) m->loc[i - off] : (int32_t) local_of(m, m->top[i]) - 1;
 }
 
+/* One array's walk in groups: what is coded, and how its flags and elements are. */
+typedef struct gwalk
+{
+	bmodel	   *m;
+	const sl_barray *a;
+	size_t		ai;				/* its index in the scan */
+	uint8_t    *p;				/* nibble arrays: the payload */
+	int			tall,
+				have_top,		/* the previous array's top layer is this one's reference */
+				with_blocks;	/* nibble arrays: the Blocks array beside it is known */
+	uint32_t	salt,			/* 0 blocks, 1 nibbles */
+				key;			/* the array's kind (blocks) or name (nibbles) */
+	uint32_t	npal;			/* blocks: palette entries, index bits, bit tree context */
+	int			nbits;
+	uint64_t	tree_h;
+	/* code the flag of elements [g, g+len) all equal to their references at offset off */
+	int			(*same) (struct gwalk *w, int g, int len, int off, uint64_t h, int *same);
+	/* code element i on its own */
+	int			(*one) (struct gwalk *w, int i);
+} gwalk;
+
 /* Code the flag of blocks [g, g+len): all equal their references (copied when decoding). */
 static int
-blocks_same(bmodel *m, int g, int len, int off, uint64_t h, int *same, size_t ai)
+blocks_same(gwalk *w, int g, int len, int off, uint64_t h, int *same)
 {
+	bmodel	   *m = w->m;
 	int			eq = 1;
 
 	if (!m->rc->decoding)
@@ -297,32 +319,44 @@ blocks_same(bmodel *m, int g, int len, int off, uint64_t h, int *same, size_t ai
 			if (r < 0)
 				return sl_fail(m->err, SL_ERR_CORRUPT,
 							   "bcodec: array %zu block %d: flagged as the block below, which its palette lacks",
-							   ai, i);
+							   w->ai, i);
 			m->loc[i] = (uint32_t) r;
 		}
 	return 0;
 }
 
-/* Code the n blocks of an array: one by one (version 1) or in groups (version 2). */
+/* Code block i on its own. */
 static int
-blocks_grouped(bmodel *m, const sl_barray *a, size_t ai, int n, int tall, uint32_t npal,
-			   int nbits, uint64_t tree_h)
+block_one(gwalk *w, int i)
 {
-	int			big = tall ? 128 : 256;
-	int			have_top = !tall && m->top_doc == a->doc + 1;
+	bmodel	   *m = w->m;
+	uint32_t	bt = (!w->tall && w->have_top && (i >> 8) == 0) ? m->top[i & 255] : NONE;
+	uint32_t	v = code_block(m, i, w->tall, w->npal, w->nbits, w->tree_h, bt);
+
+	if (v >= w->npal)
+		return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu block %d: palette index %u past %u entries",
+					   w->ai, i, v, w->npal);
+	m->loc[i] = v;
+	return 0;
+}
+
+/* Code the n elements of an array: one by one (version 1) or in groups (version 2). */
+static int
+walk_groups(gwalk *w, int n)
+{
+	int			big = w->tall ? 128 : 256;
 	int			prev_big = 2;
 	int			rowf[16];		/* the row flags of the group before: 0, 1, 2 none, 3 all same */
 
 	for (int k = 0; k < 16; k++)
 		rowf[k] = 2;
-
 	for (int g = 0; g < n; g += big)
 	{
-		int			off = m->grouped ? group_ref(g, tall, have_top) : 0;
+		int			off = w->m->grouped ? group_ref(g, w->tall, w->have_top) : 0;
 		int			same = 0,
 					prev_row = 2;
 
-		if (off != 0 && blocks_same(m, g, big, off, mix(mix(BIG_FLAG, a->kind), prev_big), &same, ai))
+		if (off != 0 && w->same(w, g, big, off, mix(mix(BIG_FLAG + w->salt, w->key), prev_big), &same))
 			return -1;
 		prev_big = off != 0 ? same : 2;
 		if (same)
@@ -332,19 +366,14 @@ blocks_grouped(bmodel *m, const sl_barray *a, size_t ai, int n, int tall, uint32
 		{
 			int			rsame = 0;
 
-			if (off != 0 && blocks_same(m, r, 16, off, mix(mix(mix(ROW_FLAG, a->kind), prev_row), rowf[(r - g) >> 4]), &rsame, ai))
+			if (off != 0 &&
+				w->same(w, r, 16, off, mix(mix(mix(ROW_FLAG + w->salt, w->key), prev_row), rowf[(r - g) >> 4]),
+						&rsame))
 				return -1;
 			prev_row = rowf[(r - g) >> 4] = off != 0 ? rsame : 2;
 			for (int i = r; !rsame && i < r + 16; i++)
-			{
-				uint32_t	bt = (!tall && have_top && (i >> 8) == 0) ? m->top[i & 255] : NONE;
-				uint32_t	v = code_block(m, i, tall, npal, nbits, tree_h, bt);
-
-				if (v >= npal)
-					return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu block %d: palette index %u past %u entries",
-								   ai, i, v, npal);
-				m->loc[i] = v;
-			}
+				if (w->one(w, i))
+					return -1;
 		}
 	}
 	return 0;
@@ -393,8 +422,13 @@ code_blocks(bmodel *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *scrat
 			m->loc[i] = p[i];
 	set_palette(m, a, npal);
 	tree_h = legacy ? mix(0x1E6, a->kind) : mix(0x7EE, ai);
-	if (blocks_grouped(m, a, ai, n, tall, npal, nbits, legacy ? mix(tree_h, 0) : tree_h))
-		return -1;
+	{
+		gwalk		w = {m, a, ai, NULL, tall, !tall && m->top_doc == a->doc + 1, 0, 0, a->kind,
+		npal, nbits, legacy ? mix(tree_h, 0) : tree_h, blocks_same, block_one};
+
+		if (walk_groups(&w, n))
+			return -1;
+	}
 	if (m->rc->decoding)
 	{
 		if (legacy)
@@ -426,23 +460,24 @@ nib(const uint8_t *p, int i)
 	return (p[i >> 1] >> ((i & 1) * 4)) & 15;
 }
 
-/* Code nibble i of a nibble array (with_blocks: the Blocks array beside it is known). */
-
-static inline void
-code_nibble(bmodel *m, const sl_barray *a, uint8_t *p, int i, int tall, int with_blocks)
+/* Code nibble i of a nibble array on its own. */
+static int
+nibble_one(gwalk *w, int i)
 {
-	uint64_t	h = mix(0x71B, a->sub);
+	bmodel	   *m = w->m;
+	uint8_t    *p = w->p;
+	uint64_t	h = mix(0x71B, w->a->sub);
 	uint32_t	nb[3],
 				v;
 
 	for (int k = 0; k < 3; k++)
 	{
-		int			j = neighbour(i, k, tall);
+		int			j = neighbour(i, k, w->tall);
 
 		nb[k] = j >= 0 ? nib(p, j) : 16;
 		h = mix(h, nb[k]);
 	}
-	h = mix(h, with_blocks ? m->blocks[i] : 256);
+	h = mix(h, w->with_blocks ? m->blocks[i] : 256);
 	v = m->rc->decoding ? 0 : nib(p, i);
 	if (nb[0] != 16 && bit(m, h, v == nb[0]))
 		v = nb[0];
@@ -450,70 +485,37 @@ code_nibble(bmodel *m, const sl_barray *a, uint8_t *p, int i, int tall, int with
 		v = tree(m, h + 1, 4, v);
 	if (m->rc->decoding)
 		p[i >> 1] |= (uint8_t) (v << ((i & 1) * 4));
+	return 0;
 }
 
 /* Code the flag of nibbles [g, g+len) (whole bytes): all equal their references. */
 static int
-nibbles_same(bmodel *m, const sl_barray *a, uint8_t *p, int g, int len, int off, uint64_t h)
+nibbles_same(gwalk *w, int g, int len, int off, uint64_t h, int *same)
 {
-	const uint8_t *ref = off > 0 ? p + (g - off) / 2 : m->ntop[a->sub] + g / 2;
-	int			same = bit(m, h, !m->rc->decoding && memcmp(p + g / 2, ref, len / 2) == 0);
+	bmodel	   *m = w->m;
+	const uint8_t *ref = off > 0 ? w->p + (g - off) / 2 : m->ntop[w->a->sub] + g / 2;
 
-	if (same && m->rc->decoding)
-		memcpy(p + g / 2, ref, len / 2);
-	return same;
-}
-
-/* Code the n nibbles of an array: one by one (version 1) or in groups (version 2). */
-static void
-nibbles_grouped(bmodel *m, const sl_barray *a, uint8_t *p, int n, int tall, int with_blocks)
-{
-	int			big = tall ? 128 : 256;
-	int			have_top = !tall && m->ntop_doc[a->sub] == a->doc + 1;
-	int			prev_big = 2;
-	int			rowf[16];		/* the row flags of the group before: 0, 1, 2 none, 3 all same */
-
-	for (int k = 0; k < 16; k++)
-		rowf[k] = 2;
-
-	for (int g = 0; g < n; g += big)
-	{
-		int			off = m->grouped ? group_ref(g, tall, have_top) : 0;
-		int			same = 0,
-					prev_row = 2;
-
-		if (off != 0)
-			same = nibbles_same(m, a, p, g, big, off, mix(mix(BIG_FLAG + 1, a->sub), prev_big));
-		prev_big = off != 0 ? same : 2;
-		if (same)
-			for (int k = 0; k < 16; k++)
-				rowf[k] = 3;
-		for (int r = g; !same && r < g + big; r += 16)
-		{
-			int			rsame = 0;
-
-			if (off != 0)
-				rsame = nibbles_same(m, a, p, r, 16, off, mix(mix(mix(ROW_FLAG + 1, a->sub), prev_row), rowf[(r - g) >> 4]));
-			prev_row = rowf[(r - g) >> 4] = off != 0 ? rsame : 2;
-			for (int i = r; !rsame && i < r + 16; i++)
-				code_nibble(m, a, p, i, tall, with_blocks);
-		}
-	}
-	if (!tall)
-	{
-		memcpy(m->ntop[a->sub], p + 1920, 128);
-		m->ntop_doc[a->sub] = a->doc + 1;
-	}
+	*same = bit(m, h, !m->rc->decoding && memcmp(w->p + g / 2, ref, len / 2) == 0);
+	if (*same && m->rc->decoding)
+		memcpy(w->p + g / 2, ref, len / 2);
+	return 0;
 }
 
 /* Code a nibble array (light, Data, Add). */
 static void
 code_nibbles(bmodel *m, const sl_barray *a, uint8_t *p)
 {
-	int			with_blocks = m->blocks && m->blocks_doc == a->doc &&
-		m->blocks_comp == a->comp && m->blocks_count == a->count * 2;
+	int			tall = a->count == 16384;
+	gwalk		w = {m, a, 0, p, tall, !tall && m->ntop_doc[a->sub] == a->doc + 1,
+		m->blocks && m->blocks_doc == a->doc && m->blocks_comp == a->comp &&
+		m->blocks_count == a->count * 2, 1, a->sub, 0, 0, 0, nibbles_same, nibble_one};
 
-	nibbles_grouped(m, a, p, (int) a->count * 2, a->count == 16384, with_blocks);
+	walk_groups(&w, (int) a->count * 2);
+	if (!tall)
+	{
+		memcpy(m->ntop[a->sub], p + 1920, 128);
+		m->ntop_doc[a->sub] = a->doc + 1;
+	}
 }
 
 /* Give every palette entry hash a dense id (LEGACY_IDS on), equal hashes alike. */
