@@ -49,9 +49,7 @@ int			sl_bcodec_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_
 #define SL_BCODEC_V2 2			/* the fast block codec (0.6.0) */
 
 /* zstd level of a version 2 stream's structure (version 1: 19). */
-#ifndef SL_BCODEC2_LEVEL
 #define SL_BCODEC2_LEVEL 13
-#endif
 
 /* NBT nesting the codec walks; deeper documents are coded as plain structure bytes. */
 #define SL_BCODEC_MAX_DEPTH 512

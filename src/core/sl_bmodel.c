@@ -8,9 +8,7 @@
 #include "sl_blocks.h"
 #include "sl_bmodel.h"
 
-#ifndef SL_TBITS2
-#define SL_TBITS2 20
-#endif
+#define TBITS_V2	20			/* version 2's context tables: at most 2^20 cells (part of the format) */
 #define NONE		0xFFFFFFFFu
 #define LEGACY_IDS	256			/* legacy block bytes are ids 0..255; palette ids follow */
 
@@ -565,7 +563,7 @@ model_init(bmodel *m, const sl_bscan *s, size_t raw_len)
 	size_t		ncells;
 
 	m->tbits = 10;
-	while (m->tbits < (m->grouped ? SL_TBITS2 : 22) && ((size_t) 1 << m->tbits) < raw_len)
+	while (m->tbits < (m->grouped ? TBITS_V2 : 22) && ((size_t) 1 << m->tbits) < raw_len)
 		m->tbits++;
 	ncells = (size_t) 1 << m->tbits;
 	if (number_palettes(m, s))
