@@ -129,7 +129,7 @@ clean-core:
 #                            FUZZ_TARGETS="nbt value" picks targets; crashes are
 #                            copied into test/fuzz/regress/<target>/ (FUZZ_SAVE=0: not)
 FUZZ_CC ?= clang
-FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec lmemo
+FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec bcodec2 lmemo
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 20000
 FUZZ_SEED ?= 1
@@ -144,7 +144,7 @@ build/fuzz/core/%.o: src/core/%.c $(wildcard src/core/*.h)
 	@mkdir -p build/fuzz/core
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Isrc/core -c $< -o $@
 
-build/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_common.h $(FUZZ_CORE_OBJS)
+build/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_common.h test/fuzz/fuzz_bcodec.c $(FUZZ_CORE_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc/core $< $(FUZZ_CORE_OBJS) $(LIBS_CORE) -o $@
 
 build/fuzz/gen_seeds: test/fuzz/gen_seeds.c build/libslimecore.a

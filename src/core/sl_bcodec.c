@@ -12,8 +12,8 @@
 #include "sl_vdir.h"
 #include "sl_zstd.h"
 
-#define BCODEC_MAGIC	0xB1
-#define BCODEC_LEVEL	19
+#define BCODEC_MAGIC(v) (0xB0 + (v))	/* 0xB1, 0xB2: the stream's version */
+#define BCODEC_LEVEL(v) ((v) == 1 ? 19 : SL_BCODEC2_LEVEL)	/* the structure's zstd level */
 #define BODY_OFF		13		/* magic, XXH64 of the raw bytes, XXH32 of the rest */
 #define HEADER_MIN		BODY_OFF
 
@@ -106,7 +106,7 @@ scan_structure(const uint8_t *st, size_t len, uint64_t ndocs, int max_depth, sl_
 /* Range-code the arrays: payloads read from raw at the raw scan's offsets. */
 static int
 code_arrays_enc(const uint8_t *raw, size_t raw_len, const sl_bscan *rs, const sl_bscan *ss,
-				sl_buf *out, sl_err *err)
+				int version, sl_buf *out, sl_err *err)
 {
 	uint8_t   **ptrs = sl_alloc_err((rs->n + 1) * sizeof(uint8_t *), err);
 	sl_rc		rc;
@@ -117,16 +117,16 @@ code_arrays_enc(const uint8_t *raw, size_t raw_len, const sl_bscan *rs, const sl
 	for (size_t i = 0; i < rs->n; i++)
 		ptrs[i] = (uint8_t *) raw + rs->a[i].at;	/* read only when encoding */
 	sl_rc_enc_init(&rc, out, err);
-	r = sl_bmodel_code(&rc, ss, ptrs, raw_len, err);
+	r = sl_bmodel_code(&rc, ss, ptrs, raw_len, version, err);
 	if (r == 0)
 		r = sl_rc_enc_finish(&rc);
 	sl_free(ptrs);
 	return r;
 }
 
-/* Encode raw[0..raw_len) into out. */
+/* Encode raw[0..raw_len) into out as a stream of version (1 or 2). */
 int
-sl_bcodec_encode(const uint8_t *raw, size_t raw_len, sl_buf *out, sl_err *err)
+sl_bcodec_encode(const uint8_t *raw, size_t raw_len, int version, sl_buf *out, sl_err *err)
 {
 	sl_bscan	rs = {0},
 				ss = {0};
@@ -151,13 +151,18 @@ sl_bcodec_encode(const uint8_t *raw, size_t raw_len, sl_buf *out, sl_err *err)
 		if (sl_buf_put(&st, raw, raw_len, err))
 			goto done;
 	}
-	if (sl_zstd_frame(st.data, st.len, BCODEC_LEVEL, &frame, err) ||
-		sl_buf_put_u8(out, BCODEC_MAGIC, err) ||
+	if (version != SL_BCODEC_V1 && version != SL_BCODEC_V2)
+	{
+		sl_fail(err, SL_ERR_INVALID, "bcodec: no version %d", version);
+		goto done;
+	}
+	if (sl_zstd_frame(st.data, st.len, BCODEC_LEVEL(version), &frame, err) ||
+		sl_buf_put_u8(out, BCODEC_MAGIC(version), err) ||
 		sl_buf_put_u64be(out, XXH64(raw, raw_len, 0), err) ||
 		sl_buf_put_u32be(out, 0, err) ||
 		sl_varint64_put(out, ndocs, err) || sl_varint64_put(out, st.len, err) ||
 		sl_varint64_put(out, frame.len, err) || sl_buf_put(out, frame.data, frame.len, err) ||
-		code_arrays_enc(raw, raw_len, &rs, &ss, out, err))
+		code_arrays_enc(raw, raw_len, &rs, &ss, version, out, err))
 		goto done;
 	sl_put_u32be(out->data + start + 9,
 				 (uint32_t) XXH32(out->data + start + BODY_OFF, out->len - start - BODY_OFF, 0));
@@ -175,6 +180,7 @@ done:
 /* The header fields after the magic and checksum. */
 typedef struct header
 {
+	int			version;
 	uint64_t	xxh,
 				ndocs,
 				st_len,
@@ -190,9 +196,10 @@ read_header(const uint8_t *src, size_t len, size_t raw_len, header *h, sl_err *e
 
 	if (len < HEADER_MIN)
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: %zu bytes, shorter than the %d-byte header", len, HEADER_MIN);
-	if (src[0] != BCODEC_MAGIC)
-		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: magic byte 0x%02x at offset 0, expected 0x%02x",
-					   src[0], BCODEC_MAGIC);
+	h->version = sl_bcodec_version(src, len);
+	if (h->version == 0)
+		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: magic byte 0x%02x at offset 0, expected 0x%02x or 0x%02x",
+					   src[0], BCODEC_MAGIC(1), BCODEC_MAGIC(2));
 	h->xxh = sl_get_u64be(src + 1);
 	if (XXH32(src + BODY_OFF, len - BODY_OFF, 0) != sl_get_u32be(src + 9))
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: XXH32 at offset 9 does not match the %zu bytes after it",
@@ -211,6 +218,25 @@ read_header(const uint8_t *src, size_t len, size_t raw_len, header *h, sl_err *e
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: zstd frame length %llu at offset %zu past the end (%zu bytes)",
 					   (unsigned long long) h->z_len, pos, len);
 	h->z_off = pos;
+	return 0;
+}
+
+/* The version of the stream src[0..len) (its magic byte), 0 when none. */
+int
+sl_bcodec_version(const uint8_t *src, size_t len)
+{
+	if (len >= 1 && (src[0] == BCODEC_MAGIC(1) || src[0] == BCODEC_MAGIC(2)))
+		return src[0] - 0xB0;
+	return 0;
+}
+
+/* Fail unless src is a stream of version (a frame's codec names the version it holds). */
+int
+sl_bcodec_expect(const uint8_t *src, size_t len, int version, sl_err *err)
+{
+	if (sl_bcodec_version(src, len) != version)
+		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: magic byte at offset 0 is not 0x%02x, the codec %d stream's",
+					   BCODEC_MAGIC(version), version);
 	return 0;
 }
 
@@ -246,12 +272,12 @@ place_payloads(const uint8_t *st, size_t st_len, const sl_bscan *s, uint8_t *dst
 /* Decode the arrays into their places; the coder must end exactly at len. */
 static int
 decode_arrays(const uint8_t *src, size_t len, const sl_bscan *s, uint8_t **ptrs,
-			  size_t raw_len, sl_err *err)
+			  size_t raw_len, int version, sl_err *err)
 {
 	sl_rc		rc;
 
 	sl_rc_dec_init(&rc, src, len);
-	if (sl_bmodel_code(&rc, s, ptrs, raw_len, err))
+	if (sl_bmodel_code(&rc, s, ptrs, raw_len, version, err))
 		return -1;
 	if (rc.pos != len)
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: range coder stream of %zu bytes ends at byte %zu",
@@ -294,7 +320,7 @@ sl_bcodec_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len, s
 		goto done;
 	place_payloads(st, h.st_len, &s, dst, ptrs);
 	rc_off = h.z_off + h.z_len;
-	if (decode_arrays(src + rc_off, len - rc_off, &s, ptrs, raw_len, err))
+	if (decode_arrays(src + rc_off, len - rc_off, &s, ptrs, raw_len, h.version, err))
 		goto done;
 	if (XXH64(dst, raw_len, 0) != h.xxh)
 	{

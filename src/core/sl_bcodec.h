@@ -8,7 +8,7 @@
  * (the "structure": the documents without those payloads, then any bytes
  * that do not walk as NBT) is one zstd frame. Any bytes round-trip.
  *
- * Layout: u8 0xB1 (magic and version), u64be XXH64 of the raw bytes,
+ * Layout: u8 0xB1 or 0xB2 (magic and version), u64be XXH64 of the raw bytes,
  * u32be XXH32 of every byte after it (a flipped bit anywhere is caught), LEB128 document count, structure length and zstd frame length, the zstd
  * frame of the structure, then the range coder's bytes to the end.
  */
@@ -17,8 +17,20 @@
 
 #include "sl_common.h"
 
-/* Encode raw_len bytes (a frame's content: NBT documents back to back, though ANY bytes must round-trip) */
-int			sl_bcodec_encode(const uint8_t *raw, size_t raw_len, sl_buf *out, sl_err *err);
+/*
+ * Encode raw_len bytes (a frame's content: NBT documents back to back, though
+ * ANY bytes must round-trip) as a stream of version 1 (magic 0xB1) or 2
+ * (0xB2: the models code layers and rows equal to the ones below with one
+ * bit, sl_bmodel.h, and the structure is zstd at SL_BCODEC2_LEVEL).
+ */
+int			sl_bcodec_encode(const uint8_t *raw, size_t raw_len, int version, sl_buf *out,
+							 sl_err *err);
+
+/* The version of a stream (its first byte 0xB1 or 0xB2), 0 when it is neither. */
+int			sl_bcodec_version(const uint8_t *src, size_t len);
+
+/* Fail (SL_ERR_CORRUPT) unless src[0..len) is a stream of version. */
+int			sl_bcodec_expect(const uint8_t *src, size_t len, int version, sl_err *err);
 
 /* Check a stream's header and body checksum without decoding it (structural checks). */
 int			sl_bcodec_check(const uint8_t *src, size_t len, size_t raw_len, sl_err *err);
@@ -32,6 +44,12 @@ int			sl_bcodec_check(const uint8_t *src, size_t len, size_t raw_len, sl_err *er
  */
 int			sl_bcodec_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len,
 							 sl_err *err);
+
+#define SL_BCODEC_V1 1			/* the archive codec of 0.3.0-0.5.0 */
+#define SL_BCODEC_V2 2			/* the fast block codec (0.6.0) */
+
+/* zstd level of a version 2 stream's structure (version 1: 19). */
+#define SL_BCODEC2_LEVEL 13
 
 /* NBT nesting the codec walks; deeper documents are coded as plain structure bytes. */
 #define SL_BCODEC_MAX_DEPTH 512

@@ -8,6 +8,7 @@
 #include "sl_blocks.h"
 #include "sl_bmodel.h"
 
+#define TBITS_V2	20			/* version 2's context tables: at most 2^20 cells (part of the format) */
 #define NONE		0xFFFFFFFFu
 #define LEGACY_IDS	256			/* legacy block bytes are ids 0..255; palette ids follow */
 
@@ -32,6 +33,9 @@ typedef struct bmodel
 	uint32_t	blocks_doc,
 				blocks_comp,
 				blocks_count;
+	int			grouped;		/* version 2: groups equal to their reference take one bit */
+	uint8_t		ntop[4][128];	/* top layer of the last 16^3 nibble array of each kind */
+	uint32_t	ntop_doc[4];	/* its document + 1; 0: none */
 } bmodel;
 
 /* Mix v into hash h. */
@@ -246,6 +250,133 @@ set_palette(bmodel *m, const sl_barray *a, uint32_t npal)
 	}
 }
 
+/*
+ * Version 2 codes an array in groups: a "big" group (a 16x16 layer, or a
+ * 128-block column of a tall array) and its 16-element rows each take one
+ * bit "every element equals its reference" (the element below, or for the
+ * lowest layer the top layer of the kind's previous array in the document;
+ * in a tall array the column north, else west). Only elements of rows that
+ * differ are coded one by one.
+ */
+#define BIG_FLAG	0x6B16
+#define ROW_FLAG	0x5140
+
+/* Offset back to the reference of group g's elements: 0 none, -1 the previous array's top. */
+static inline int
+group_ref(int g, int tall, int have_top)
+{
+	if (tall)
+		return (g >> 7 & 15) ? 128 : (g >> 11) ? 2048 : 0;
+	return g >= 256 ? 256 : have_top ? -1 : 0;
+}
+
+/* Local index block i's reference holds (off from group_ref), or -1 when none is in the palette. */
+static inline int32_t
+ref_local(bmodel *m, int i, int off)
+{
+	return off > 0 ? (int32_t) m->loc[i - off] : (int32_t) local_of(m, m->top[i]) - 1;
+}
+
+/* One array's walk in groups: what is coded, and how its flags and elements are. */
+typedef struct gwalk
+{
+	bmodel	   *m;
+	const sl_barray *a;
+	size_t		ai;				/* its index in the scan */
+	uint8_t    *p;				/* nibble arrays: the payload */
+	int			tall,
+				have_top,		/* the previous array's top layer is this one's reference */
+				with_blocks;	/* nibble arrays: the Blocks array beside it is known */
+	uint32_t	salt,			/* 0 blocks, 1 nibbles */
+				key;			/* the array's kind (blocks) or name (nibbles) */
+	uint32_t	npal;			/* blocks: palette entries, index bits, bit tree context */
+	int			nbits;
+	uint64_t	tree_h;
+	/* code the flag of elements [g, g+len) all equal to their references at offset off */
+	int			(*same) (struct gwalk *w, int g, int len, int off, uint64_t h, int *same);
+	/* code element i on its own */
+	int			(*one) (struct gwalk *w, int i);
+} gwalk;
+
+/* Code the flag of blocks [g, g+len): all equal their references (copied when decoding). */
+static int
+blocks_same(gwalk *w, int g, int len, int off, uint64_t h, int *same)
+{
+	bmodel	   *m = w->m;
+	int			eq = 1;
+
+	if (!m->rc->decoding)
+		for (int i = g; i < g + len && eq; i++)
+			eq = ref_local(m, i, off) == (int32_t) m->loc[i];
+	*same = bit(m, h, eq);
+	if (*same && m->rc->decoding)
+		for (int i = g; i < g + len; i++)
+		{
+			int32_t		r = ref_local(m, i, off);
+
+			if (r < 0)
+				return sl_fail(m->err, SL_ERR_CORRUPT,
+							   "bcodec: array %zu block %d: flagged as the block below, which its palette lacks",
+							   w->ai, i);
+			m->loc[i] = (uint32_t) r;
+		}
+	return 0;
+}
+
+/* Code block i on its own. */
+static int
+block_one(gwalk *w, int i)
+{
+	bmodel	   *m = w->m;
+	uint32_t	bt = (!w->tall && w->have_top && (i >> 8) == 0) ? m->top[i & 255] : NONE;
+	uint32_t	v = code_block(m, i, w->tall, w->npal, w->nbits, w->tree_h, bt);
+
+	if (v >= w->npal)
+		return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu block %d: palette index %u past %u entries",
+					   w->ai, i, v, w->npal);
+	m->loc[i] = v;
+	return 0;
+}
+
+/* Code the n elements of an array: one by one (version 1) or in groups (version 2). */
+static int
+walk_groups(gwalk *w, int n)
+{
+	int			big = w->tall ? 128 : 256;
+	int			prev_big = 2;
+	int			rowf[16];		/* the row flags of the group before: 0, 1, 2 none, 3 all same */
+
+	for (int k = 0; k < 16; k++)
+		rowf[k] = 2;
+	for (int g = 0; g < n; g += big)
+	{
+		int			off = w->m->grouped ? group_ref(g, w->tall, w->have_top) : 0;
+		int			same = 0,
+					prev_row = 2;
+
+		if (off != 0 && w->same(w, g, big, off, mix(mix(BIG_FLAG + w->salt, w->key), prev_big), &same))
+			return -1;
+		prev_big = off != 0 ? same : 2;
+		if (same)
+			for (int k = 0; k < 16; k++)
+				rowf[k] = 3;
+		for (int r = g; !same && r < g + big; r += 16)
+		{
+			int			rsame = 0;
+
+			if (off != 0 &&
+				w->same(w, r, 16, off, mix(mix(mix(ROW_FLAG + w->salt, w->key), prev_row), rowf[(r - g) >> 4]),
+						&rsame))
+				return -1;
+			prev_row = rowf[(r - g) >> 4] = off != 0 ? rsame : 2;
+			for (int i = r; !rsame && i < r + 16; i++)
+				if (w->one(w, i))
+					return -1;
+		}
+	}
+	return 0;
+}
+
 /* Code a block array (modern, flat or legacy Blocks); index ai of the scan. */
 static int
 code_blocks(bmodel *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *scratch)
@@ -289,15 +420,12 @@ code_blocks(bmodel *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *scrat
 			m->loc[i] = p[i];
 	set_palette(m, a, npal);
 	tree_h = legacy ? mix(0x1E6, a->kind) : mix(0x7EE, ai);
-	for (int i = 0; i < n; i++)
 	{
-		uint32_t	bt = (!tall && m->top_doc == a->doc + 1 && (i >> 8) == 0) ? m->top[i & 255] : NONE;
-		uint32_t	v = code_block(m, i, tall, npal, nbits, legacy ? mix(tree_h, 0) : tree_h, bt);
+		gwalk		w = {m, a, ai, NULL, tall, !tall && m->top_doc == a->doc + 1, 0, 0, a->kind,
+		npal, nbits, legacy ? mix(tree_h, 0) : tree_h, blocks_same, block_one};
 
-		if (v >= npal)
-			return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu block %d: palette index %u past %u entries",
-						   ai, i, v, npal);
-		m->loc[i] = v;
+		if (walk_groups(&w, n))
+			return -1;
 	}
 	if (m->rc->decoding)
 	{
@@ -330,36 +458,61 @@ nib(const uint8_t *p, int i)
 	return (p[i >> 1] >> ((i & 1) * 4)) & 15;
 }
 
+/* Code nibble i of a nibble array on its own. */
+static int
+nibble_one(gwalk *w, int i)
+{
+	bmodel	   *m = w->m;
+	uint8_t    *p = w->p;
+	uint64_t	h = mix(0x71B, w->a->sub);
+	uint32_t	nb[3],
+				v;
+
+	for (int k = 0; k < 3; k++)
+	{
+		int			j = neighbour(i, k, w->tall);
+
+		nb[k] = j >= 0 ? nib(p, j) : 16;
+		h = mix(h, nb[k]);
+	}
+	h = mix(h, w->with_blocks ? m->blocks[i] : 256);
+	v = m->rc->decoding ? 0 : nib(p, i);
+	if (nb[0] != 16 && bit(m, h, v == nb[0]))
+		v = nb[0];
+	else
+		v = tree(m, h + 1, 4, v);
+	if (m->rc->decoding)
+		p[i >> 1] |= (uint8_t) (v << ((i & 1) * 4));
+	return 0;
+}
+
+/* Code the flag of nibbles [g, g+len) (whole bytes): all equal their references. */
+static int
+nibbles_same(gwalk *w, int g, int len, int off, uint64_t h, int *same)
+{
+	bmodel	   *m = w->m;
+	const uint8_t *ref = off > 0 ? w->p + (g - off) / 2 : m->ntop[w->a->sub] + g / 2;
+
+	*same = bit(m, h, !m->rc->decoding && memcmp(w->p + g / 2, ref, len / 2) == 0);
+	if (*same && m->rc->decoding)
+		memcpy(w->p + g / 2, ref, len / 2);
+	return 0;
+}
+
 /* Code a nibble array (light, Data, Add). */
 static void
 code_nibbles(bmodel *m, const sl_barray *a, uint8_t *p)
 {
-	int			n = (int) a->count * 2;
 	int			tall = a->count == 16384;
-	int			with_blocks = m->blocks && m->blocks_doc == a->doc &&
-		m->blocks_comp == a->comp && m->blocks_count == a->count * 2;
+	gwalk		w = {m, a, 0, p, tall, !tall && m->ntop_doc[a->sub] == a->doc + 1,
+		m->blocks && m->blocks_doc == a->doc && m->blocks_comp == a->comp &&
+		m->blocks_count == a->count * 2, 1, a->sub, 0, 0, 0, nibbles_same, nibble_one};
 
-	for (int i = 0; i < n; i++)
+	walk_groups(&w, (int) a->count * 2);
+	if (!tall)
 	{
-		uint64_t	h = mix(0x71B, a->sub);
-		uint32_t	nb[3],
-					v;
-
-		for (int k = 0; k < 3; k++)
-		{
-			int			j = neighbour(i, k, tall);
-
-			nb[k] = j >= 0 ? nib(p, j) : 16;
-			h = mix(h, nb[k]);
-		}
-		h = mix(h, with_blocks ? m->blocks[i] : 256);
-		v = m->rc->decoding ? 0 : nib(p, i);
-		if (nb[0] != 16 && bit(m, h, v == nb[0]))
-			v = nb[0];
-		else
-			v = tree(m, h + 1, 4, v);
-		if (m->rc->decoding)
-			p[i >> 1] |= (uint8_t) (v << ((i & 1) * 4));
+		memcpy(m->ntop[a->sub], p + 1920, 128);
+		m->ntop_doc[a->sub] = a->doc + 1;
 	}
 }
 
@@ -410,7 +563,7 @@ model_init(bmodel *m, const sl_bscan *s, size_t raw_len)
 	size_t		ncells;
 
 	m->tbits = 10;
-	while (m->tbits < 22 && ((size_t) 1 << m->tbits) < raw_len)
+	while (m->tbits < (m->grouped ? TBITS_V2 : 22) && ((size_t) 1 << m->tbits) < raw_len)
 		m->tbits++;
 	ncells = (size_t) 1 << m->tbits;
 	if (number_palettes(m, s))
@@ -440,10 +593,10 @@ model_free(bmodel *m)
 	sl_free(m);
 }
 
-/* Code every array of the scan. */
+/* Code every array of the scan with the models of version (1 or 2). */
 int
 sl_bmodel_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, size_t raw_len,
-			   sl_err *err)
+			   int version, sl_err *err)
 {
 	bmodel	   *m = sl_alloc_err(sizeof(bmodel), err);
 	uint8_t    *scratch = m ? sl_alloc_err(4096 * 8, err) : NULL;
@@ -457,6 +610,7 @@ sl_bmodel_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, size_t raw
 	memset(m, 0, sizeof(*m));
 	m->rc = rc;
 	m->err = err;
+	m->grouped = version >= 2;
 	if (model_init(m, s, raw_len))
 		rc_ok = -1;
 	for (size_t i = 0; rc_ok == 0 && i < s->n; i++)

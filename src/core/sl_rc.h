@@ -124,8 +124,8 @@ sl_rc_update(uint32_t *cell, int bit)
 	*cell = (n << 16) | (uint32_t) p;
 }
 
-/* Code one bit with cell: encode bit, or decode and return it. */
-static inline int
+/* Code one bit with cell: encode bit, or decode and return it (inlined: the models' inner loop). */
+static inline __attribute__((always_inline)) int
 sl_rc_bit(sl_rc *rc, uint32_t *cell, int bit)
 {
 	uint32_t	p12 = (*cell & 0xFFFF) >> 4;

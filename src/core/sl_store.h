@@ -5,9 +5,9 @@
  * entities_len, poi_len, then those documents. Its key is the SHA-256 of
  * those bytes (sl_chunk_hash); its stored form is one checksummed zstd frame
  * of them, or (once settled, slime_settle) the dense form: u8 0x01, the
- * three lengths as they are, the block codec stream (sl_bcodec) of the
- * documents. doc/format.md, "Chunk
- * store", is the authority.
+ * three lengths as they are, a block codec stream (sl_bcodec) of the
+ * documents: version 1 (0xB1, written by 0.5.0) or version 2 (0xB2,
+ * written since 0.6.0). doc/format.md, "Chunk store", is the authority.
  */
 #ifndef SL_STORE_H
 #define SL_STORE_H

@@ -633,7 +633,8 @@ unframe(sl_value *v, uint32_t i, const sl_frame *f, uint8_t *dst, sl_err *err)
 	}
 	if (v->fetch(v->ctx, f->offset, f->comp_len, &comp, err))
 		return -1;
-	if (f->codec == SL_CODEC_BLOCKS ?
+	if (f->codec != SL_CODEC_ZSTD ?
+		sl_bcodec_expect(comp, f->comp_len, f->codec, err) ||
 		sl_bcodec_decode(comp, f->comp_len, dst, f->raw_len, err) :
 		sl_zstd_unframe_prefix(comp, f->comp_len, dst, f->raw_len, prefix, prefix_len, err))
 	{

@@ -66,6 +66,8 @@ typedef struct sl_encode_opts
 	size_t		base_target;	/* v3: raw bytes of the first frame, the others' prefix */
 	unsigned	prefix_ratio;	/* v3: use the prefix when the first frame compressed
 								 * at least this many times (0: always) */
+	int			block_codec;	/* archive level: block codec stream version, 0 or 1: the
+								 * densest (codec 1), 2: the fast one (codec 2) */
 } sl_encode_opts;
 
 #define SL_DEFAULT_LEVEL 3

@@ -246,7 +246,9 @@ verify_frame_header(sl_value *v, uint32_t i, sl_err *err)
 
 	if (sl_value_frame(v, i, &f, err) || v->fetch(v->ctx, f.offset, f.comp_len, &src, err))
 		return -1;
-	if (f.codec == SL_CODEC_BLOCKS ? sl_bcodec_check(src, f.comp_len, f.raw_len, err) :
+	if (f.codec != SL_CODEC_ZSTD ?
+		sl_bcodec_expect(src, f.comp_len, f.codec, err) ||
+		sl_bcodec_check(src, f.comp_len, f.raw_len, err) :
 		sl_zstd_check(src, f.comp_len, f.raw_len, err))
 	{
 		sl_err_prefix(err, "frame %u", i);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 96 * 1024, 1024 * 1024, 0, 64 * 1024, 16};
+const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 96 * 1024, 1024 * 1024, 0, 64 * 1024, 16, 0};
 
 /* The zstd level of a v3 directory: at least this (directories are small). */
 #define DIR_MIN_LEVEL 9
@@ -326,24 +326,24 @@ typedef struct writer3
 #define ARCHIVE_ZSTD_LEVEL 19	/* the zstd alternative to the block codec, and the world frame */
 
 /*
- * Code one archive-level chunk frame: the block codec or zstd at level 19,
+ * Code one archive-level chunk frame: the block codec (stream version) or zstd at level 19,
  * whichever is smaller (repetitive worlds: zstd's long matches win).
  */
 static int
-archive_frame(const sl_buf *raw, sl_buf *payload, uint8_t *codec, sl_err *err)
+archive_frame(const sl_buf *raw, int version, sl_buf *payload, uint8_t *codec, sl_err *err)
 {
 	sl_buf		bc = {0};
 	size_t		before = payload->len;
 	int			rc = -1;
 
-	if (sl_bcodec_encode(raw->data, raw->len, &bc, err) ||
+	if (sl_bcodec_encode(raw->data, raw->len, version, &bc, err) ||
 		sl_zstd_frame(raw->data, raw->len, ARCHIVE_ZSTD_LEVEL, payload, err))
 		goto done;
 	*codec = SL_CODEC_ZSTD;
 	if (bc.len < payload->len - before)
 	{
 		payload->len = before;
-		*codec = SL_CODEC_BLOCKS;
+		*codec = version == SL_BCODEC_V2 ? SL_CODEC_BLOCKS2 : SL_CODEC_BLOCKS;
 		rc = sl_buf_put(payload, bc.data, bc.len, err);
 		goto done;
 	}
@@ -391,7 +391,8 @@ close_frame3(writer3 *w, uint32_t chunks, sl_err *err)
 	f->codec = SL_CODEC_ZSTD;
 	if (w->opts->level == SL_ARCHIVE_LEVEL && chunks > 0)
 	{
-		if (archive_frame(&w->raw, &w->payload, &f->codec, err))
+		if (archive_frame(&w->raw, w->opts->block_codec == SL_BCODEC_V2 ? SL_BCODEC_V2 : SL_BCODEC_V1,
+						  &w->payload, &f->codec, err))
 			return -1;
 	}
 	else if (sl_zstd_frame_prefix(w->raw.data, w->raw.len, level,

@@ -5,13 +5,16 @@
  * For every region file of the eras anvil-1.2-1.12, anvil-1.13-1.17,
  * anvil-1.18plus and mcregion, the chunks (sl_region_read, lenient) are
  * concatenated as ONE input and compressed with zstd-3, zstd-19 + long
- * matching (windowLog 27) and sl_bcodec_encode; the bcodec output is decoded
- * and compared byte for byte. Prints per era: raw NBT, the three sizes,
- * bcodec / zstd-19-long, encode and decode MB/s of raw NBT (one run each),
+ * matching (windowLog 27) and sl_bcodec_encode as streams of version 1 and
+ * of version 2; each output is decoded and compared byte for byte. Prints a
+ * table per version, a row per era: raw NBT, the sizes, bcodec /
+ * zstd-19-long, encode and decode MB/s of raw NBT (CPU time of this
+ * process, one run each, so other work on the machine moves them less),
  * and the worst file's ratio.
  *
  * --check: no zstd baselines and no table; round-trip every region input
- * and every chunk on its own; exit 1 on the first difference (test/corpus.sh).
+ * and every chunk on its own, in both versions; exit 1 on the first
+ * difference (test/corpus.sh).
  *
  * Usage: bench_bcodec [--check] [CORPUS_DIR]   (default $SLIME_CORPUS or ../shared/corpus)
  */
@@ -34,6 +37,8 @@ static const char *const era_names[NERAS] = {
 	"anvil-1.2-1.12", "anvil-1.13-1.17", "anvil-1.18plus", "mcregion"
 };
 
+#define NVERS 2					/* stream versions 1 and 2 */
+
 typedef struct era_stats
 {
 	int			files,
@@ -41,38 +46,49 @@ typedef struct era_stats
 	double		raw,
 				z3,
 				z19l,
-				bc,
-				enc_s,
-				dec_s,
-				worst;
-	const char *worst_path;
+				bc[NVERS],
+				enc_s[NVERS],
+				dec_s[NVERS],
+				worst[NVERS];
+	const char *worst_path[NVERS];
 } era_stats;
 
 static int	check_only;
 
 
-/* Encode and decode one input, die on any difference; returns the encoded size. */
+/* CPU seconds of this process. */
+static double
+cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Encode (stream version) and decode one input, die on any difference; returns the encoded size. */
 static size_t
-round_trip(const uint8_t *raw, size_t len, const char *what, double *enc_s, double *dec_s)
+round_trip(const uint8_t *raw, size_t len, int version, const char *what, double *enc_s,
+		   double *dec_s)
 {
 	sl_buf		out = {0};
 	sl_err		err;
 	uint8_t    *back = xmalloc(len);
-	double		t0 = corpus_now(),
+	double		t0 = cpu_now(),
 				t1;
 	size_t		n;
 
-	if (sl_bcodec_encode(raw, len, &out, &err))
-		die("%s: encode: %s", what, err.msg);
-	t1 = corpus_now();
+	if (sl_bcodec_encode(raw, len, version, &out, &err))
+		die("%s: encode (version %d): %s", what, version, err.msg);
+	t1 = cpu_now();
 	if (sl_bcodec_decode(out.data, out.len, back, len, &err))
-		die("%s: decode: %s", what, err.msg);
+		die("%s: decode (version %d): %s", what, version, err.msg);
 	if (enc_s)
 		*enc_s += t1 - t0;
 	if (dec_s)
-		*dec_s += corpus_now() - t1;
+		*dec_s += cpu_now() - t1;
 	if (len && memcmp(raw, back, len) != 0)
-		die("%s: decoded bytes differ", what);
+		die("%s: decoded bytes differ (version %d)", what, version);
 	n = out.len;
 	sl_buf_free(&out);
 	free(back);
@@ -86,7 +102,7 @@ region_file(era_stats *e, const char *path)
 	sl_region	r;
 	sl_err		err;
 	sl_buf		cat = {0};
-	size_t		bc;
+	size_t		bc[NVERS];
 
 	corpus_read_region(path, &r);
 	for (int c = 0; c < r.nchunks; c++)
@@ -98,27 +114,32 @@ region_file(era_stats *e, const char *path)
 			char		what[4200];
 
 			snprintf(what, sizeof(what), "%s chunk (%d,%d)", path, r.chunks[c].x, r.chunks[c].z);
-			round_trip(r.chunks[c].nbt, r.chunks[c].nbt_len, what, NULL, NULL);
+			for (int v = 0; v < NVERS; v++)
+				round_trip(r.chunks[c].nbt, r.chunks[c].nbt_len, v + 1, what, NULL, NULL);
 		}
 	}
-	bc = round_trip(cat.data, cat.len, path, &e->enc_s, &e->dec_s);
+	for (int v = 0; v < NVERS; v++)
+	{
+		bc[v] = round_trip(cat.data, cat.len, v + 1, path, &e->enc_s[v], &e->dec_s[v]);
+		e->bc[v] += bc[v];
+	}
 	e->files++;
 	e->chunks += r.nchunks;
 	e->raw += cat.len;
-	e->bc += bc;
 	if (!check_only && cat.len > 0)
 	{
 		double		z19 = bench_zstd_size(cat.data, cat.len, 19, 1);
 
 		e->z3 += bench_zstd_size(cat.data, cat.len, 3, 0);
 		e->z19l += z19;
-		if (bc / z19 > e->worst)
-		{
-			e->worst = bc / z19;
-			e->worst_path = path;
-		}
+		for (int v = 0; v < NVERS; v++)
+			if (bc[v] / z19 > e->worst[v])
+			{
+				e->worst[v] = bc[v] / z19;
+				e->worst_path[v] = path;
+			}
 	}
-	fprintf(stderr, "  %s %zu -> %zu\n", path, cat.len, bc);
+	fprintf(stderr, "  %s %zu -> %zu (v1), %zu (v2)\n", path, cat.len, bc[0], bc[1]);
 	sl_buf_free(&cat);
 	sl_region_free(&r);
 }
@@ -126,15 +147,15 @@ region_file(era_stats *e, const char *path)
 static corpus_file *files;
 static int	nfiles;
 
-/* Print one row of the table. */
+/* Print one row of the table of stream version v + 1. */
 static void
-print_row(const char *name, const era_stats *e, const char *root)
+print_row(const char *name, const era_stats *e, int v, const char *root)
 {
 	printf("%-16s %5d %6d %12.0f %10.0f %10.0f %10.0f %7.3f %8.1f %8.1f  %.3f %s\n",
-		   name, e->files, e->chunks, e->raw, e->z3, e->z19l, e->bc,
-		   e->z19l ? e->bc / e->z19l : 0, e->enc_s ? e->raw / 1e6 / e->enc_s : 0,
-		   e->dec_s ? e->raw / 1e6 / e->dec_s : 0, e->worst,
-		   e->worst_path ? e->worst_path + strlen(root) + 1 : "-");
+		   name, e->files, e->chunks, e->raw, e->z3, e->z19l, e->bc[v],
+		   e->z19l ? e->bc[v] / e->z19l : 0, e->enc_s[v] ? e->raw / 1e6 / e->enc_s[v] : 0,
+		   e->dec_s[v] ? e->raw / 1e6 / e->dec_s[v] : 0, e->worst[v],
+		   e->worst_path[v] ? e->worst_path[v] + strlen(root) + 1 : "-");
 }
 
 int
@@ -172,27 +193,36 @@ main(int argc, char **argv)
 	}
 	printf("slime bench_bcodec: zstd %s; corpus %s; one input per region file\n",
 		   ZSTD_versionString(), root);
-	printf("%-16s %5s %6s %12s %10s %10s %10s %7s %8s %8s  %s\n", "era", "files", "chunks",
-		   "raw NBT", "zstd-3", "zstd19L", "bcodec", "bc/19L", "enc MB/s", "dec MB/s",
-		   "worst bc/19L file");
 	for (int k = 0; k < NERAS; k++)
 	{
-		print_row(era_names[k], &es[k], root);
 		all.files += es[k].files;
 		all.chunks += es[k].chunks;
 		all.raw += es[k].raw;
 		all.z3 += es[k].z3;
 		all.z19l += es[k].z19l;
-		all.bc += es[k].bc;
-		all.enc_s += es[k].enc_s;
-		all.dec_s += es[k].dec_s;
-		if (es[k].worst > all.worst)
+		for (int v = 0; v < NVERS; v++)
 		{
-			all.worst = es[k].worst;
-			all.worst_path = es[k].worst_path;
+			all.bc[v] += es[k].bc[v];
+			all.enc_s[v] += es[k].enc_s[v];
+			all.dec_s[v] += es[k].dec_s[v];
+			if (es[k].worst[v] > all.worst[v])
+			{
+				all.worst[v] = es[k].worst[v];
+				all.worst_path[v] = es[k].worst_path[v];
+			}
 		}
 	}
-	print_row("all", &all, root);
+	for (int v = 0; v < NVERS; v++)
+	{
+		printf("\nblock codec version %d (%s)\n", v + 1,
+			   v ? "0xB2, value codec 2, settled store entries" : "0xB1, value codec 1, the archive level");
+		printf("%-16s %5s %6s %12s %10s %10s %10s %7s %8s %8s  %s\n", "era", "files", "chunks",
+			   "raw NBT", "zstd-3", "zstd19L", "bcodec", "bc/19L", "enc MB/s", "dec MB/s",
+			   "worst bc/19L file");
+		for (int k = 0; k < NERAS; k++)
+			print_row(era_names[k], &es[k], v, root);
+		print_row("all", &all, v, root);
+	}
 	printf("(%.1f s)\n", corpus_now() - t0);
 	return 0;
 }

@@ -1,11 +1,14 @@
 /*
- * fuzz_bcodec.c - libFuzzer target for the block codec (sl_bcodec).
+ * fuzz_bcodec.c - libFuzzer target for the block codec (sl_bcodec),
+ * streams of version FUZZ_BCODEC_VERSION (1 here; fuzz_bcodec2.c: 2).
  *
  * Input: any bytes.
  *   - decode them as a bcodec stream (raw length = first 2 bytes * 16),
  *     as given and with the body XXH32 patched so the decoder goes past
- *     its first check: errors are fine, crashes are not;
- *   - encode the input, decode it: the input must come back;
+ *     its first check (and its magic byte set to the version's, so every
+ *     input reaches that version's models): errors are fine, crashes are not;
+ *   - encode the input as a stream of the version, decode it: the input
+ *     must come back;
  *   - flip one byte of that encoding (position and value from the input),
  *     patch its XXH32 and decode: an error or the input, never a crash.
  */
@@ -13,6 +16,10 @@
 
 #include "fuzz_common.h"
 #include "sl_bcodec.h"
+
+#ifndef FUZZ_BCODEC_VERSION
+#define FUZZ_BCODEC_VERSION SL_BCODEC_V1
+#endif
 
 /* Decode src as a bcodec stream of raw_len bytes; check the error if any. */
 static int
@@ -61,6 +68,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		try_decode(p, size - 2, raw_len, &back);
 		free(back);
+		if (size > 2)
+			p[0] = (uint8_t) (0xB0 + FUZZ_BCODEC_VERSION);
 		patch_xxh32(p, size - 2);
 		try_decode(p, size - 2, raw_len, &back);
 		free(back);
@@ -68,7 +77,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	err.code = SL_OK;
-	if (sl_bcodec_encode(data, size, &enc, &err))
+	if (sl_bcodec_encode(data, size, FUZZ_BCODEC_VERSION, &enc, &err))
 	{
 		fuzz_check_err(&err);
 		FUZZ_CHECK(0, "encode of %zu bytes failed: %s", size, err.msg);

@@ -478,7 +478,7 @@ dense_entry_of(const uint32_t len[SL_NCOMP], const uint8_t *const comp[SL_NCOMP]
 			die("out of memory", NULL);
 	}
 	e->len = 0;
-	if (sl_buf_put(e, head, sizeof(head), &err) || sl_bcodec_encode(docs.data, docs.len, e, &err))
+	if (sl_buf_put(e, head, sizeof(head), &err) || sl_bcodec_encode(docs.data, docs.len, SL_BCODEC_V1, e, &err))
 		die("dense entry encode", &err);
 	sl_buf_free(&docs);
 }
@@ -818,6 +818,15 @@ gen_values(void)
 	}
 	/* format version 3 with references (no store records after it) */
 	put_ref_value("gen-mixed-v3.slime", c, 4, 0x5, NULL, 0, &multi, 2);
+	/* the archive level, block codec versions 1 and 2 (where they beat zstd-19) */
+	{
+		sl_encode_opts arch = sl_default_encode_opts;
+
+		arch.level = SL_ARCHIVE_LEVEL;
+		put_value("gen-archive.slime", c, 4, docs[0].data, docs[0].len, &arch);
+		arch.block_codec = SL_BCODEC_V2;
+		put_value("gen-archive-codec2.slime", c, 4, docs[0].data, docs[0].len, &arch);
+	}
 	for (int i = 0; i < 4; i++)
 		sl_buf_free(&docs[i]);
 }

@@ -211,22 +211,33 @@ gen_legacy(sl_buf *b, int mcregion)
 	sl_buf_put_u8(b, SL_TAG_END, &err);
 }
 
-/* Encode and decode; CHECK the bytes come back. Returns the encoded size. */
+/* Encode (as a stream of version) and decode; CHECK the bytes come back. Returns the encoded size. */
 static size_t
-round_trip(const uint8_t *raw, size_t len)
+round_trip_v(const uint8_t *raw, size_t len, int version)
 {
 	sl_buf		enc = {0};
 	sl_err		err;
 	uint8_t    *back = malloc(len + 1);
 	size_t		n;
 
-	CHECK_OK(sl_bcodec_encode(raw, len, &enc, &err), &err);
+	CHECK_OK(sl_bcodec_encode(raw, len, version, &enc, &err), &err);
+	CHECK(sl_bcodec_version(enc.data, enc.len) == version);
 	CHECK_OK(sl_bcodec_decode(enc.data, enc.len, back, len, &err), &err);
 	CHECK(len == 0 || memcmp(raw, back, len) == 0);
 	n = enc.len;
 	sl_buf_free(&enc);
 	free(back);
 	return n;
+}
+
+/* Round-trip raw as streams of both versions; returns the larger encoded size. */
+static size_t
+round_trip(const uint8_t *raw, size_t len)
+{
+	size_t		a = round_trip_v(raw, len, SL_BCODEC_V1),
+				b = round_trip_v(raw, len, SL_BCODEC_V2);
+
+	return a > b ? a : b;
 }
 
 void
@@ -285,8 +296,9 @@ test_bcodec_non_nbt(void)
 	free(buf);
 }
 
-void
-test_bcodec_corrupt(void)
+/* Truncate and flip every byte of a stream of version: always SL_ERR_CORRUPT. */
+static void
+corrupt_v(int version)
 {
 	sl_buf		b = {0},
 				enc = {0};
@@ -297,7 +309,7 @@ test_bcodec_corrupt(void)
 
 	gen_flat(&b);
 	back = malloc(b.len);
-	CHECK_OK(sl_bcodec_encode(b.data, b.len, &enc, &err), &err);
+	CHECK_OK(sl_bcodec_encode(b.data, b.len, version, &enc, &err), &err);
 	/* every truncation */
 	for (size_t k = 0; k < enc.len; k++)
 	{
@@ -322,19 +334,29 @@ test_bcodec_corrupt(void)
 	CHECK(wrong_code == 0);
 	CHECK_OK(sl_bcodec_decode(enc.data, enc.len, back, b.len, &err), &err);
 	CHECK(memcmp(back, b.data, b.len) == 0);
+	/* a stream is only the codec of its own version */
+	CHECK_OK(sl_bcodec_expect(enc.data, enc.len, version, &err), &err);
+	CHECK(sl_bcodec_expect(enc.data, enc.len, 3 - version, &err) != 0 && err.code == SL_ERR_CORRUPT);
 	sl_buf_free(&b);
 	sl_buf_free(&enc);
 	free(back);
 }
 
+void
+test_bcodec_corrupt(void)
+{
+	corrupt_v(SL_BCODEC_V1);
+	corrupt_v(SL_BCODEC_V2);
+}
+
 /*
  * The archive level of format v3: generated chunks of two eras in one
- * value, coded with the block codec (or zstd 19 where smaller), verify and
+ * value, coded with the block codec (streams of version: codec 1 or 2) (or zstd 19 where smaller), verify and
  * read back byte for byte, hash like the default level's value; a flipped
  * byte of a block-codec frame is an error, never a wrong chunk.
  */
-void
-test_bcodec_archive_value(void)
+static void
+archive_value_v(int version)
 {
 	sl_buf		docs[8] = {{0}};
 	sl_chunk_src src[8];
@@ -362,6 +384,7 @@ test_bcodec_archive_value(void)
 		src[i].len[0] = (uint32_t) docs[i].len;
 	}
 	o.level = SL_ARCHIVE_LEVEL;
+	o.block_codec = version;
 	CHECK_OK(sl_value_encode(src, 8, NULL, 0, &o, NULL, &arch, &err), &err);
 	CHECK_OK(sl_value_encode(src, 8, NULL, 0, NULL, NULL, &plain, &err), &err);
 	CHECK_OK(sl_value_verify(arch.data, arch.len, NULL, &err), &err);
@@ -371,7 +394,7 @@ test_bcodec_archive_value(void)
 	CHECK(ha.version == 3 && (ha.flags & SL_FLAG_PREFIX) == 0);
 	CHECK_OK(sl_value_open_mem(&v, arch.data, arch.len, NULL, &err), &err);
 	for (uint32_t f = 0; f < v.hdr.frame_count; f++)
-		blocks += v.frames[f].codec == SL_CODEC_BLOCKS;
+		blocks += v.frames[f].codec == (version == SL_BCODEC_V2 ? SL_CODEC_BLOCKS2 : SL_CODEC_BLOCKS);
 	CHECK(blocks == 1);
 	for (uint32_t i = 0; i < 8; i++)
 	{
@@ -403,4 +426,12 @@ test_bcodec_archive_value(void)
 	sl_buf_free(&plain);
 	for (int i = 0; i < 8; i++)
 		sl_buf_free(&docs[i]);
+}
+
+void
+test_bcodec_archive_value(void)
+{
+	archive_value_v(SL_BCODEC_V1);
+	archive_value_v(SL_BCODEC_V2);
+
 }

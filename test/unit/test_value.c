@@ -1886,9 +1886,9 @@ test_value_frame_cap(void)
 	sl_buf_free(&out);
 }
 
-/* The dense entry of chunk c built by hand: 0x01, the lengths, the block codec stream. */
+/* The dense entry of chunk c built by hand: 0x01, the lengths, the block codec stream of version. */
 static void
-tv_dense_entry(const sl_chunk_src *c, sl_buf *out)
+tv_dense_entry(const sl_chunk_src *c, int version, sl_buf *out)
 {
 	sl_buf		docs = {0};
 	uint8_t		head[SL_DENSE_HEADER];
@@ -1902,7 +1902,7 @@ tv_dense_entry(const sl_chunk_src *c, sl_buf *out)
 	}
 	out->len = 0;
 	sl_buf_put(out, head, sizeof(head), NULL);
-	CHECK(sl_bcodec_encode(docs.data, docs.len, out, NULL) == 0);
+	CHECK(sl_bcodec_encode(docs.data, docs.len, version, out, NULL) == 0);
 	sl_buf_free(&docs);
 }
 
@@ -1950,8 +1950,8 @@ test_store_entry_dense(void)
 		st.len = 0;
 		CHECK_OK(sl_store_entry_settle(key, e.data, e.len, NULL, &st, &err), &err);
 		tv_entry_same(&st, &d, &s.src[i]);
-		/* the dense form itself, and settling it again */
-		tv_dense_entry(&s.src[i], &e);
+		/* the dense form itself (0.5.0's version 1 streams and version 2), and settling it again */
+		tv_dense_entry(&s.src[i], i % 2 ? SL_BCODEC_V2 : SL_BCODEC_V1, &e);
 		tv_entry_same(&e, &d, &s.src[i]);
 		st.len = 0;
 		CHECK_OK(sl_store_entry_settle(key, e.data, e.len, NULL, &st, &err), &err);
