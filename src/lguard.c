@@ -101,11 +101,7 @@ slime_loader_as_owner(FunctionCallInfo fcinfo, AclMode need, PGFunction body)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the loader's table must not be NULL")));
 	tbl = PG_GETARG_OID(0);
-	worlds = slime_loader_worlds_of(tbl);
-	if (!OidIsValid(worlds))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("no loader saves table with OID %u", tbl)));
+	worlds = slime_loader_worlds_required(tbl);
 	if (pg_class_aclcheck(tbl, caller, need) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),

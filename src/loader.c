@@ -176,6 +176,19 @@ slime_loader_worlds_of(Oid tbl)
 	return get_relname_relid(psprintf("%s_worlds", name), get_rel_namespace(tbl));
 }
 
+/* The <name>_worlds table of the saves table tbl; raise when there is none. */
+Oid
+slime_loader_worlds_required(Oid tbl)
+{
+	Oid			worlds = slime_loader_worlds_of(tbl);
+
+	if (!OidIsValid(worlds))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("no loader saves table with OID %u", tbl)));
+	return worlds;
+}
+
 /* What a conversion gives: the value, the memo (NULL: none), the chunks reused. */
 typedef struct converted_file
 {
@@ -469,11 +482,7 @@ save_as_owner(PG_FUNCTION_ARGS)
 	MemoryContext outer = CurrentMemoryContext;
 
 	tbl = PG_GETARG_OID(0);
-	worlds = slime_loader_worlds_of(tbl);
-	if (!OidIsValid(worlds))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("no loader saves table with OID %u", tbl)));
+	worlds = slime_loader_worlds_required(tbl);
 	file = PG_GETARG_BYTEA_PP(3);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -546,17 +555,13 @@ static Datum
 load_as_owner(PG_FUNCTION_ARGS)
 {
 	Oid			tbl = PG_GETARG_OID(0);
-	Oid			worlds = slime_loader_worlds_of(tbl);
+	Oid			worlds = slime_loader_worlds_required(tbl);
 	Datum		arg = PG_GETARG_DATUM(1);
 	bool		isnull;
 	Datum		r;
 	MemoryContext outer = CurrentMemoryContext;
 	MemoryContext spi;
 
-	if (!OidIsValid(worlds))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("no loader saves table with OID %u", tbl)));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	prepare_save(tbl, worlds, fcinfo);

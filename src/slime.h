@@ -89,6 +89,9 @@ bool		slime_loader_checked(const uint8_t hash[32]);
 /* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing (loader.c). */
 Oid			slime_loader_worlds_of(Oid tbl);
 
+/* The <name>_worlds table of the saves table tbl; raise when there is none (loader.c). */
+Oid			slime_loader_worlds_required(Oid tbl);
+
 /* A function in namespace nsp (the extension's) by name and argument types, InvalidOid if none (lguard.c). */
 Oid			slime_extension_func(Oid nsp, const char *name, Oid *argtypes, int nargs);
 
