@@ -176,6 +176,20 @@ slime_step() {
     fi
 }
 
+# slime_bench_begin NAME: a work dir /tmp/slime-bench-NAME.* in $work
+# (removed at exit); unless SLIME_BENCH_BUILT=1, the Debian packages of
+# SLIME_DEPS installed and the extension built and installed (log in $work).
+slime_bench_begin() {
+    work=$(mktemp -d "/tmp/slime-bench-$1.XXXXXX") || return 1
+    chmod 755 "$work"
+    slime_on_exit "rm -rf '$work'"
+    if [ "${SLIME_BENCH_BUILT:-0}" != 1 ]; then
+        slime_install_deps
+        slime_step "build and install the extension" "$work/build.log" \
+            bash -c ". '$SLIME_ROOT/test/lib.sh' && slime_build_install"
+    fi
+}
+
 # psql that stops on the first error and reads no ~/.psqlrc.
 slime_psql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 

@@ -39,15 +39,7 @@ CORPUS=$(slime_corpus) || exit 1
 export SLIME_CORPUS=$CORPUS
 REGION=${BENCH_SCHEM_REGION:-$CORPUS/anvil-1.18plus/querz-nbt/parsers/r.0.0.mca}
 
-work=$(mktemp -d /tmp/slime-bench-schem.XXXXXX)
-chmod 755 "$work"
-slime_on_exit "rm -rf '$work'"
-
-if [ "${SLIME_BENCH_BUILT:-0}" != 1 ]; then
-    slime_install_deps
-    slime_step "build and install the extension" "$work/build.log" \
-        bash -c ". '$SLIME_ROOT/test/lib.sh' && slime_build_install"
-fi
+slime_bench_begin schem
 slime_step "build build/bench_schem" "$work/make.log" make build/bench_schem PG_CONFIG="$SLIME_PG_CONFIG"
 
 echo "== 1. core library (build/bench_schem), best of $RUNS; the machine may be shared"

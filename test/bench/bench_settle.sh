@@ -37,15 +37,8 @@ cd "$SLIME_ROOT"
 
 SECS=${BENCH_SECONDS:-5}
 ERAS=(anvil-1.2-1.12 anvil-1.13-1.17 anvil-1.18plus mcregion)
-work=$(mktemp -d /tmp/slime-bench-settle.XXXXXX)
-chmod 755 "$work"
-slime_on_exit "rm -rf '$work'"
 
-if [ "${SLIME_BENCH_BUILT:-0}" != 1 ]; then
-    slime_install_deps
-    slime_step "build and install the extension" "$work/build.log" \
-        bash -c ". '$SLIME_ROOT/test/lib.sh' && slime_build_install"
-fi
+slime_bench_begin settle
 CORPUS=$(slime_corpus) || exit 1
 slime_step "build build/bench_bcodec" "$work/build-bcodec.log" \
     make build/bench_bcodec PG_CONFIG="$SLIME_PG_CONFIG"

@@ -48,16 +48,9 @@ SECS=${BENCH_SECONDS:-10}
 READS=${BENCH_SHARD_READS:-1000}
 PGBENCH=$SLIME_PG_BIN/pgbench
 
-work=$(mktemp -d /tmp/slime-bench-shard.XXXXXX)
-chmod 755 "$work"
-slime_on_exit "rm -rf '$work'"
+slime_bench_begin shard
 BG_PIDS=()
 slime_on_exit 'for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done'
-if [ "${SLIME_BENCH_BUILT:-0}" != 1 ]; then
-    slime_install_deps
-    slime_step "build and install the extension" "$work/build.log" \
-        bash -c ". '$SLIME_ROOT/test/lib.sh' && slime_build_install"
-fi
 CORPUS=$(slime_corpus) || exit 1
 
 # ---- nodes -------------------------------------------------------------------

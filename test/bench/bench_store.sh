@@ -47,16 +47,8 @@ DB2=slime_bench_store_2
 [ "$SAVES" -ge 2 ] || { echo "ERROR: BENCH_SAVES must be at least 2" >&2; exit 1; }
 [ "$CLONES" -ge 1 ] || { echo "ERROR: BENCH_CLONES must be at least 1" >&2; exit 1; }
 
-work=$(mktemp -d /tmp/slime-bench-store.XXXXXX)
-chmod 755 "$work"
-slime_on_exit "rm -rf '$work'"
-
-if [ "${SLIME_BENCH_BUILT:-0}" != 1 ]; then
-    SLIME_DEPS+=(libpq-dev)
-    slime_install_deps
-    slime_step "build and install the extension" "$work/build.log" \
-        bash -c ". '$SLIME_ROOT/test/lib.sh' && slime_build_install"
-fi
+SLIME_DEPS+=(libpq-dev)
+slime_bench_begin store
 CORPUS=$(slime_corpus) || exit 1
 export SLIME_CORPUS=$CORPUS
 slime_step "build build/bench_size and build/bench_granularity" "$work/build-progs.log" \
