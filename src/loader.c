@@ -70,6 +70,30 @@ check_memo(sl_lmemo *m)
 	pfree(present);
 }
 
+/* A (sub)transaction as the markers here keep it. */
+typedef struct subxact
+{
+	LocalTransactionId lxid;
+	SubTransactionId subxid;
+} subxact;
+
+/* The (sub)transaction running now. */
+static subxact
+this_subxact(void)
+{
+	subxact		x = {MyProc->lxid, GetCurrentSubTransactionId()};
+
+	return x;
+}
+
+/* Whether marker x was set in the (sub)transaction running now. */
+static bool
+is_this_subxact(subxact x)
+{
+	return x.lxid != InvalidLocalTransactionId && x.lxid == MyProc->lxid &&
+		x.subxid == GetCurrentSubTransactionId();
+}
+
 /*
  * The value slime_loader_convert built last: its content hash, and the
  * transaction and subtransaction it checked and stored its chunks in. Until
@@ -79,8 +103,7 @@ check_memo(sl_lmemo *m)
  */
 static struct
 {
-	LocalTransactionId lxid;
-	SubTransactionId subxid;
+	subxact		at;
 	uint8_t		hash[32];
 }			converted;
 
@@ -88,8 +111,7 @@ static struct
 bool
 slime_loader_checked(const uint8_t hash[32])
 {
-	return converted.lxid == MyProc->lxid && converted.subxid == GetCurrentSubTransactionId() &&
-		converted.lxid != InvalidLocalTransactionId && memcmp(converted.hash, hash, 32) == 0;
+	return is_this_subxact(converted.at) && memcmp(converted.hash, hash, 32) == 0;
 }
 
 /* Raise a conversion error as slime_from_slimefile does. */
@@ -238,8 +260,7 @@ convert(bytea *file, bytea *prev, converted_file *c)
 	if (slime_loader_verify())
 		verify_save(file, c->value);
 	content_hash(c->value, converted.hash);
-	converted.lxid = MyProc->lxid;
-	converted.subxid = GetCurrentSubTransactionId();
+	converted.at = this_subxact();
 	if (out.has_ctx)
 	{
 		if (sl_buf_put_u32be(&mbuf, 0, &err) || sl_lmemo_encode(&out, &mbuf, &err))
@@ -317,7 +338,7 @@ static const bool save_on_worlds[LQ_COUNT] = {true, false, true, false, true, fa
 static struct
 {
 	Oid			tbl;
-	char	   *names;			/* "saves\0worlds" as quoted then */
+	char	   *names;			/* "saves worlds schema" as quoted then */
 	SPIPlanPtr	plans[LQ_COUNT];
 }			save_plans;
 
@@ -427,8 +448,7 @@ file_to_keep(bytea *file, const converted_file *c)
  */
 static struct
 {
-	LocalTransactionId lxid;
-	SubTransactionId subxid;
+	subxact		at;
 	Oid			saves;
 	int64		save;
 	text	   *world;
@@ -438,7 +458,7 @@ static struct
 static void
 unfence(void)
 {
-	fenced.lxid = InvalidLocalTransactionId;
+	fenced.at.lxid = InvalidLocalTransactionId;
 	fenced.saves = InvalidOid;
 }
 
@@ -452,8 +472,7 @@ slime_loader_fenced(PG_FUNCTION_ARGS)
 {
 	text	   *world = PG_GETARG_TEXT_PP(1);
 
-	PG_RETURN_BOOL(fenced.lxid == MyProc->lxid && fenced.lxid != InvalidLocalTransactionId &&
-				   fenced.subxid == GetCurrentSubTransactionId() &&
+	PG_RETURN_BOOL(is_this_subxact(fenced.at) &&
 				   fenced.saves == PG_GETARG_OID(0) && fenced.save == PG_GETARG_INT64(2) &&
 				   VARSIZE_ANY_EXHDR(world) == VARSIZE_ANY_EXHDR(fenced.world) &&
 				   memcmp(VARDATA_ANY(world), VARDATA_ANY(fenced.world), VARSIZE_ANY_EXHDR(world)) == 0);
@@ -531,8 +550,7 @@ save_as_owner(PG_FUNCTION_ARGS)
 	memcpy(fenced.world, DatumGetPointer(args[0]), VARSIZE_ANY(DatumGetPointer(args[0])));
 	fenced.saves = tbl;
 	fenced.save = DatumGetInt64(saved);
-	fenced.subxid = GetCurrentSubTransactionId();
-	fenced.lxid = MyProc->lxid;
+	fenced.at = this_subxact();
 	PG_TRY();
 	{
 		run_save(LQ_INSERT, args, nulls, SPI_OK_SELECT, &isnull);
