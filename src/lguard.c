@@ -91,9 +91,7 @@ slime_loader_as_owner(FunctionCallInfo fcinfo, AclMode need, PGFunction body)
 	Oid			owner;
 	Oid			caller = GetUserId();
 	Oid			prev = loader_caller;
-	Oid			save_user;
-	int			save_sec;
-	int			nest;
+	slime_role_ctx rc;
 	Datum		r;
 
 	if (PG_ARGISNULL(0))
@@ -119,17 +117,12 @@ slime_loader_as_owner(FunctionCallInfo fcinfo, AclMode need, PGFunction body)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("loader tables %s and %s_worlds have different owners", get_rel_name(tbl), get_rel_name(tbl))));
-	GetUserIdAndSecContext(&save_user, &save_sec);
 	loader_caller = caller;
 	PG_TRY();
 	{
-		SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-		nest = NewGUCNestLevel();
-		(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
+		slime_become(owner, SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION, &rc);
 		r = body(fcinfo);
-		AtEOXact_GUC(false, nest);
-		SetUserIdAndSecContext(save_user, save_sec);
+		slime_unbecome(&rc, false);
 	}
 	PG_FINALLY();
 	{

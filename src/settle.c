@@ -122,18 +122,11 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 						rel_qualified(saves), rel_qualified(worlds))));
 	else if (OidIsValid(worlds))
 	{
-		Oid			save_user;
-		int			save_sec;
-		int			nest;
+		slime_role_ctx rc;
 
-		GetUserIdAndSecContext(&save_user, &save_sec);
-		SetUserIdAndSecContext(slime_rel_owner(worlds), save_sec | SECURITY_RESTRICTED_OPERATION);
-		nest = NewGUCNestLevel();
-		(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
+		slime_become(slime_rel_owner(worlds), SECURITY_RESTRICTED_OPERATION, &rc);
 		drop_cold_files(saves, worlds, cutoff, batch, &files, &bytes);
-		AtEOXact_GUC(false, nest);
-		SetUserIdAndSecContext(save_user, save_sec);
+		slime_unbecome(&rc, false);
 	}
 	vals[0] = Int64GetDatum(files);
 	vals[1] = Int64GetDatum(bytes);

@@ -317,6 +317,29 @@ slime_from_bytes(const uint8_t *data, size_t len)
 	return r;
 }
 
+/*
+ * Act as role, with sec_flags added to the security context and search_path
+ * pinned to pg_catalog, pg_temp, as a SECURITY DEFINER function with a
+ * pinned path does (an error undoes both with the transaction).
+ */
+void
+slime_become(Oid role, int sec_flags, slime_role_ctx *c)
+{
+	GetUserIdAndSecContext(&c->user, &c->sec);
+	SetUserIdAndSecContext(role, c->sec | sec_flags);
+	c->nest = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+/* Back to the caller after slime_become; commit: whether settings made meanwhile stay. */
+void
+slime_unbecome(const slime_role_ctx *c, bool commit)
+{
+	AtEOXact_GUC(commit, c->nest);
+	SetUserIdAndSecContext(c->user, c->sec);
+}
+
 /* The zstd level of the chunks loader saves put in the store (slime.loader_level). */
 int
 slime_loader_level(void)

@@ -22,6 +22,23 @@ void		slime_raise(const sl_err *err, bool in_input) pg_attribute_noreturn();
 /* Whether input checks the whole content (slime.input_check = full). */
 bool		slime_check_full(void);
 
+/* Who the backend acted as before slime_become, for slime_unbecome. */
+typedef struct slime_role_ctx
+{
+	Oid			user;
+	int			sec;
+	int			nest;
+} slime_role_ctx;
+
+/*
+ * Act as role, with sec_flags added to the security context and search_path
+ * pinned to pg_catalog, pg_temp (an error undoes both with the transaction).
+ */
+void		slime_become(Oid role, int sec_flags, slime_role_ctx *c);
+
+/* Back to the caller after slime_become; commit: whether settings made meanwhile stay. */
+void		slime_unbecome(const slime_role_ctx *c, bool commit);
+
 /* The zstd level of the chunks loader saves put in the store (slime.loader_level). */
 int			slime_loader_level(void);
 /* Whether loader saves are checked against a whole conversion (slime.loader_verify). */

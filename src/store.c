@@ -476,35 +476,14 @@ check_present(slime_open_value *o, const slime_hashed *present, int npresent)
 	}
 }
 
-/* What owner_enter changed, for owner_leave. */
-typedef struct owner_ctx
-{
-	Oid			user;
-	int			sec;
-	int			nest;
-} owner_ctx;
-
 /*
- * Act as the store's owner with search_path pg_catalog, pg_temp, as the
- * SECURITY DEFINER slime_store() does, for the store queries a loader save
- * runs from the caller's function (an error undoes both with the transaction).
+ * The store's owner, as the SECURITY DEFINER slime_store() acts, for the
+ * store queries a loader save runs from the caller's function.
  */
 static void
-owner_enter(Relation store, owner_ctx *c)
+owner_enter(Relation store, slime_role_ctx *c)
 {
-	GetUserIdAndSecContext(&c->user, &c->sec);
-	c->nest = NewGUCNestLevel();
-	SetUserIdAndSecContext(store->rd_rel->relowner, c->sec | SECURITY_LOCAL_USERID_CHANGE);
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-}
-
-/* Back to the caller after owner_enter. */
-static void
-owner_leave(const owner_ctx *c)
-{
-	AtEOXact_GUC(true, c->nest);
-	SetUserIdAndSecContext(c->user, c->sec);
+	slime_become(store->rd_rel->relowner, SECURITY_LOCAL_USERID_CHANGE, c);
 }
 
 /* Which of n hashes the store holds; the store stays locked against slime_gc()'s delete. */
@@ -515,7 +494,7 @@ slime_store_which(const uint8_t *hashes, int n, bool *present)
 	slime_hashed *want = palloc(sizeof(slime_hashed) * (n ? n : 1));
 	slime_hashed *found;
 	int			nfound;
-	owner_ctx	oc;
+	slime_role_ctx oc;
 
 	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
 	for (int i = 0; i < n; i++)
@@ -527,7 +506,7 @@ slime_store_which(const uint8_t *hashes, int n, bool *present)
 					hashes_to_array(want, n), NULL, SPI_OK_SELECT);
 	nfound = result_hashes(&found);
 	SPI_finish();
-	owner_leave(&oc);
+	slime_unbecome(&oc, true);
 	for (int i = 0; i < n; i++)
 		present[i] = hash_in(hashes + (size_t) 32 * i, found, nfound);
 	table_close(rel, AccessShareLock);
@@ -538,7 +517,7 @@ void
 slime_store_put(Datum *hashes, Datum *entries, int n)
 {
 	Relation	rel;
-	owner_ctx	oc;
+	slime_role_ctx oc;
 
 	if (n == 0)
 		return;
@@ -552,7 +531,7 @@ slime_store_put(Datum *hashes, Datum *entries, int n)
 					construct_array(entries, n, BYTEAOID, -1, false, TYPALIGN_INT),
 					SPI_OK_INSERT);
 	SPI_finish();
-	owner_leave(&oc);
+	slime_unbecome(&oc, true);
 	table_close(rel, AccessShareLock);
 }
 
