@@ -10,7 +10,7 @@
 # run and is counted with its reason; a marker before anything else fails.
 # Then the files the examples write are checked: r.0.0.mca and island.slime
 # read back by slimetool, map.png and pvp1.schem by their magic bytes.
-# Prints "doc: N blocks ran, M skipped" and exits non-zero on any failure.
+# Prints "doc: N of T blocks ran as written, M skipped" and exits non-zero on any failure.
 # Usage: bash test/doc.sh [README]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -60,7 +60,7 @@ chmod -R a+rX "$WORK"
 ran=0
 for b in "$WORK"/blocks/*.sql; do
     line=$(head -n 1 "$b"); line=${line#-- }
-    if (cd "$WORK/client" && psql -X -q -v ON_ERROR_STOP=1 -f "$b") >"$WORK/out" 2>&1; then
+    if (cd "$WORK/client" && slime_psql -f "$b") >"$WORK/out" 2>&1; then
         ran=$((ran + 1))
         result OK "$line: ran ($(($(wc -l <"$b") - 1)) lines)"
     else
