@@ -331,11 +331,44 @@ open_biomes(const sl_nbt *b, sl_section *sec, sl_err *err)
 static sl_layout
 layout_of(const sl_nbt *s)
 {
-	if (sl_nbt_child(s, "block_states"))
+	int			names = 0;
+
+	for (uint32_t i = 0; s != NULL && s->type == SL_TAG_COMPOUND && i < s->v.comp.count; i++)
+		if (s->v.comp.items[i] != NULL)
+			names |= sl_section_name_bit(s->v.comp.items[i]->name, s->v.comp.items[i]->name_len);
+	return sl_layout_of_names(names);
+}
+
+/* The SL_SECTION_HAS_* bit of an entry named name[0..len) of a section (0: none). */
+int
+sl_section_name_bit(const char *name, size_t len)
+{
+	static const struct
+	{
+		const char *name;
+		int			bit;
+	}			bits[] = {
+		{"block_states", SL_SECTION_HAS_BLOCK_STATES},
+		{"Blocks", SL_SECTION_HAS_BLOCKS},
+		{"Palette", SL_SECTION_HAS_PALETTE},
+		{"BlockStates", SL_SECTION_HAS_BLOCKSTATES},
+	};
+
+	for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++)
+		if (strlen(bits[k].name) == len && memcmp(bits[k].name, name, len) == 0)
+			return bits[k].bit;
+	return 0;
+}
+
+/* The layout a section with these SL_SECTION_HAS_* entries is of (NONE: no blocks). */
+sl_layout
+sl_layout_of_names(int names)
+{
+	if (names & SL_SECTION_HAS_BLOCK_STATES)
 		return SL_LAYOUT_MODERN;
-	if (sl_nbt_child(s, "Blocks"))
+	if (names & SL_SECTION_HAS_BLOCKS)
 		return SL_LAYOUT_ANVIL;
-	if (sl_nbt_child(s, "Palette") && sl_nbt_child(s, "BlockStates"))
+	if ((names & SL_SECTION_HAS_PALETTE) && (names & SL_SECTION_HAS_BLOCKSTATES))
 		return SL_LAYOUT_FLAT;
 	return SL_LAYOUT_NONE;
 }

@@ -159,6 +159,18 @@ int			sl_chunk_blocks_scan(const uint8_t *nbt, size_t len, int32_t data_version,
 /* Open section i of a scanned chunk if it is not open yet (errors name it). */
 int			sl_section_load(sl_chunk_blocks *c, int i, sl_err *err);
 
+/* Entries a section has that tell its layout, as sl_layout_of_names reads them. */
+#define SL_SECTION_HAS_BLOCK_STATES	1	/* "block_states" */
+#define SL_SECTION_HAS_BLOCKS		2	/* "Blocks" */
+#define SL_SECTION_HAS_PALETTE		4	/* "Palette" */
+#define SL_SECTION_HAS_BLOCKSTATES	8	/* "BlockStates" */
+
+/* The SL_SECTION_HAS_* bit of an entry named name[0..len) of a section (0: none). */
+int			sl_section_name_bit(const char *name, size_t len);
+
+/* The layout a section with these SL_SECTION_HAS_* entries is of (NONE: no blocks). */
+sl_layout	sl_layout_of_names(int names);
+
 /* Short name of a layout: "none", "mcregion", "anvil", "flattened", "modern". */
 const char *sl_layout_name(sl_layout layout);
 

@@ -25,12 +25,6 @@
 
 #define FALLBACK	1			/* let sl_chunk_blocks_open read the chunk */
 
-/* Entries of a section whose names tell its layout (layout_of in sl_blocks.c). */
-#define HAS_BLOCK_STATES	1
-#define HAS_BLOCKS			2
-#define HAS_PALETTE			4
-#define HAS_BLOCKSTATES		8
-
 /* The pass over one chunk. */
 typedef struct scan
 {
@@ -84,19 +78,6 @@ skip(const scan *s, size_t *pos, entry *e, int budget)
 	return 1;
 }
 
-/* Give the layout a section's entry names imply. */
-static sl_layout
-layout_of_names(int names)
-{
-	if (names & HAS_BLOCK_STATES)
-		return SL_LAYOUT_MODERN;
-	if (names & HAS_BLOCKS)
-		return SL_LAYOUT_ANVIL;
-	if ((names & HAS_PALETTE) && (names & HAS_BLOCKSTATES))
-		return SL_LAYOUT_FLAT;
-	return SL_LAYOUT_NONE;
-}
-
 /* Read one section, a compound payload at *pos inside `outer` containers; 0, FALLBACK. */
 static int
 scan_section(scan *s, size_t *pos, int outer)
@@ -115,9 +96,9 @@ scan_section(scan *s, size_t *pos, int outer)
 
 	while ((r = next_entry(s, pos, &e)) > 0)
 	{
+		names |= sl_section_name_bit(e.name, e.len);
 		if (is(&e, "block_states"))
 		{
-			names |= HAS_BLOCK_STATES;
 			bs_type = e.type;
 			bs_at = *pos;
 		}
@@ -130,16 +111,10 @@ scan_section(scan *s, size_t *pos, int outer)
 		}
 		else if (is(&e, "block_states"))
 			bs_end = *pos;
-		else if (is(&e, "Blocks"))
-			names |= HAS_BLOCKS;
-		else if (is(&e, "Palette"))
-			names |= HAS_PALETTE;
-		else if (is(&e, "BlockStates"))
-			names |= HAS_BLOCKSTATES;
 	}
 	if (r < 0)
 		return FALLBACK;
-	kind = layout_of_names(names);
+	kind = sl_layout_of_names(names);
 	if (kind == SL_LAYOUT_NONE)
 		return 0;				/* light or biomes only */
 	if ((s->layout != SL_LAYOUT_NONE && s->layout != kind) || !y_int || y < -128 || y > 127 ||
