@@ -342,13 +342,6 @@ static struct
 	SPIPlanPtr	plans[LQ_COUNT];
 }			save_plans;
 
-/* The qualified, quoted name of a relation. */
-static char *
-qualified(Oid rel)
-{
-	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(rel)), get_rel_name(rel));
-}
-
 /* The slime type of the extension's schema ext. */
 static Oid
 slime_type_in(Oid ext)
@@ -361,8 +354,8 @@ static void
 prepare_save(Oid tbl, Oid worlds, FunctionCallInfo fcinfo)
 {
 	Oid			ext = get_func_namespace(fcinfo->flinfo->fn_oid);
-	char	   *saves_name = qualified(tbl);
-	char	   *worlds_name = qualified(worlds);
+	char	   *saves_name = slime_rel_qualified(tbl);
+	char	   *worlds_name = slime_rel_qualified(worlds);
 	const char *ext_name = quote_identifier(get_namespace_name(ext));
 	char	   *names = psprintf("%s %s %s", saves_name, worlds_name, ext_name);
 	Oid			types[LQ_COUNT][5] = {

@@ -39,14 +39,6 @@ slime_store_entry_settle(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(r);
 }
 
-/* Schema-qualified, quoted name of relation rel. */
-static char *
-rel_qualified(Oid rel)
-{
-	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(rel)),
-									  get_rel_name(rel));
-}
-
 /*
  * Drop the cached file of up to batch worlds of a loader whose lease is not
  * running and whose newest save is not newer than cutoff, when it is a
@@ -57,8 +49,8 @@ rel_qualified(Oid rel)
 static void
 drop_cold_files(Oid saves, Oid worlds, Datum cutoff, int32 batch, int64 *files, int64 *bytes)
 {
-	const char *w = rel_qualified(worlds);
-	const char *s = rel_qualified(saves);
+	const char *w = slime_rel_qualified(worlds);
+	const char *s = slime_rel_qualified(saves);
 	char	   *q = psprintf(
 		"WITH cold AS MATERIALIZED ("
 		" SELECT w.world, pg_catalog.octet_length(w.file) AS n FROM %s w"
@@ -119,7 +111,7 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 	if (OidIsValid(worlds) && slime_rel_owner(worlds) != slime_rel_owner(saves))
 		ereport(WARNING,
 				(errmsg("loader tables %s and %s have different owners; their files are left as they are",
-						rel_qualified(saves), rel_qualified(worlds))));
+						slime_rel_qualified(saves), slime_rel_qualified(worlds))));
 	else if (OidIsValid(worlds))
 	{
 		slime_role_ctx rc;

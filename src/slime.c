@@ -12,6 +12,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "sl_build.h"
@@ -315,6 +316,13 @@ slime_from_bytes(const uint8_t *data, size_t len)
 	SET_VARSIZE(r, VARHDRSZ + len);
 	memcpy(VARDATA(r), data, len);
 	return r;
+}
+
+/* The schema-qualified, quoted name of relation rel. */
+char *
+slime_rel_qualified(Oid rel)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(rel)), get_rel_name(rel));
 }
 
 /*

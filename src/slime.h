@@ -22,6 +22,9 @@ void		slime_raise(const sl_err *err, bool in_input) pg_attribute_noreturn();
 /* Whether input checks the whole content (slime.input_check = full). */
 bool		slime_check_full(void);
 
+/* The schema-qualified, quoted name of relation rel. */
+char	   *slime_rel_qualified(Oid rel);
+
 /* Who the backend acted as before slime_become, for slime_unbecome. */
 typedef struct slime_role_ctx
 {
