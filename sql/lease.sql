@@ -124,15 +124,23 @@ CREATE ROLE regress_server;
 CREATE ROLE regress_other;
 GRANT SELECT, INSERT ON isl TO regress_server, regress_other;
 GRANT SELECT ON lease_files TO regress_server, regress_other;
+-- code of the owner's that runs for a server (here a trigger SETting a
+-- parameter for the session) changes nothing in the server's session
+CREATE FUNCTION isl_sets() RETURNS trigger LANGUAGE plpgsql AS
+$$BEGIN PERFORM pg_catalog.set_config('work_mem', '7MB', false); RAISE NOTICE 'work_mem set to %', pg_catalog.current_setting('work_mem'); RETURN NEW; END$$;
+CREATE TRIGGER isl_sets BEFORE INSERT ON isl FOR EACH ROW EXECUTE FUNCTION isl_sets();
 SET ROLE regress_server;
 SELECT slime_loader_create('isl')::text AS found;
 SELECT slime_lease_acquire('isl', 'moon', 'server-9', '10 s') AS token;
 SELECT slime_loader_save('isl', 'moon', 1, f) AS save FROM lease_files;
+SELECT current_setting('work_mem') <> '7MB' AS unchanged;
 SELECT slime_loader_load('isl', 'moon') = f AS loads FROM lease_files;
 SELECT token FROM isl_worlds;
 INSERT INTO isl (world, token, data) SELECT 'moon', 1, slime_from_slimefile(f) FROM lease_files;
 SELECT slime_loader_prune('isl', 'moon', 1);
 RESET ROLE;
+DROP TRIGGER isl_sets ON isl;
+DROP FUNCTION isl_sets();
 SELECT world, holder, token, leased_by FROM isl_worlds WHERE world = 'moon';
 -- another server's role cannot use that lease's token, nor take the lease
 -- by giving the same holder name

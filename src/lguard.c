@@ -122,7 +122,7 @@ slime_loader_as_owner(FunctionCallInfo fcinfo, AclMode need, PGFunction body)
 	{
 		slime_become(owner, SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION, &rc);
 		r = body(fcinfo);
-		slime_unbecome(&rc, false);
+		slime_unbecome(&rc);
 	}
 	PG_FINALLY();
 	{

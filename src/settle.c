@@ -118,7 +118,7 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 
 		slime_become(slime_rel_owner(worlds), SECURITY_RESTRICTED_OPERATION, &rc);
 		drop_cold_files(saves, worlds, cutoff, batch, &files, &bytes);
-		slime_unbecome(&rc, false);
+		slime_unbecome(&rc);
 	}
 	vals[0] = Int64GetDatum(files);
 	vals[1] = Int64GetDatum(bytes);

@@ -340,11 +340,16 @@ slime_become(Oid role, int sec_flags, slime_role_ctx *c)
 							 GUC_ACTION_SAVE, true, 0, false);
 }
 
-/* Back to the caller after slime_become; commit: whether settings made meanwhile stay. */
+/*
+ * Back to the caller after slime_become, undoing every setting made
+ * meanwhile: as after PostgreSQL's own restricted operations (CREATE INDEX,
+ * REFRESH MATERIALIZED VIEW), nothing code run as another role SETs outlives
+ * it in the caller's session.
+ */
 void
-slime_unbecome(const slime_role_ctx *c, bool commit)
+slime_unbecome(const slime_role_ctx *c)
 {
-	AtEOXact_GUC(commit, c->nest);
+	AtEOXact_GUC(false, c->nest);
 	SetUserIdAndSecContext(c->user, c->sec);
 }
 

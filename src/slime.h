@@ -39,8 +39,8 @@ typedef struct slime_role_ctx
  */
 void		slime_become(Oid role, int sec_flags, slime_role_ctx *c);
 
-/* Back to the caller after slime_become; commit: whether settings made meanwhile stay. */
-void		slime_unbecome(const slime_role_ctx *c, bool commit);
+/* Back to the caller after slime_become, undoing every setting made meanwhile. */
+void		slime_unbecome(const slime_role_ctx *c);
 
 /* The zstd level of the chunks loader saves put in the store (slime.loader_level). */
 int			slime_loader_level(void);

@@ -506,7 +506,7 @@ slime_store_which(const uint8_t *hashes, int n, bool *present)
 					hashes_to_array(want, n), NULL, SPI_OK_SELECT);
 	nfound = result_hashes(&found);
 	SPI_finish();
-	slime_unbecome(&oc, true);
+	slime_unbecome(&oc);
 	for (int i = 0; i < n; i++)
 		present[i] = hash_in(hashes + (size_t) 32 * i, found, nfound);
 	table_close(rel, AccessShareLock);
@@ -531,7 +531,7 @@ slime_store_put(Datum *hashes, Datum *entries, int n)
 					construct_array(entries, n, BYTEAOID, -1, false, TYPALIGN_INT),
 					SPI_OK_INSERT);
 	SPI_finish();
-	slime_unbecome(&oc, true);
+	slime_unbecome(&oc);
 	table_close(rel, AccessShareLock);
 }
 

@@ -774,8 +774,7 @@ sl_sf_collect_orphans(sf *s, placed *all, size_t n, int tiles, const rd *r, size
 
 /* Parse a world-level document of a zstd block (empty block: NULL). */
 int
-sl_sf_world_doc(sf *s, const rd *r, size_t at, const char *field, const uint8_t *p, size_t n,
-				sl_nbt **out)
+sl_sf_world_doc(sf *s, const char *field, const uint8_t *p, size_t n, sl_nbt **out)
 {
 	rd			sub;
 
@@ -786,8 +785,6 @@ sl_sf_world_doc(sf *s, const rd *r, size_t at, const char *field, const uint8_t 
 	sub.len = n;
 	sub.pos = 0;
 	sub.area = field;
-	(void) r;
-	(void) at;
 	if (sl_sf_parse_doc(s, &sub, 0, field, p, n, &s->doc_lim, &s->wa, out))
 		return -1;
 	if ((*out)->v.comp.count == 0)

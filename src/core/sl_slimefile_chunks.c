@@ -722,9 +722,7 @@ sl_sf_read_v1_9(sf *s, rd *f)
 				xlen = 0,
 				mlen = 0;
 	size_t		t_at,
-				e_at = 0,
-				x_at = 0,
-				m_at = 0;
+				e_at = 0;
 	sl_nbt	   *tdoc,
 			   *edoc = NULL,
 			   *extra = NULL,
@@ -799,13 +797,11 @@ sl_sf_read_v1_9(sf *s, rd *f)
 	}
 	if (s->version >= 2)
 	{
-		x_at = f->pos;
 		if (sl_sf_zblock(s, f, "extra", s->lim->max_value_raw, NULL, &xdata, &xlen))
 			return -1;
 	}
 	if (s->version >= 7)
 	{
-		m_at = f->pos;
 		if (sl_sf_zblock(s, f, "world maps", s->lim->max_value_raw, NULL, &mdata, &mlen))
 			return -1;
 	}
@@ -813,10 +809,10 @@ sl_sf_read_v1_9(sf *s, rd *f)
 		return sl_sf_fail(s, f, f->pos, SL_ERR_FORMAT, "end of file", "%zu bytes after the last block",
 						  f->len - f->pos);
 
-	if (sl_sf_world_doc(s, f, t_at, "tile entities", tdata, tlen, &tdoc) ||
-		sl_sf_world_doc(s, f, e_at, "entities", edata, elen, &edoc) ||
-		sl_sf_world_doc(s, f, x_at, "extra", xdata, xlen, &extra) ||
-		sl_sf_world_doc(s, f, m_at, "world maps", mdata, mlen, &maps))
+	if (sl_sf_world_doc(s, "tile entities", tdata, tlen, &tdoc) ||
+		sl_sf_world_doc(s, "entities", edata, elen, &edoc) ||
+		sl_sf_world_doc(s, "extra", xdata, xlen, &extra) ||
+		sl_sf_world_doc(s, "world maps", mdata, mlen, &maps))
 		return -1;
 	if ((tdoc && sl_sf_place_list(s, f, t_at, "tile entities", tdoc, "tiles", 0, &s->tiles, &s->ntiles)) ||
 		(edoc && sl_sf_place_list(s, f, e_at, "entities", edoc, "entities", 1, &s->ents, &s->nents)))
@@ -940,9 +936,9 @@ sl_sf_read_v10_13(sf *s, rd *f)
 	if (f->pos != f->len)
 		return sl_sf_fail(s, f, f->pos, SL_ERR_FORMAT, "end of file", "%zu bytes after the last block",
 						  f->len - f->pos);
-	if (sl_sf_world_doc(s, f, x_at, "extra", xdata, xlen, &extra) ||
-		sl_sf_world_doc(s, f, t_at, "tile entities", tdata, tlen, &tdoc) ||
-		sl_sf_world_doc(s, f, e_at, "entities", edata, elen, &edoc))
+	if (sl_sf_world_doc(s, "extra", xdata, xlen, &extra) ||
+		sl_sf_world_doc(s, "tile entities", tdata, tlen, &tdoc) ||
+		sl_sf_world_doc(s, "entities", edata, elen, &edoc))
 		return -1;
 	sl_sf_section_range(extra, &s->sec_min, &s->sec_max);
 	if (s->sec_min < -128 || s->sec_max > 127 || s->sec_max < s->sec_min - 1)

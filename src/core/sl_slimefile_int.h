@@ -108,8 +108,7 @@ void		sl_sf_section_range(const sl_nbt *extra, int *min, int *max);
 int			sl_sf_set_world(sf *s, const int32_t *bounds, sl_nbt *extra, sl_nbt *maps);
 int			sl_sf_collect_orphans(sf *s, placed *all, size_t n, int tiles, const rd *r,
 								  size_t at);
-int			sl_sf_world_doc(sf *s, const rd *r, size_t at, const char *field,
-							const uint8_t *p, size_t n, sl_nbt **out);
+int			sl_sf_world_doc(sf *s, const char *field, const uint8_t *p, size_t n, sl_nbt **out);
 int			sl_sf_chunk_done(sf *s);
 
 /* The layouts (sl_slimefile_chunks.c): everything after the version byte. */

@@ -20,7 +20,7 @@ import javax.sql.DataSource;
  * (AdvancedSlimePaper's MySQL loader's shape: INSERT .. ON CONFLICT DO UPDATE
  * of the same bytes). Version by version, the 8 bytea saves and the 8 slime
  * saves alternate, then loads of both. Prints saves/s, loads/s, their ratios
- * and the backend's CPU ms per operation (/proc/<pid>/stat, 10-ms ticks over
+ * and the backend's CPU ms per operation (/proc/<pid>/schedstat, nanoseconds, over
  * 400 operations; LoaderBench's helpers). Every version is saved once; version 1 is each island's
  * first save (no memo yet). Never fails on a number (bench_loader.sh runs it).
  */

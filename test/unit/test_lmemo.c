@@ -89,6 +89,24 @@ memo_read(const sl_buf *file, const sl_lmemo *memo, uint8_t hash[32], sl_buf *me
 	return rc;
 }
 
+/*
+ * Assemble f into file (anew) and read it with memo (may be NULL): the
+ * value must be the one a whole read gives; the new memo, how many chunks
+ * were reused and how many entries were stored.
+ */
+static void
+reread(sfg_file *f, sl_buf *file, const sl_lmemo *memo, sl_buf *memo_out, int *reused, int *stored)
+{
+	uint8_t		want[32],
+				got[32];
+
+	sl_buf_free(file);
+	sfg_assemble(f, SIZE_MAX, file);
+	CHECK(whole_hash(file, want) == 0);
+	CHECK(memo_read(file, memo, got, memo_out, reused, stored) == 0);
+	CHECK(memcmp(want, got, 32) == 0);
+}
+
 /* Every v11-v13 layout: a second read with the first's memo reuses every chunk, same value. */
 void
 test_lmemo_reuse(void)
@@ -102,37 +120,30 @@ test_lmemo_reuse(void)
 					m1 = {0},
 					m2 = {0};
 		sl_lmemo	memo;
-		uint8_t		want[32],
-					got[32];
 		int			reused,
 					stored;
 		sl_err		err;
 
 		gen[g] (&f);
-		sfg_assemble(&f, SIZE_MAX, &file);
-		CHECK(whole_hash(&file, want) == 0);
-		CHECK(memo_read(&file, NULL, got, &m1, &reused, &stored) == 0);
-		CHECK(memcmp(want, got, 32) == 0 && reused == 0 && stored > 0);
+		reread(&f, &file, NULL, &m1, &reused, &stored);
+		CHECK(reused == 0 && stored > 0);
 		CHECK(m1.len > SL_LMEMO_HEADER);
 		CHECK_OK(sl_lmemo_decode(m1.data, m1.len, &memo, &err), &err);
 		CHECK(memo.n > 0);
-		CHECK(memo_read(&file, &memo, got, &m2, &reused, &stored) == 0);
-		CHECK(memcmp(want, got, 32) == 0 && reused == (int) memo.n && stored == 0);
+		reread(&f, &file, &memo, &m2, &reused, &stored);
+		CHECK(reused == (int) memo.n && stored == 0);
 		/* the memo of a read that reused everything is the same memo */
 		CHECK(m2.len == m1.len && memcmp(m1.data, m2.data, m1.len) == 0);
 		/* an entry the caller did not find in the store: that chunk is read again */
 		memo.e[0].usable = 0;
-		CHECK(memo_read(&file, &memo, got, &m2, &reused, &stored) == 0);
-		CHECK(memcmp(want, got, 32) == 0 && reused == (int) memo.n - 1 && stored == 1);
+		reread(&f, &file, &memo, &m2, &reused, &stored);
+		CHECK(reused == (int) memo.n - 1 && stored == 1);
 		sl_lmemo_free(&memo);
 		/* another context (the file's DataVersion): nothing is reused */
 		f.dv += 1;
-		sl_buf_free(&file);
-		sfg_assemble(&f, SIZE_MAX, &file);
 		CHECK_OK(sl_lmemo_decode(m1.data, m1.len, &memo, &err), &err);
-		CHECK(whole_hash(&file, want) == 0);
-		CHECK(memo_read(&file, &memo, got, &m2, &reused, &stored) == 0);
-		CHECK(memcmp(want, got, 32) == 0 && reused == 0);
+		reread(&f, &file, &memo, &m2, &reused, &stored);
+		CHECK(reused == 0);
 		sl_lmemo_free(&memo);
 		sfg_free(&f);
 		sl_buf_free(&file);
@@ -150,27 +161,21 @@ test_lmemo_changed_chunk(void)
 				m1 = {0},
 				m2 = {0};
 	sl_lmemo	memo;
-	uint8_t		want[32],
-				got[32];
 	int			reused,
 				stored;
 	size_t		light;
 	sl_err		err;
 
 	sfg_v13(&f);
-	sfg_assemble(&f, SIZE_MAX, &file);
-	CHECK(memo_read(&file, NULL, got, &m1, &reused, &stored) == 0);
+	reread(&f, &file, NULL, &m1, &reused, &stored);
 	CHECK_OK(sl_lmemo_decode(m1.data, m1.len, &memo, &err), &err);
 	/* the first chunk's first light array (0x11 bytes) gets one byte changed */
 	for (light = 0; light < f.chunks.len && f.chunks.data[light] != 0x11; light++)
 		;
 	CHECK(light < f.chunks.len);
 	f.chunks.data[light + 100] = 0x12;
-	sl_buf_free(&file);
-	sfg_assemble(&f, SIZE_MAX, &file);
-	CHECK(whole_hash(&file, want) == 0);
-	CHECK(memo_read(&file, &memo, got, &m2, &reused, &stored) == 0);
-	CHECK(memcmp(want, got, 32) == 0 && reused == (int) memo.n - 1 && stored == 1);
+	reread(&f, &file, &memo, &m2, &reused, &stored);
+	CHECK(reused == (int) memo.n - 1 && stored == 1);
 	sl_lmemo_free(&memo);
 	sfg_free(&f);
 	sl_buf_free(&file);
@@ -189,16 +194,12 @@ test_lmemo_old_versions(void)
 		sfg_file	f;
 		sl_buf		file = {0},
 					m = {0};
-		uint8_t		want[32],
-					got[32];
 		int			reused,
 					stored;
 
 		gen[g] (&f);
-		sfg_assemble(&f, SIZE_MAX, &file);
-		CHECK(whole_hash(&file, want) == 0);
-		CHECK(memo_read(&file, NULL, got, &m, &reused, &stored) == 0);
-		CHECK(memcmp(want, got, 32) == 0 && reused == 0 && m.len == 0);
+		reread(&f, &file, NULL, &m, &reused, &stored);
+		CHECK(reused == 0 && m.len == 0);
 		sfg_free(&f);
 		sl_buf_free(&file);
 		sl_buf_free(&m);
