@@ -489,6 +489,53 @@ nbt_fast_payload(const uint8_t *buf, size_t len, size_t *pos, uint8_t t,
 }
 
 /*
+ * Step to the next payload in the open containers, closing those that end:
+ * its type in *t and, for a compound's entry, where its tag starts in *off
+ * (its name is skipped; SIZE_MAX for a list element). 1: a payload to read
+ * at *pos; 0: every container is closed; -1: the bytes are not well formed.
+ */
+static inline int
+nbt_fast_next(const uint8_t *buf, size_t len, size_t *pos, nbt_fast_frame *stack, int *depth,
+			  uint32_t *ticks, uint8_t *t, size_t *off)
+{
+	while (*depth > 0)
+	{
+		nbt_fast_frame *f = &stack[*depth - 1];
+		size_t		p = *pos;
+
+		if ((++*ticks & NBT_TICK_MASK) == 0)
+			sl_interrupt();
+		if (f->elem != SL_TAG_END)
+		{
+			if (f->left == 0)
+			{
+				(*depth)--;
+				continue;
+			}
+			f->left--;
+			*t = f->elem;
+			*off = SIZE_MAX;
+			return 1;
+		}
+		if (p >= len || buf[p] > SL_TAG_LONG_ARRAY)
+			return -1;
+		*off = p;
+		*t = buf[p++];
+		if (*t == SL_TAG_END)
+		{
+			*pos = p;
+			(*depth)--;
+			continue;
+		}
+		if (len - p < 2 || len - p - 2 < sl_get_u16be(buf + p))
+			return -1;
+		*pos = p + 2 + (size_t) sl_get_u16be(buf + p);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Skip the payload of type t at *pos with everything in it, in one tight
  * loop: true when it is well formed (*pos moved past it), false when it is
  * not or when it nests deeper than max_depth or the fast path follows.
@@ -499,44 +546,18 @@ nbt_fast_skip(const uint8_t *buf, size_t len, size_t *at, uint8_t t, int max_dep
 {
 	nbt_fast_frame stack[NBT_FAST_DEPTH];
 	int			depth = 0;
-	size_t		pos = *at;
+	size_t		pos = *at,
+				off;
 	uint32_t	ticks = 0;
+	int			rc;
 
 	if (!nbt_fast_payload(buf, len, &pos, t, stack, &depth, max_depth))
 		return 0;
-	while (depth > 0)
-	{
-		nbt_fast_frame *f = &stack[depth - 1];
-
-		if ((++ticks & NBT_TICK_MASK) == 0)
-			sl_interrupt();
-		if (f->elem != SL_TAG_END)
-		{
-			if (f->left == 0)
-			{
-				depth--;
-				continue;
-			}
-			f->left--;
-			t = f->elem;
-		}
-		else
-		{
-			if (pos >= len || buf[pos] > SL_TAG_LONG_ARRAY)
-				return 0;
-			t = buf[pos++];
-			if (t == SL_TAG_END)
-			{
-				depth--;
-				continue;
-			}
-			if (len - pos < 2 || len - pos - 2 < sl_get_u16be(buf + pos))
-				return 0;
-			pos += 2 + (size_t) sl_get_u16be(buf + pos);
-		}
+	while ((rc = nbt_fast_next(buf, len, &pos, stack, &depth, &ticks, &t, &off)) > 0)
 		if (!nbt_fast_payload(buf, len, &pos, t, stack, &depth, max_depth))
 			return 0;
-	}
+	if (rc < 0)
+		return 0;
 	*at = pos;
 	return 1;
 }
@@ -1134,6 +1155,7 @@ nbt_fast_find(const uint8_t *buf, size_t len, sl_nbt_hit *hits, int n, int max_d
 	uint32_t	ticks = 0,
 				all = 0;
 	uint8_t		t;
+	int			rc;
 
 	if (buf == NULL || len < 3 || buf[0] != SL_TAG_COMPOUND || sl_hooks.stack_too_deep() ||
 		len - 3 < sl_get_u16be(buf + 1))
@@ -1150,66 +1172,38 @@ nbt_fast_find(const uint8_t *buf, size_t len, sl_nbt_hit *hits, int n, int max_d
 	if (!nbt_fast_payload(buf, len, &pos, buf[0], stack, &depth, max_depth))
 		return 0;
 	on[0] = all;
-	while (depth > 0)
+	while ((rc = nbt_fast_next(buf, len, &pos, stack, &depth, &ticks, &t, &off)) > 0)
 	{
-		nbt_fast_frame *f = &stack[depth - 1];
 		uint32_t	next = 0;
-		int			level = depth;
+		int			level = depth;	/* the entry's container */
 
-		if ((++ticks & NBT_TICK_MASK) == 0)
-			sl_interrupt();
-		if (f->elem != SL_TAG_END)
+		for (int h = 0; off != SIZE_MAX && on[level - 1] && h < n; h++)
 		{
-			if (f->left == 0)
-			{
-				depth--;
-				continue;
-			}
-			f->left--;
-			t = f->elem;
-		}
-		else
-		{
-			if (pos >= len || buf[pos] > SL_TAG_LONG_ARRAY)
-				return 0;
-			off = pos;
-			t = buf[pos++];
-			if (t == SL_TAG_END)
-			{
-				depth--;
-				continue;
-			}
-			if (len - pos < 2 || len - pos - 2 < sl_get_u16be(buf + pos))
-				return 0;
-			pos += 2 + (size_t) sl_get_u16be(buf + pos);
-			for (int h = 0; on[level - 1] && h < n; h++)
-			{
-				const char *want;
-				size_t		name_len = sl_get_u16be(buf + off + 1);
+			const char *want;
+			size_t		name_len = sl_get_u16be(buf + off + 1);
 
-				if (!(on[level - 1] & (UINT32_C(1) << h)))
-					continue;
-				want = hits[h].path[level - 1];
-				if (strlen(want) != name_len || memcmp(buf + off + 3, want, name_len) != 0)
-					continue;
-				/* a candidate for path[0..level-1]: the last one wins */
-				hits[h].type = SL_TAG_END;
-				if (level == hits[h].npath)
-				{
-					if (nbt_min_size[t] > len - pos)
-						return 0;
-					fast_hit(buf, off, t, name_len, &hits[h]);
-				}
-				else if (t == SL_TAG_COMPOUND)
-					next |= UINT32_C(1) << h;
+			if (!(on[level - 1] & (UINT32_C(1) << h)))
+				continue;
+			want = hits[h].path[level - 1];
+			if (strlen(want) != name_len || memcmp(buf + off + 3, want, name_len) != 0)
+				continue;
+			/* a candidate for path[0..level-1]: the last one wins */
+			hits[h].type = SL_TAG_END;
+			if (level == hits[h].npath)
+			{
+				if (nbt_min_size[t] > len - pos)
+					return 0;
+				fast_hit(buf, off, t, name_len, &hits[h]);
 			}
+			else if (t == SL_TAG_COMPOUND)
+				next |= UINT32_C(1) << h;
 		}
 		if (!nbt_fast_payload(buf, len, &pos, t, stack, &depth, max_depth))
 			return 0;
 		if (depth > level)
 			on[depth - 1] = t == SL_TAG_COMPOUND ? next : 0;
 	}
-	return 1;
+	return rc == 0;
 }
 
 /* Find tags along paths of compound names from the root, in one pass. */
