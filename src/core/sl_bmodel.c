@@ -516,46 +516,6 @@ code_nibbles(bmodel *m, const sl_barray *a, uint8_t *p)
 	}
 }
 
-/* Give every palette entry hash a dense id (LEGACY_IDS on), equal hashes alike. */
-static int
-number_palettes(bmodel *m, const sl_bscan *s)
-{
-	size_t		cap = 64;
-	uint64_t   *keys;
-	uint32_t   *vals;
-
-	while (cap < 2 * s->npal)
-		cap *= 2;
-	keys = sl_alloc_err(cap * sizeof(uint64_t), m->err);
-	vals = keys ? sl_alloc_err(cap * sizeof(uint32_t), m->err) : NULL;
-	m->pal_id = vals ? sl_alloc_err((s->npal + 1) * sizeof(uint32_t), m->err) : NULL;
-	if (m->pal_id == NULL)
-	{
-		sl_free(keys);
-		sl_free(vals);
-		return -1;
-	}
-	memset(keys, 0, cap * sizeof(uint64_t));
-	m->nids = LEGACY_IDS;
-	for (size_t i = 0; i < s->npal; i++)
-	{
-		uint64_t	k = s->pal[i] | 1;
-		size_t		j = (k * 0x9E3779B97F4A7C15ULL) >> 40 & (cap - 1);
-
-		while (keys[j] && keys[j] != k)
-			j = (j + 1) & (cap - 1);
-		if (keys[j] == 0)
-		{
-			keys[j] = k;
-			vals[j] = m->nids++;
-		}
-		m->pal_id[i] = vals[j];
-	}
-	sl_free(keys);
-	sl_free(vals);
-	return 0;
-}
-
 /* Allocate the tables, sized by raw_len. */
 static int
 model_init(bmodel *m, const sl_bscan *s, size_t raw_len)
@@ -566,7 +526,7 @@ model_init(bmodel *m, const sl_bscan *s, size_t raw_len)
 	while (m->tbits < (m->grouped ? TBITS_V2 : 22) && ((size_t) 1 << m->tbits) < raw_len)
 		m->tbits++;
 	ncells = (size_t) 1 << m->tbits;
-	if (number_palettes(m, s))
+	if (sl_bscan_ids(s, LEGACY_IDS, &m->pal_id, &m->nids, m->err))
 		return -1;
 	m->cells = sl_alloc_err(ncells * sizeof(uint32_t), m->err);
 	m->pred = m->cells ? sl_alloc_err(ncells * sizeof(uint32_t), m->err) : NULL;

@@ -341,3 +341,43 @@ sl_bscan_free(sl_bscan *s)
 	sl_free(s->pal);
 	memset(s, 0, sizeof(*s));
 }
+
+/* Give every palette entry hash a dense id from first on, equal hashes alike. */
+int
+sl_bscan_ids(const sl_bscan *s, uint32_t first, uint32_t **ids, uint32_t *nids, sl_err *err)
+{
+	size_t		cap = 64;
+	uint64_t   *keys;
+	uint32_t   *vals;
+
+	while (cap < 2 * s->npal)
+		cap *= 2;
+	keys = sl_alloc_err(cap * sizeof(uint64_t), err);
+	vals = keys ? sl_alloc_err(cap * sizeof(uint32_t), err) : NULL;
+	*ids = vals ? sl_alloc_err((s->npal + 1) * sizeof(uint32_t), err) : NULL;
+	if (*ids == NULL)
+	{
+		sl_free(keys);
+		sl_free(vals);
+		return -1;
+	}
+	memset(keys, 0, cap * sizeof(uint64_t));
+	*nids = first;
+	for (size_t i = 0; i < s->npal; i++)
+	{
+		uint64_t	k = s->pal[i] | 1;
+		size_t		j = (k * 0x9E3779B97F4A7C15ULL) >> 40 & (cap - 1);
+
+		while (keys[j] && keys[j] != k)
+			j = (j + 1) & (cap - 1);
+		if (keys[j] == 0)
+		{
+			keys[j] = k;
+			vals[j] = (*nids)++;
+		}
+		(*ids)[i] = vals[j];
+	}
+	sl_free(keys);
+	sl_free(vals);
+	return 0;
+}

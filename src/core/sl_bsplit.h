@@ -59,6 +59,13 @@ typedef struct sl_bscan
 int			sl_bscan_doc(const uint8_t *buf, size_t len, size_t *pos, int elided,
 						 uint32_t doc, int max_depth, sl_bscan *s, sl_err *err);
 
+/*
+ * Number the palette entry hashes of s densely from first on, equal hashes
+ * alike: (*ids)[i] is entry i's id, *nids one past the last (free *ids).
+ */
+int			sl_bscan_ids(const sl_bscan *s, uint32_t first, uint32_t **ids, uint32_t *nids,
+						 sl_err *err);
+
 /* Free the descriptors. */
 void		sl_bscan_free(sl_bscan *s);
 

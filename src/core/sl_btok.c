@@ -1,0 +1,576 @@
+/*
+ * sl_btok.c - copy and literal tokens of block codec version 3 (see
+ * sl_btok.h): the encoder's greedy longest copy, and one coding function
+ * per token part shared by both directions (sl_rc_bit encodes the bit it
+ * is given or decodes one), with small directly indexed context tables.
+ */
+#include <string.h>
+
+#include "sl_blocks.h"
+#include "sl_btok.h"
+#include "sl_schem.h"
+
+#define NONE		0xFFFFFFFFu
+#define LEGACY_IDS	256			/* legacy block bytes are ids 0..255; palette ids follow */
+#define PRED_BITS	16			/* the literal context table: 2^16 cells (part of the format) */
+#define TREE_BITS	16			/* hashed cells of the palette index trees */
+#define MAXNB		16			/* a count is below 2^16 */
+
+/* Element offsets of below, west and north: blocks in a 16^3 (YZX) or tall (XZY) array. */
+static const int offs_flat[3] = {256, 1, 16};
+static const int offs_tall[3] = {1, 2048, 128};
+
+/* Nibble arrays, in bytes (two nibbles each along x, or along y when tall). */
+static const int noffs_flat[3] = {128, 1, 8};
+static const int noffs_tall[3] = {1, 1024, 64};
+
+/* Adaptive cells of one class of tokens (0 blocks, 1 nibble bytes). */
+typedef struct tcells
+{
+	uint32_t	kind[4][3][8][4];	/* previous kind, phase, previous count's bits; tree node */
+	uint32_t	nb[4][3][MAXNB];	/* kind, phase; unary bit length of the count */
+	uint32_t	mant[4][MAXNB][MAXNB];	/* kind, bit length, bit */
+} tcells;
+
+/* State over one input. */
+typedef struct btok
+{
+	sl_rc	   *rc;
+	sl_err	   *err;
+	uint32_t   *pal_id;			/* id of every palette entry hash of the scan */
+	uint32_t	nids;
+	uint32_t   *g2l;			/* id -> local index + 1 in the current array (stamped) */
+	uint32_t   *g2l_stamp;
+	uint32_t	stamp;
+	uint32_t	gid[SL_MAX_PALETTE];	/* ids of the current array's palette */
+	uint32_t	loc[32768];		/* local indices of the current array */
+	uint32_t	top[256];		/* ids of the top layer of the last 16^3 block array */
+	uint32_t	top_doc;		/* its document + 1; 0: none */
+	uint8_t		ntop[4][128];	/* top layer of the last 16^3 nibble array of each kind */
+	uint32_t	ntop_doc[4];
+	uint32_t	pred[1 << PRED_BITS];	/* id + 1 of the block a literal context last held */
+	tcells		tc[2];
+	uint32_t	hit[3];			/* a literal is its context's block; by phase */
+	uint32_t	mode[3];		/* a palette array is modelled; by kind */
+	uint32_t	tree[1 << TREE_BITS];	/* palette index trees, hashed by array */
+	uint32_t	nlit[4][17][16];	/* nibble literals: kind, the nibble below (16 none); node */
+	uint32_t	raw[256][256];	/* raw arrays' bytes: previous byte; node */
+	uint8_t		scratch[4096 * 8];
+} btok;
+
+/* One array being coded: what its tokens refer to. */
+typedef struct tarr
+{
+	size_t		ai;				/* index in the scan */
+	int			n;				/* elements */
+	const int  *offs;			/* offsets of below, west, north */
+	int			have_top;		/* below the lowest layer is the previous array's top */
+	uint32_t	npal;
+	int			nbits;			/* bits of a palette index */
+	uint64_t	tree_h;			/* context of its palette index tree */
+	uint8_t    *p;				/* nibble arrays: the payload */
+	const uint8_t *ntop;		/* nibble arrays: the previous array's top layer */
+	uint32_t	sub;			/* nibble arrays: which kind */
+} tarr;
+
+/* Mix v into hash h. */
+static inline uint64_t
+mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
+	return h ^ (h >> 29);
+}
+
+/* Code one bit with cell c. */
+static inline int
+bit(btok *m, uint32_t *c, int b)
+{
+	return sl_rc_bit(m->rc, c, b);
+}
+
+/* Local index + 1 of id in the current array, 0 when absent. */
+static inline uint32_t
+local_of(btok *m, uint32_t id)
+{
+	if (id >= m->nids || m->g2l_stamp[id] != m->stamp)
+		return 0;
+	return m->g2l[id];
+}
+
+/* Set the current palette (ids and the id -> local map) of array a. */
+static void
+set_palette(btok *m, const sl_barray *a, uint32_t npal)
+{
+	m->stamp++;
+	for (uint32_t p = 0; p < npal; p++)
+	{
+		uint32_t	id = a->kind == SL_BA_BLOCKS ? p : m->pal_id[a->pal_off + p];
+
+		m->gid[p] = id;
+		if (m->g2l_stamp[id] != m->stamp)
+		{
+			m->g2l_stamp[id] = m->stamp;
+			m->g2l[id] = p + 1;
+		}
+	}
+}
+
+/* Local index element i's reference at off holds, -1 when none (or not in the palette). */
+static inline int32_t
+bref(btok *m, const tarr *t, int i, int off)
+{
+	if (i >= off)
+		return (int32_t) m->loc[i - off];
+	if (off == 256 && t->have_top)
+		return (int32_t) local_of(m, m->top[i]) - 1;
+	return -1;
+}
+
+/* Byte j's reference at off in a nibble array, -1 when none. */
+static inline int
+nref(const tarr *t, int j, int off)
+{
+	if (j >= off)
+		return t->p[j - off];
+	if (off == 128 && t->ntop)
+		return t->ntop[j];
+	return -1;
+}
+
+/* Where element i sits: 2 at a layer's start, 1 at a row's start, else 0. */
+static inline int
+phase(int i, int row, int layer)
+{
+	return (i & (layer - 1)) == 0 ? 2 : (i & (row - 1)) == 0 ? 1 : 0;
+}
+
+/* Bit length of v >= 1, less one (0..15). */
+static inline int
+nbits_of(uint32_t v)
+{
+	int			b = 0;
+
+	while (b < MAXNB - 1 && (v >> (b + 1)) != 0)
+		b++;
+	return b;
+}
+
+/* Code a token: its kind (0 literal, 1-3 copy) after prev with phase ph; count of the one before. */
+static int
+code_kind(btok *m, tcells *c, int prev, int ph, int prev_nb, int kind)
+{
+	uint32_t   *k = c->kind[prev][ph][prev_nb >> 1];
+	int			hi = bit(m, &k[1], kind >> 1);
+
+	return hi << 1 | bit(m, &k[2 + hi], kind & 1);
+}
+
+/* Code count v >= 1 of a token of kind at phase ph (Elias gamma with adaptive bits); fails past max. */
+static int
+code_count(btok *m, tcells *c, int kind, int ph, uint32_t v, uint32_t max, const tarr *t, int i,
+		   uint32_t *out)
+{
+	int			nb = 0,
+				want = m->rc->decoding ? 0 : nbits_of(v);
+
+	while (nb < MAXNB - 1 && bit(m, &c->nb[kind][ph][nb], nb < want))
+		nb++;
+	if (m->rc->decoding)
+		v = 1;
+	else
+		v &= (1u << nb) - 1;
+	{
+		uint32_t	r = 1;
+
+		for (int b = nb - 1; b >= 0; b--)
+			r = r << 1 | (uint32_t) bit(m, &c->mant[kind][nb][b], (int) (v >> b) & 1);
+		v = r;
+	}
+	if (v > max)
+		return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu element %d: a run of %u past its %d elements",
+					   t->ai, i, v, t->n);
+	*out = v;
+	return 0;
+}
+
+/* Code the low nbits of v (MSB first) with a bit tree in the hashed cells under context h. */
+static uint32_t
+code_tree(btok *m, uint64_t h, int nbits, uint32_t v)
+{
+	uint32_t	node = 1;
+
+	for (int i = nbits - 1; i >= 0; i--)
+	{
+		uint32_t   *c = &m->tree[(mix(h, node) * 0xD6E8FEB86659FD93ULL) >> (64 - TREE_BITS)];
+
+		node = 2 * node + (uint32_t) bit(m, c, (int) (v >> i) & 1);
+	}
+	return node - (1u << nbits);
+}
+
+/* Longest copy at element i: *kind 1-3 and its length, 0 when none. */
+static int
+longest_copy(btok *m, const tarr *t, int i, int *kind)
+{
+	int			best = 0;
+
+	for (int k = 0; k < 3; k++)
+	{
+		int			off = t->offs[k],
+					len = 0;
+
+		while (i + len < t->n && i + len < off &&
+			   bref(m, t, i + len, off) == (int32_t) m->loc[i + len])
+			len++;
+		if (i + len >= off)
+			while (i + len < t->n && m->loc[i + len - off] == m->loc[i + len])
+				len++;
+		if (len > best)
+		{
+			best = len;
+			*kind = k + 1;
+		}
+	}
+	return best;
+}
+
+/* Copy len elements at i from offset off (decoding); fails where the reference is missing. */
+static int
+copy_blocks(btok *m, const tarr *t, int i, int off, uint32_t len)
+{
+	for (int e = i + (int) len; i < e && i < off; i++)
+	{
+		int32_t		r = bref(m, t, i, off);
+
+		if (r < 0)
+			return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu element %d: copied from nothing", t->ai, i);
+		m->loc[i] = (uint32_t) r;
+		len--;
+	}
+	for (uint32_t *d = m->loc + i, *e = d + len; d < e; d++)
+		*d = d[-off];
+	return 0;
+}
+
+/* Code one literal block at i. */
+static int
+code_literal(btok *m, const tarr *t, int i, int ph)
+{
+	uint64_t	h = 0x5EED;
+	uint32_t   *cell,
+				v = m->rc->decoding ? 0 : m->loc[i],
+				l;
+
+	for (int k = 0; k < 3; k++)
+	{
+		int32_t		r = bref(m, t, i, t->offs[k]);
+
+		h = mix(h, r >= 0 ? m->gid[r] : NONE);
+	}
+	cell = &m->pred[(h * 0xD6E8FEB86659FD93ULL) >> (64 - PRED_BITS)];
+	l = *cell ? local_of(m, *cell - 1) : 0;
+	if (l && bit(m, &m->hit[ph], l == v + 1))
+		v = l - 1;
+	else
+	{
+		v = code_tree(m, t->tree_h, t->nbits, v);
+		if (v >= t->npal)
+			return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu element %d: palette index %u past %u entries",
+						   t->ai, i, v, t->npal);
+	}
+	m->loc[i] = v;
+	*cell = m->gid[v] + 1;
+	return 0;
+}
+
+/* Code the tokens of the block array in m->loc (decoding: into m->loc). */
+static int
+code_tokens(btok *m, const tarr *t, int tall)
+{
+	tcells	   *c = &m->tc[0];
+	int			prev = 0,
+				prev_nb = 0;
+
+	for (int i = 0; i < t->n;)
+	{
+		int			kind = 0,
+					ph = tall ? phase(i, 128, 2048) : phase(i, 16, 256);
+		uint32_t	len = 0;
+
+		if (!m->rc->decoding)
+			len = (uint32_t) longest_copy(m, t, i, &kind);
+		kind = code_kind(m, c, prev, ph, prev_nb, kind);
+		if (kind == 0)
+		{
+			if (code_literal(m, t, i, ph))
+				return -1;
+			i++;
+			prev_nb = 0;
+		}
+		else
+		{
+			if (code_count(m, c, kind, ph, len, (uint32_t) (t->n - i), t, i, &len) ||
+				(m->rc->decoding && copy_blocks(m, t, i, t->offs[kind - 1], len)))
+				return -1;
+			i += (int) len;
+			prev_nb = nbits_of(len) + 1;
+			if (prev_nb > 7)
+				prev_nb = 7;
+			prev_nb *= 2;
+		}
+		prev = kind;
+	}
+	return 0;
+}
+
+/* Longest copy at byte j of a nibble array. */
+static int
+nlongest_copy(const tarr *t, int j, int *kind)
+{
+	int			best = 0;
+
+	for (int k = 0; k < 3; k++)
+	{
+		int			off = t->offs[k],
+					len = 0;
+
+		while (j + len < t->n && nref(t, j + len, off) == t->p[j + len])
+			len++;
+		if (len > best)
+		{
+			best = len;
+			*kind = k + 1;
+		}
+	}
+	return best;
+}
+
+/* Code literal byte j of a nibble array as two nibbles, each under the nibble below. */
+static void
+code_nliteral(btok *m, const tarr *t, int j)
+{
+	int			r = nref(t, j, t->offs[0]);
+	uint32_t	v = m->rc->decoding ? 0 : t->p[j],
+				out = 0;
+
+	for (int h = 0; h < 8; h += 4)
+	{
+		uint32_t   *c = m->nlit[t->sub][r < 0 ? 16 : (r >> h) & 15];
+		uint32_t	node = 1;
+
+		for (int b = 3; b >= 0; b--)
+			node = 2 * node + (uint32_t) bit(m, &c[node], (int) (v >> (h + b)) & 1);
+		out |= (node - 16) << h;
+	}
+	t->p[j] = (uint8_t) out;
+}
+
+/* Code the tokens of a nibble array's bytes (decoding: into t->p). */
+static int
+code_ntokens(btok *m, const tarr *t, int tall)
+{
+	tcells	   *c = &m->tc[1];
+	int			prev = 0,
+				prev_nb = 0;
+
+	for (int j = 0; j < t->n;)
+	{
+		int			kind = 0,
+					ph = tall ? phase(j, 64, 1024) : phase(j, 8, 128);
+		uint32_t	len = 0;
+
+		if (!m->rc->decoding)
+		{
+			len = (uint32_t) nlongest_copy(t, j, &kind);
+			int			next;
+
+			if (len == 0)
+				for (len = 1; j + (int) len < t->n && nlongest_copy(t, j + (int) len, &next) == 0;)
+					len++;
+		}
+		kind = code_kind(m, c, prev, ph, prev_nb, kind);
+		if (code_count(m, c, kind, ph, len, (uint32_t) (t->n - j), t, j, &len))
+			return -1;
+		if (kind == 0)
+			for (uint32_t e = 0; e < len; e++)
+				code_nliteral(m, t, j + (int) e);
+		else if (m->rc->decoding)
+		{
+			int			off = t->offs[kind - 1];
+
+			for (int e = j + (int) len; j < e; j++)
+			{
+				int			r = nref(t, j, off);
+
+				if (r < 0)
+					return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu byte %d: copied from nothing",
+								   t->ai, j);
+				t->p[j] = (uint8_t) r;
+			}
+			j -= (int) len;
+		}
+		j += (int) len;
+		prev = kind;
+		prev_nb = nbits_of(len) + 1;
+		if (prev_nb > 7)
+			prev_nb = 7;
+		prev_nb *= 2;
+	}
+	return 0;
+}
+
+/* Code an array's bytes with an order-1 byte model (palette arrays the tokens cannot hold). */
+static void
+code_raw(btok *m, uint8_t *p, size_t n)
+{
+	uint32_t	prev = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		uint32_t	node = 1,
+					v = m->rc->decoding ? 0 : p[i];
+
+		for (int b = 7; b >= 0; b--)
+			node = 2 * node + (uint32_t) bit(m, &m->raw[prev][node & 255], (int) (v >> b) & 1);
+		p[i] = (uint8_t) node;
+		prev = p[i];
+	}
+}
+
+/* Code a block array (modern, flat or legacy Blocks). */
+static int
+code_blocks(btok *m, const sl_barray *a, size_t ai, uint8_t *p)
+{
+	int			legacy = a->kind == SL_BA_BLOCKS;
+	int			tall = legacy && a->count == 32768;
+	uint32_t	npal = legacy ? 256 : a->npal;
+	int			nbits = legacy ? 8 : sl_ceil_log2(npal) < 4 ? 4 : sl_ceil_log2(npal);
+	int			spanning = 0,
+				decoding = m->rc->decoding;
+	tarr		t = {ai, tall ? 32768 : 4096, tall ? offs_tall : offs_flat,
+		!tall && m->top_doc == a->doc + 1, npal, legacy ? 8 : sl_ceil_log2(npal),
+	legacy ? 0x1E6 : mix(0x7EE, ai), NULL, NULL, 0};
+
+	if (!legacy)
+	{
+		int			ok = npal > 0 && npal <= SL_MAX_PALETTE,
+					fits;
+
+		if (ok && a->count == sl_packed_longs(4096, nbits, 1) &&
+			a->count != sl_packed_longs(4096, nbits, 0))
+			spanning = 1;
+		else if (ok && a->count != sl_packed_longs(4096, nbits, 0))
+			ok = 0;
+		fits = ok;
+		if (!decoding && ok)
+		{
+			sl_unpack_indices(p, 4096, nbits, spanning, m->loc);
+			for (int i = 0; i < 4096 && ok; i++)
+				ok = m->loc[i] < npal;
+			if (ok)
+			{
+				sl_pack_indices(m->loc, 4096, nbits, spanning, m->scratch);
+				ok = memcmp(m->scratch, p, (size_t) a->count * 8) == 0;
+			}
+		}
+		if (!bit(m, &m->mode[a->kind - 1], ok))
+		{
+			code_raw(m, p, (size_t) a->count * 8);
+			m->top_doc = 0;
+			return 0;
+		}
+		if (!fits)
+			return sl_fail(m->err, SL_ERR_CORRUPT,
+						   "bcodec: array %zu (block states, %u longs, palette of %u) flagged modelled but does not fit",
+						   ai, a->count, npal);
+	}
+	else if (!decoding)
+		for (int i = 0; i < t.n; i++)
+			m->loc[i] = p[i];
+	set_palette(m, a, npal);
+	if (code_tokens(m, &t, tall))
+		return -1;
+	if (decoding)
+	{
+		if (legacy)
+			for (int i = 0; i < t.n; i++)
+				p[i] = (uint8_t) m->loc[i];
+		else
+			sl_pack_indices(m->loc, 4096, nbits, spanning, p);
+	}
+	if (!tall)
+	{
+		for (int i = 0; i < 256; i++)
+			m->top[i] = m->gid[m->loc[15 * 256 + i]];
+		m->top_doc = a->doc + 1;
+	}
+	return 0;
+}
+
+/* Code a nibble array (light, Data, Add). */
+static int
+code_nibbles(btok *m, const sl_barray *a, size_t ai, uint8_t *p)
+{
+	int			tall = a->count == 16384;
+	tarr		t = {ai, (int) a->count, tall ? noffs_tall : noffs_flat, 0, 0, 0, 0, p,
+		!tall && m->ntop_doc[a->sub] == a->doc + 1 ? m->ntop[a->sub] : NULL, a->sub & 3};
+
+	if (code_ntokens(m, &t, tall))
+		return -1;
+	if (!tall)
+	{
+		memcpy(m->ntop[t.sub], p + a->count - 128, 128);
+		m->ntop_doc[t.sub] = a->doc + 1;
+	}
+	return 0;
+}
+
+/* Set every cell of n to a fresh probability. */
+static void
+fresh(uint32_t *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		c[i] = SL_RC_INIT;
+}
+
+/* Code every array of the scan with the tokens of version 3. */
+int
+sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, sl_err *err)
+{
+	btok	   *m = sl_alloc_err(sizeof(btok), err);
+	int			r = 0;
+
+	if (m == NULL)
+		return -1;
+	memset(m, 0, sizeof(*m));
+	m->rc = rc;
+	m->err = err;
+	if (sl_bscan_ids(s, LEGACY_IDS, &m->pal_id, &m->nids, err) ||
+		(m->g2l = sl_alloc_err(m->nids * sizeof(uint32_t), err)) == NULL ||
+		(m->g2l_stamp = sl_alloc_err(m->nids * sizeof(uint32_t), err)) == NULL)
+		r = -1;
+	else
+	{
+		memset(m->g2l_stamp, 0, m->nids * sizeof(uint32_t));
+		fresh(&m->tc[0].kind[0][0][0][0], sizeof(m->tc) / sizeof(uint32_t));
+		fresh(m->hit, 3);
+		fresh(m->mode, 3);
+		fresh(m->tree, 1 << TREE_BITS);
+		fresh(&m->nlit[0][0][0], sizeof(m->nlit) / sizeof(uint32_t));
+		fresh(&m->raw[0][0], sizeof(m->raw) / sizeof(uint32_t));
+	}
+	for (size_t i = 0; r == 0 && i < s->n; i++)
+	{
+		const sl_barray *a = &s->a[i];
+
+		sl_interrupt();
+		if (rc->decoding)
+			memset(payload[i], 0, (size_t) a->count * a->esize);
+		r = a->kind == SL_BA_NIBBLE ? code_nibbles(m, a, i, payload[i]) : code_blocks(m, a, i, payload[i]);
+	}
+	sl_free(m->pal_id);
+	sl_free(m->g2l);
+	sl_free(m->g2l_stamp);
+	sl_free(m);
+	return r;
+}
