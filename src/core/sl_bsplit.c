@@ -174,6 +174,16 @@ walk_list(walker *w, name_ref name, int hash_items, int depth)
 		return -1;
 	if (count > 0 && elem == SL_TAG_END)
 		return sl_fail(w->err, SL_ERR_CORRUPT, "bcodec structure: list of End at offset %zu", w->pos);
+	if (!hash_items && elem >= SL_TAG_BYTE && elem <= SL_TAG_DOUBLE && depth + 1 <= w->max_depth)
+	{
+		/* a list of numbers: no arrays or palettes within, one step over (as deep as the items') */
+		static const uint8_t size[SL_TAG_DOUBLE + 1] = {0, 1, 2, 4, 8, 4, 8};
+
+		if (need(w, (size_t) count * size[elem], "list items"))
+			return -1;
+		w->pos += (size_t) count * size[elem];
+		return 0;
+	}
 	for (uint32_t i = 0; i < count; i++)
 	{
 		size_t		start = w->pos;

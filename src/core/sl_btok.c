@@ -11,10 +11,11 @@
 #include "sl_schem.h"
 
 #define NONE		0xFFFFFFFFu
-#define LEGACY_IDS	256			/* legacy block bytes are ids 0..255; palette ids follow */
+#define LEGACY_IDS	4096		/* legacy blocks are ids id << 4 | data; palette ids follow */
 #define PRED_BITS	16			/* the literal context table: 2^16 cells (part of the format) */
 #define TREE_BITS	16			/* hashed cells of the palette index trees */
 #define MAXNB		16			/* a count is below 2^16 */
+#define NEAR		64			/* how far ahead a token looks for a boundary beside it */
 
 /* Element offsets of below, west and north: blocks in a 16^3 (YZX) or tall (XZY) array. */
 static const int offs_flat[3] = {256, 1, 16};
@@ -24,11 +25,18 @@ static const int offs_tall[3] = {1, 2048, 128};
 static const int noffs_flat[3] = {128, 1, 8};
 static const int noffs_tall[3] = {1, 1024, 64};
 
+/* Offsets of the two neighbours whose token boundaries are context (the layer and the row before). */
+static const int bnd_flat[2] = {256, 16};
+static const int bnd_tall[2] = {128, 2048};
+static const int nbnd_flat[2] = {128, 8};
+static const int nbnd_tall[2] = {64, 1024};
+
 /* Adaptive cells of one class of tokens (0 blocks, 1 nibble bytes). */
 typedef struct tcells
 {
-	uint32_t	kind[4][3][8][4];	/* previous kind, phase, previous count's bits; tree node */
-	uint32_t	nb[4][3][MAXNB];	/* kind, phase; unary bit length of the count */
+	uint32_t	kind[4][3][8][4][4];	/* previous kind, phase, previous count's bits,
+										 * boundaries beside; tree node */
+	uint32_t	nb[4][3][NEAR + 2][MAXNB];	/* kind, phase, nearest boundary ahead; unary bit length */
 	uint32_t	mant[4][MAXNB][MAXNB];	/* kind, bit length, bit */
 } tcells;
 
@@ -43,12 +51,15 @@ typedef struct btok
 	uint32_t   *g2l_stamp;
 	uint32_t	stamp;
 	uint32_t	gid[SL_MAX_PALETTE];	/* ids of the current array's palette */
+	uint32_t	ident;			/* legacy arrays: gid is the identity, local_of below this */
+	int32_t    *pair;			/* array -> the Data array coded with it, or -1 */
 	uint32_t	loc[32768];		/* local indices of the current array */
 	uint32_t	top[256];		/* ids of the top layer of the last 16^3 block array */
 	uint32_t	top_doc;		/* its document + 1; 0: none */
 	uint8_t		ntop[4][128];	/* top layer of the last 16^3 nibble array of each kind */
 	uint32_t	ntop_doc[4];
 	uint32_t	pred[1 << PRED_BITS];	/* id + 1 of the block a literal context last held */
+	uint8_t		start[32768];	/* 1 where a token of the current array starts */
 	tcells		tc[2];
 	uint32_t	hit[3];			/* a literal is its context's block; by phase */
 	uint32_t	mode[3];		/* a palette array is modelled; by kind */
@@ -64,6 +75,7 @@ typedef struct tarr
 	size_t		ai;				/* index in the scan */
 	int			n;				/* elements */
 	const int  *offs;			/* offsets of below, west, north */
+	const int  *bnd;			/* offsets of the neighbours whose boundaries are context */
 	int			have_top;		/* below the lowest layer is the previous array's top */
 	uint32_t	npal;
 	int			nbits;			/* bits of a palette index */
@@ -81,8 +93,8 @@ mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-/* Code one bit with cell c. */
-static inline int
+/* Code one bit with cell c (inlined: the coder's inner loop). */
+static inline __attribute__((always_inline)) int
 bit(btok *m, uint32_t *c, int b)
 {
 	return sl_rc_bit(m->rc, c, b);
@@ -92,6 +104,8 @@ bit(btok *m, uint32_t *c, int b)
 static inline uint32_t
 local_of(btok *m, uint32_t id)
 {
+	if (m->ident)
+		return id < m->ident ? id + 1 : 0;
 	if (id >= m->nids || m->g2l_stamp[id] != m->stamp)
 		return 0;
 	return m->g2l[id];
@@ -101,10 +115,19 @@ local_of(btok *m, uint32_t id)
 static void
 set_palette(btok *m, const sl_barray *a, uint32_t npal)
 {
+	if (a->kind == SL_BA_BLOCKS)
+	{
+		if (m->ident == 0)
+			for (uint32_t p = 0; p < LEGACY_IDS; p++)
+				m->gid[p] = p;
+		m->ident = npal;
+		return;
+	}
+	m->ident = 0;
 	m->stamp++;
 	for (uint32_t p = 0; p < npal; p++)
 	{
-		uint32_t	id = a->kind == SL_BA_BLOCKS ? p : m->pal_id[a->pal_off + p];
+		uint32_t	id = m->pal_id[a->pal_off + p];
 
 		m->gid[p] = id;
 		if (m->g2l_stamp[id] != m->stamp)
@@ -155,11 +178,42 @@ nbits_of(uint32_t v)
 	return b;
 }
 
+/*
+ * Mark a token starting at i and return its context from the tokens of the
+ * neighbours before (t->bnd): *beside, which of them started a token at the
+ * same place; *ahead, 1 + the distance to the nearest start ahead of i
+ * among them (NEAR + 1: none that near).
+ */
+static inline void
+boundaries(btok *m, const tarr *t, int i, int *beside, int *ahead)
+{
+	int			b = 0,
+				d = NEAR + 1;
+
+	m->start[i] = 1;
+	for (int k = 0; k < 2; k++)
+	{
+		int			off = t->bnd[k];
+
+		if (i < off)
+			continue;
+		b |= m->start[i - off] << k;
+		for (int j = 1; j < d && i + j < t->n; j++)
+			if (m->start[i + j - off])
+			{
+				d = j;
+				break;
+			}
+	}
+	*beside = b;
+	*ahead = d;
+}
+
 /* Code a token: its kind (0 literal, 1-3 copy) after prev with phase ph; count of the one before. */
 static int
-code_kind(btok *m, tcells *c, int prev, int ph, int prev_nb, int kind)
+code_kind(btok *m, tcells *c, int prev, int ph, int prev_nb, int beside, int kind)
 {
-	uint32_t   *k = c->kind[prev][ph][prev_nb >> 1];
+	uint32_t   *k = c->kind[prev][ph][prev_nb >> 1][beside];
 	int			hi = bit(m, &k[1], kind >> 1);
 
 	return hi << 1 | bit(m, &k[2 + hi], kind & 1);
@@ -167,13 +221,13 @@ code_kind(btok *m, tcells *c, int prev, int ph, int prev_nb, int kind)
 
 /* Code count v >= 1 of a token of kind at phase ph (Elias gamma with adaptive bits); fails past max. */
 static int
-code_count(btok *m, tcells *c, int kind, int ph, uint32_t v, uint32_t max, const tarr *t, int i,
+code_count(btok *m, tcells *c, int kind, int ph, int ahead, uint32_t v, uint32_t max, const tarr *t, int i,
 		   uint32_t *out)
 {
 	int			nb = 0,
 				want = m->rc->decoding ? 0 : nbits_of(v);
 
-	while (nb < MAXNB - 1 && bit(m, &c->nb[kind][ph][nb], nb < want))
+	while (nb < MAXNB - 1 && bit(m, &c->nb[kind][ph][ahead][nb], nb < want))
 		nb++;
 	if (m->rc->decoding)
 		v = 1;
@@ -291,15 +345,20 @@ code_tokens(btok *m, const tarr *t, int tall)
 	int			prev = 0,
 				prev_nb = 0;
 
+	memset(m->start, 0, (size_t) t->n);
+
 	for (int i = 0; i < t->n;)
 	{
 		int			kind = 0,
 					ph = tall ? phase(i, 128, 2048) : phase(i, 16, 256);
 		uint32_t	len = 0;
+		int			beside,
+					ahead;
 
 		if (!m->rc->decoding)
 			len = (uint32_t) longest_copy(m, t, i, &kind);
-		kind = code_kind(m, c, prev, ph, prev_nb, kind);
+		boundaries(m, t, i, &beside, &ahead);
+		kind = code_kind(m, c, prev, ph, prev_nb, beside, kind);
 		if (kind == 0)
 		{
 			if (code_literal(m, t, i, ph))
@@ -309,7 +368,7 @@ code_tokens(btok *m, const tarr *t, int tall)
 		}
 		else
 		{
-			if (code_count(m, c, kind, ph, len, (uint32_t) (t->n - i), t, i, &len) ||
+			if (code_count(m, c, kind, ph, ahead, len, (uint32_t) (t->n - i), t, i, &len) ||
 				(m->rc->decoding && copy_blocks(m, t, i, t->offs[kind - 1], len)))
 				return -1;
 			i += (int) len;
@@ -373,11 +432,15 @@ code_ntokens(btok *m, const tarr *t, int tall)
 	int			prev = 0,
 				prev_nb = 0;
 
+	memset(m->start, 0, (size_t) t->n);
+
 	for (int j = 0; j < t->n;)
 	{
 		int			kind = 0,
 					ph = tall ? phase(j, 64, 1024) : phase(j, 8, 128);
 		uint32_t	len = 0;
+		int			beside,
+					ahead;
 
 		if (!m->rc->decoding)
 		{
@@ -388,8 +451,9 @@ code_ntokens(btok *m, const tarr *t, int tall)
 				for (len = 1; j + (int) len < t->n && nlongest_copy(t, j + (int) len, &next) == 0;)
 					len++;
 		}
-		kind = code_kind(m, c, prev, ph, prev_nb, kind);
-		if (code_count(m, c, kind, ph, len, (uint32_t) (t->n - j), t, j, &len))
+		boundaries(m, t, j, &beside, &ahead);
+		kind = code_kind(m, c, prev, ph, prev_nb, beside, kind);
+		if (code_count(m, c, kind, ph, ahead, len, (uint32_t) (t->n - j), t, j, &len))
 			return -1;
 		if (kind == 0)
 			for (uint32_t e = 0; e < len; e++)
@@ -437,18 +501,41 @@ code_raw(btok *m, uint8_t *p, size_t n)
 	}
 }
 
-/* Code a block array (modern, flat or legacy Blocks). */
+/* Legacy Blocks (and the Data array beside it, or NULL) from or to m->loc: id << 4 | data. */
 static int
-code_blocks(btok *m, const sl_barray *a, size_t ai, uint8_t *p)
+legacy_loc(btok *m, const tarr *t, uint8_t *p, uint8_t *data)
+{
+	for (int i = 0; i < t->n; i++)
+	{
+		uint32_t	sh = (uint32_t) (i & 1) * 4;
+
+		if (!m->rc->decoding)
+			m->loc[i] = (uint32_t) p[i] << 4 | (data ? (uint32_t) (data[i >> 1] >> sh) & 15 : 0);
+		else
+		{
+			p[i] = (uint8_t) (m->loc[i] >> 4);
+			if (data)
+				data[i >> 1] |= (uint8_t) ((m->loc[i] & 15) << sh);
+			else if (m->loc[i] & 15)
+				return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu element %d: block data without a Data array",
+							   t->ai, i);
+		}
+	}
+	return 0;
+}
+
+/* Code a block array (modern, flat or legacy Blocks, with data the Data array beside it or NULL). */
+static int
+code_blocks(btok *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *data)
 {
 	int			legacy = a->kind == SL_BA_BLOCKS;
 	int			tall = legacy && a->count == 32768;
-	uint32_t	npal = legacy ? 256 : a->npal;
-	int			nbits = legacy ? 8 : sl_ceil_log2(npal) < 4 ? 4 : sl_ceil_log2(npal);
+	uint32_t	npal = legacy ? LEGACY_IDS : a->npal;
+	int			nbits = legacy ? 12 : sl_ceil_log2(npal) < 4 ? 4 : sl_ceil_log2(npal);
 	int			spanning = 0,
 				decoding = m->rc->decoding;
-	tarr		t = {ai, tall ? 32768 : 4096, tall ? offs_tall : offs_flat,
-		!tall && m->top_doc == a->doc + 1, npal, legacy ? 8 : sl_ceil_log2(npal),
+	tarr		t = {ai, tall ? 32768 : 4096, tall ? offs_tall : offs_flat, tall ? bnd_tall : bnd_flat,
+		!tall && m->top_doc == a->doc + 1, npal, legacy ? 12 : sl_ceil_log2(npal),
 	legacy ? 0x1E6 : mix(0x7EE, ai), NULL, NULL, 0};
 
 	if (!legacy)
@@ -485,19 +572,14 @@ code_blocks(btok *m, const sl_barray *a, size_t ai, uint8_t *p)
 						   ai, a->count, npal);
 	}
 	else if (!decoding)
-		for (int i = 0; i < t.n; i++)
-			m->loc[i] = p[i];
+		legacy_loc(m, &t, p, data);
 	set_palette(m, a, npal);
 	if (code_tokens(m, &t, tall))
 		return -1;
-	if (decoding)
-	{
-		if (legacy)
-			for (int i = 0; i < t.n; i++)
-				p[i] = (uint8_t) m->loc[i];
-		else
-			sl_pack_indices(m->loc, 4096, nbits, spanning, p);
-	}
+	if (decoding && legacy && legacy_loc(m, &t, p, data))
+		return -1;
+	if (decoding && !legacy)
+		sl_pack_indices(m->loc, 4096, nbits, spanning, p);
 	if (!tall)
 	{
 		for (int i = 0; i < 256; i++)
@@ -512,7 +594,7 @@ static int
 code_nibbles(btok *m, const sl_barray *a, size_t ai, uint8_t *p)
 {
 	int			tall = a->count == 16384;
-	tarr		t = {ai, (int) a->count, tall ? noffs_tall : noffs_flat, 0, 0, 0, 0, p,
+	tarr		t = {ai, (int) a->count, tall ? noffs_tall : noffs_flat, tall ? nbnd_tall : nbnd_flat, 0, 0, 0, 0, p,
 		!tall && m->ntop_doc[a->sub] == a->doc + 1 ? m->ntop[a->sub] : NULL, a->sub & 3};
 
 	if (code_ntokens(m, &t, tall))
@@ -521,6 +603,41 @@ code_nibbles(btok *m, const sl_barray *a, size_t ai, uint8_t *p)
 	{
 		memcpy(m->ntop[t.sub], p + a->count - 128, 128);
 		m->ntop_doc[t.sub] = a->doc + 1;
+	}
+	return 0;
+}
+
+/*
+ * Pair each legacy Blocks array with the Data array of its compound (as
+ * long as its nibbles, within 8 arrays of it): pair[blocks] = data,
+ * pair[data] = -2, every other -1.
+ */
+static int
+pair_data(btok *m, const sl_bscan *s)
+{
+	m->pair = sl_alloc_err((s->n + 1) * sizeof(int32_t), m->err);
+	if (m->pair == NULL)
+		return -1;
+	for (size_t i = 0; i < s->n; i++)
+		m->pair[i] = -1;
+	for (size_t i = 0; i < s->n; i++)
+	{
+		const sl_barray *a = &s->a[i];
+
+		if (a->kind != SL_BA_BLOCKS)
+			continue;
+		for (size_t j = i >= 8 ? i - 8 : 0; j < s->n && j <= i + 8; j++)
+		{
+			const sl_barray *d = &s->a[j];
+
+			if (d->kind == SL_BA_NIBBLE && d->sub == 0 && d->doc == a->doc && d->comp == a->comp &&
+				(size_t) d->count * 2 == a->count && m->pair[j] == -1)
+			{
+				m->pair[i] = (int32_t) j;
+				m->pair[j] = -2;
+				break;
+			}
+		}
 	}
 	return 0;
 }
@@ -552,22 +669,28 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, sl_err *err)
 	else
 	{
 		memset(m->g2l_stamp, 0, m->nids * sizeof(uint32_t));
-		fresh(&m->tc[0].kind[0][0][0][0], sizeof(m->tc) / sizeof(uint32_t));
+		fresh(&m->tc[0].kind[0][0][0][0][0], sizeof(m->tc) / (sizeof(uint32_t)));
 		fresh(m->hit, 3);
 		fresh(m->mode, 3);
 		fresh(m->tree, 1 << TREE_BITS);
 		fresh(&m->nlit[0][0][0], sizeof(m->nlit) / sizeof(uint32_t));
 		fresh(&m->raw[0][0], sizeof(m->raw) / sizeof(uint32_t));
 	}
+	if (r == 0)
+		r = pair_data(m, s);
+	for (size_t i = 0; rc->decoding && r == 0 && i < s->n; i++)
+		memset(payload[i], 0, (size_t) s->a[i].count * s->a[i].esize);
 	for (size_t i = 0; r == 0 && i < s->n; i++)
 	{
 		const sl_barray *a = &s->a[i];
 
 		sl_interrupt();
-		if (rc->decoding)
-			memset(payload[i], 0, (size_t) a->count * a->esize);
-		r = a->kind == SL_BA_NIBBLE ? code_nibbles(m, a, i, payload[i]) : code_blocks(m, a, i, payload[i]);
+		if (m->pair[i] == -2)
+			continue;			/* a Data array, coded with its Blocks */
+		r = a->kind == SL_BA_NIBBLE ? code_nibbles(m, a, i, payload[i])
+			: code_blocks(m, a, i, payload[i], m->pair[i] >= 0 ? payload[m->pair[i]] : NULL);
 	}
+	sl_free(m->pair);
 	sl_free(m->pal_id);
 	sl_free(m->g2l);
 	sl_free(m->g2l_stamp);
