@@ -4,6 +4,7 @@
  * per token part shared by both directions (sl_rc_bit encodes the bit it
  * is given or decodes one), with small directly indexed context tables.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "sl_blocks.h"
@@ -12,8 +13,8 @@
 
 #define NONE		0xFFFFFFFFu
 #define LEGACY_IDS	4096		/* legacy blocks are ids id << 4 | data; palette ids follow */
-#define PRED_BITS	16			/* the literal context table: 2^16 cells (part of the format) */
-#define TREE_BITS	16			/* hashed cells of the palette index trees */
+#define HASH_MIN	10			/* the hashed tables: 2^10 .. 2^16 cells by the arrays' size */
+#define HASH_MAX	16
 #define MAXNB		16			/* a count is below 2^16 */
 #define NEAR		64			/* how far ahead a token looks for a boundary beside it */
 
@@ -53,19 +54,21 @@ typedef struct btok
 	uint32_t	gid[SL_MAX_PALETTE];	/* ids of the current array's palette */
 	uint32_t	ident;			/* legacy arrays: gid is the identity, local_of below this */
 	int32_t    *pair;			/* array -> the Data array coded with it, or -1 */
-	uint32_t	loc[32768];		/* local indices of the current array */
 	uint32_t	top[256];		/* ids of the top layer of the last 16^3 block array */
 	uint32_t	top_doc;		/* its document + 1; 0: none */
 	uint8_t		ntop[4][128];	/* top layer of the last 16^3 nibble array of each kind */
 	uint32_t	ntop_doc[4];
-	uint32_t	pred[1 << PRED_BITS];	/* id + 1 of the block a literal context last held */
-	uint8_t		start[32768];	/* 1 where a token of the current array starts */
+	int			hbits;			/* the hashed tables' cells: 2^hbits */
+	uint32_t   *pred;			/* hashed: id + 1 of the block a literal context last held */
+	uint32_t   *tree;			/* hashed: palette index trees, by array */
+	uint32_t   *raw;			/* raw arrays' bytes: previous byte, node (made when first used) */
 	tcells		tc[2];
 	uint32_t	hit[3];			/* a literal is its context's block; by phase */
 	uint32_t	mode[3];		/* a palette array is modelled; by kind */
-	uint32_t	tree[1 << TREE_BITS];	/* palette index trees, hashed by array */
 	uint32_t	nlit[4][17][16];	/* nibble literals: kind, the nibble below (16 none); node */
-	uint32_t	raw[256][256];	/* raw arrays' bytes: previous byte; node */
+	/* scratch, not cleared */
+	uint32_t	loc[32768];		/* local indices of the current array */
+	uint8_t		start[32768];	/* 1 where a token of the current array starts */
 	uint8_t		scratch[4096 * 8];
 } btok;
 
@@ -98,6 +101,14 @@ static inline __attribute__((always_inline)) int
 bit(btok *m, uint32_t *c, int b)
 {
 	return sl_rc_bit(m->rc, c, b);
+}
+
+/* Set every cell of n to a fresh probability. */
+static void
+fresh(uint32_t *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		c[i] = SL_RC_INIT;
 }
 
 /* Local index + 1 of id in the current array, 0 when absent. */
@@ -255,7 +266,7 @@ code_tree(btok *m, uint64_t h, int nbits, uint32_t v)
 
 	for (int i = nbits - 1; i >= 0; i--)
 	{
-		uint32_t   *c = &m->tree[(mix(h, node) * 0xD6E8FEB86659FD93ULL) >> (64 - TREE_BITS)];
+		uint32_t   *c = &m->tree[(mix(h, node) * 0xD6E8FEB86659FD93ULL) >> (64 - m->hbits)];
 
 		node = 2 * node + (uint32_t) bit(m, c, (int) (v >> i) & 1);
 	}
@@ -321,7 +332,7 @@ code_literal(btok *m, const tarr *t, int i, int ph)
 
 		h = mix(h, r >= 0 ? m->gid[r] : NONE);
 	}
-	cell = &m->pred[(h * 0xD6E8FEB86659FD93ULL) >> (64 - PRED_BITS)];
+	cell = &m->pred[(h * 0xD6E8FEB86659FD93ULL) >> (64 - m->hbits)];
 	l = *cell ? local_of(m, *cell - 1) : 0;
 	if (l && bit(m, &m->hit[ph], l == v + 1))
 		v = l - 1;
@@ -484,21 +495,29 @@ code_ntokens(btok *m, const tarr *t, int tall)
 }
 
 /* Code an array's bytes with an order-1 byte model (palette arrays the tokens cannot hold). */
-static void
+static int
 code_raw(btok *m, uint8_t *p, size_t n)
 {
 	uint32_t	prev = 0;
 
+	if (m->raw == NULL)
+	{
+		m->raw = sl_alloc_err(256 * 256 * sizeof(uint32_t), m->err);
+		if (m->raw == NULL)
+			return -1;
+		fresh(m->raw, 256 * 256);
+	}
 	for (size_t i = 0; i < n; i++)
 	{
 		uint32_t	node = 1,
 					v = m->rc->decoding ? 0 : p[i];
 
 		for (int b = 7; b >= 0; b--)
-			node = 2 * node + (uint32_t) bit(m, &m->raw[prev][node & 255], (int) (v >> b) & 1);
+			node = 2 * node + (uint32_t) bit(m, &m->raw[prev << 8 | (node & 255)], (int) (v >> b) & 1);
 		p[i] = (uint8_t) node;
 		prev = p[i];
 	}
+	return 0;
 }
 
 /* Legacy Blocks (and the Data array beside it, or NULL) from or to m->loc: id << 4 | data. */
@@ -562,9 +581,8 @@ code_blocks(btok *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *data)
 		}
 		if (!bit(m, &m->mode[a->kind - 1], ok))
 		{
-			code_raw(m, p, (size_t) a->count * 8);
 			m->top_doc = 0;
-			return 0;
+			return code_raw(m, p, (size_t) a->count * 8);
 		}
 		if (!fits)
 			return sl_fail(m->err, SL_ERR_CORRUPT,
@@ -642,13 +660,6 @@ pair_data(btok *m, const sl_bscan *s)
 	return 0;
 }
 
-/* Set every cell of n to a fresh probability. */
-static void
-fresh(uint32_t *c, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		c[i] = SL_RC_INIT;
-}
 
 /* Code every array of the scan with the tokens of version 3. */
 int
@@ -659,22 +670,27 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, sl_err *err)
 
 	if (m == NULL)
 		return -1;
-	memset(m, 0, sizeof(*m));
+	memset(m, 0, offsetof(btok, loc));
 	m->rc = rc;
 	m->err = err;
+	m->hbits = HASH_MIN;
+	while (m->hbits < HASH_MAX && ((uint64_t) 16 << m->hbits) < s->payload_sum)
+		m->hbits++;
 	if (sl_bscan_ids(s, LEGACY_IDS, &m->pal_id, &m->nids, err) ||
 		(m->g2l = sl_alloc_err(m->nids * sizeof(uint32_t), err)) == NULL ||
-		(m->g2l_stamp = sl_alloc_err(m->nids * sizeof(uint32_t), err)) == NULL)
+		(m->g2l_stamp = sl_alloc_err(m->nids * sizeof(uint32_t), err)) == NULL ||
+		(m->pred = sl_alloc_err(sizeof(uint32_t) << m->hbits, err)) == NULL ||
+		(m->tree = sl_alloc_err(sizeof(uint32_t) << m->hbits, err)) == NULL)
 		r = -1;
 	else
 	{
 		memset(m->g2l_stamp, 0, m->nids * sizeof(uint32_t));
+		memset(m->pred, 0, sizeof(uint32_t) << m->hbits);
+		fresh(m->tree, (size_t) 1 << m->hbits);
 		fresh(&m->tc[0].kind[0][0][0][0][0], sizeof(m->tc) / (sizeof(uint32_t)));
 		fresh(m->hit, 3);
 		fresh(m->mode, 3);
-		fresh(m->tree, 1 << TREE_BITS);
 		fresh(&m->nlit[0][0][0], sizeof(m->nlit) / sizeof(uint32_t));
-		fresh(&m->raw[0][0], sizeof(m->raw) / sizeof(uint32_t));
 	}
 	if (r == 0)
 		r = pair_data(m, s);
@@ -691,6 +707,9 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, sl_err *err)
 			: code_blocks(m, a, i, payload[i], m->pair[i] >= 0 ? payload[m->pair[i]] : NULL);
 	}
 	sl_free(m->pair);
+	sl_free(m->pred);
+	sl_free(m->tree);
+	sl_free(m->raw);
 	sl_free(m->pal_id);
 	sl_free(m->g2l);
 	sl_free(m->g2l_stamp);
