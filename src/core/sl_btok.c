@@ -37,7 +37,7 @@ typedef struct tcells
 {
 	uint32_t	kind[4][3][8][4][4];	/* previous kind, phase, previous count's bits,
 										 * boundaries beside; tree node */
-	uint32_t	nb[4][3][NEAR + 2][MAXNB];	/* kind, phase, nearest boundary ahead; unary bit length */
+	uint32_t	nb[4][3][8][MAXNB];	/* kind, phase, nearest boundary ahead; unary bit length */
 	uint32_t	mant[4][MAXNB][MAXNB];	/* kind, bit length, bit */
 } tcells;
 
@@ -192,8 +192,8 @@ nbits_of(uint32_t v)
 /*
  * Mark a token starting at i and return its context from the tokens of the
  * neighbours before (t->bnd): *beside, which of them started a token at the
- * same place; *ahead, 1 + the distance to the nearest start ahead of i
- * among them (NEAR + 1: none that near).
+ * same place; *ahead, of the distance to the nearest start ahead of i
+ * among them, 1 + floor(log2) (0: none within NEAR).
  */
 static inline void
 boundaries(btok *m, const tarr *t, int i, int *beside, int *ahead)
@@ -209,15 +209,16 @@ boundaries(btok *m, const tarr *t, int i, int *beside, int *ahead)
 		if (i < off)
 			continue;
 		b |= m->start[i - off] << k;
-		for (int j = 1; j < d && i + j < t->n; j++)
-			if (m->start[i + j - off])
-			{
-				d = j;
-				break;
-			}
+		{
+			int			lim = d - 1 < t->n - i - 1 ? d - 1 : t->n - i - 1;
+			const uint8_t *q = lim > 0 ? memchr(m->start + i + 1 - off, 1, (size_t) lim) : NULL;
+
+			if (q)
+				d = (int) (q - (m->start + i - off));
+		}
 	}
 	*beside = b;
-	*ahead = d;
+	*ahead = d > NEAR ? 0 : 1 + nbits_of((uint32_t) d);
 }
 
 /* Code a token: its kind (0 literal, 1-3 copy) after prev with phase ph; count of the one before. */
@@ -312,8 +313,11 @@ copy_blocks(btok *m, const tarr *t, int i, int off, uint32_t len)
 		m->loc[i] = (uint32_t) r;
 		len--;
 	}
-	for (uint32_t *d = m->loc + i, *e = d + len; d < e; d++)
-		*d = d[-off];
+	if ((uint32_t) off >= len)
+		memcpy(m->loc + i, m->loc + i - off, len * sizeof(uint32_t));
+	else
+		for (uint32_t *d = m->loc + i, *e = d + len; d < e; d++)
+			*d = d[-off];
 	return 0;
 }
 
@@ -415,6 +419,30 @@ nlongest_copy(const tarr *t, int j, int *kind)
 	return best;
 }
 
+/* Copy len bytes at j of a nibble array from offset off (decoding); fails where the reference is missing. */
+static int
+copy_bytes(btok *m, const tarr *t, int j, int off, uint32_t len)
+{
+	uint8_t    *p = t->p;
+
+	for (int e = j + (int) len; j < e && j < off; j++, len--)
+	{
+		int			r = nref(t, j, off);
+
+		if (r < 0)
+			return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu byte %d: copied from nothing", t->ai, j);
+		p[j] = (uint8_t) r;
+	}
+	if ((uint32_t) off >= len)
+		memcpy(p + j, p + j - off, len);
+	else if (off == 1)
+		memset(p + j, p[j - 1], len);
+	else
+		for (uint8_t *d = p + j, *e = d + len; d < e; d++)
+			*d = d[-off];
+	return 0;
+}
+
 /* Code literal byte j of a nibble array as two nibbles, each under the nibble below. */
 static void
 code_nliteral(btok *m, const tarr *t, int j)
@@ -469,21 +497,8 @@ code_ntokens(btok *m, const tarr *t, int tall)
 		if (kind == 0)
 			for (uint32_t e = 0; e < len; e++)
 				code_nliteral(m, t, j + (int) e);
-		else if (m->rc->decoding)
-		{
-			int			off = t->offs[kind - 1];
-
-			for (int e = j + (int) len; j < e; j++)
-			{
-				int			r = nref(t, j, off);
-
-				if (r < 0)
-					return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu byte %d: copied from nothing",
-								   t->ai, j);
-				t->p[j] = (uint8_t) r;
-			}
-			j -= (int) len;
-		}
+		else if (m->rc->decoding && copy_bytes(m, t, j, t->offs[kind - 1], len))
+			return -1;
 		j += (int) len;
 		prev = kind;
 		prev_nb = nbits_of(len) + 1;
@@ -524,21 +539,33 @@ code_raw(btok *m, uint8_t *p, size_t n)
 static int
 legacy_loc(btok *m, const tarr *t, uint8_t *p, uint8_t *data)
 {
-	for (int i = 0; i < t->n; i++)
-	{
-		uint32_t	sh = (uint32_t) (i & 1) * 4;
+	const uint32_t *l = m->loc;
+	uint32_t	bad = 0;
 
-		if (!m->rc->decoding)
-			m->loc[i] = (uint32_t) p[i] << 4 | (data ? (uint32_t) (data[i >> 1] >> sh) & 15 : 0);
-		else
+	if (!m->rc->decoding)
+		for (int i = 0; i < t->n; i += 2)
 		{
-			p[i] = (uint8_t) (m->loc[i] >> 4);
-			if (data)
-				data[i >> 1] |= (uint8_t) ((m->loc[i] & 15) << sh);
-			else if (m->loc[i] & 15)
-				return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu element %d: block data without a Data array",
-							   t->ai, i);
+			uint32_t	d = data ? data[i >> 1] : 0;
+
+			m->loc[i] = (uint32_t) p[i] << 4 | (d & 15);
+			m->loc[i + 1] = (uint32_t) p[i + 1] << 4 | d >> 4;
 		}
+	else if (data)
+		for (int i = 0; i < t->n; i += 2)
+		{
+			p[i] = (uint8_t) (l[i] >> 4);
+			p[i + 1] = (uint8_t) (l[i + 1] >> 4);
+			data[i >> 1] = (uint8_t) ((l[i] & 15) | (l[i + 1] & 15) << 4);
+		}
+	else
+	{
+		for (int i = 0; i < t->n; i++)
+		{
+			p[i] = (uint8_t) (l[i] >> 4);
+			bad |= l[i] & 15;
+		}
+		if (bad)
+			return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu: block data without a Data array", t->ai);
 	}
 	return 0;
 }
