@@ -352,9 +352,9 @@ sl_bscan_free(sl_bscan *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Give every palette entry hash a dense id from first on, equal hashes alike. */
-int
-sl_bscan_ids(const sl_bscan *s, uint32_t first, uint32_t **ids, uint32_t *nids, sl_err *err)
+/* Give every palette entry hash of s a dense id from first on, equal hashes alike. */
+static int
+number_palettes(sl_bpal *p, const sl_bscan *s, uint32_t first, sl_err *err)
 {
 	size_t		cap = 64;
 	uint64_t   *keys;
@@ -364,15 +364,15 @@ sl_bscan_ids(const sl_bscan *s, uint32_t first, uint32_t **ids, uint32_t *nids, 
 		cap *= 2;
 	keys = sl_alloc_err(cap * sizeof(uint64_t), err);
 	vals = keys ? sl_alloc_err(cap * sizeof(uint32_t), err) : NULL;
-	*ids = vals ? sl_alloc_err((s->npal + 1) * sizeof(uint32_t), err) : NULL;
-	if (*ids == NULL)
+	p->ids = vals ? sl_alloc_err((s->npal + 1) * sizeof(uint32_t), err) : NULL;
+	if (p->ids == NULL)
 	{
 		sl_free(keys);
 		sl_free(vals);
 		return -1;
 	}
 	memset(keys, 0, cap * sizeof(uint64_t));
-	*nids = first;
+	p->nids = first;
 	for (size_t i = 0; i < s->npal; i++)
 	{
 		uint64_t	k = s->pal[i] | 1;
@@ -383,11 +383,62 @@ sl_bscan_ids(const sl_bscan *s, uint32_t first, uint32_t **ids, uint32_t *nids, 
 		if (keys[j] == 0)
 		{
 			keys[j] = k;
-			vals[j] = (*nids)++;
+			vals[j] = p->nids++;
 		}
-		(*ids)[i] = vals[j];
+		p->ids[i] = vals[j];
 	}
 	sl_free(keys);
 	sl_free(vals);
 	return 0;
+}
+
+/* Number the scan's palette entries and allocate the id -> local maps. */
+int
+sl_bpal_init(sl_bpal *p, const sl_bscan *s, uint32_t first, sl_err *err)
+{
+	p->g2l = p->g2l_stamp = NULL;
+	p->stamp = 0;
+	p->ident = 0;
+	if (number_palettes(p, s, first, err) ||
+		(p->g2l = sl_alloc_err(p->nids * sizeof(uint32_t), err)) == NULL ||
+		(p->g2l_stamp = sl_alloc_err(p->nids * sizeof(uint32_t), err)) == NULL)
+		return -1;
+	memset(p->g2l_stamp, 0, p->nids * sizeof(uint32_t));
+	return 0;
+}
+
+/* Make array a's palette current (legacy arrays: the identity of npal ids). */
+void
+sl_bpal_set(sl_bpal *p, const sl_barray *a, uint32_t npal)
+{
+	if (a->kind == SL_BA_BLOCKS)
+	{
+		if (p->ident != npal)
+			for (uint32_t q = 0; q < npal; q++)
+				p->gid[q] = q;
+		p->ident = npal;
+		return;
+	}
+	p->ident = 0;
+	p->stamp++;
+	for (uint32_t q = 0; q < npal; q++)
+	{
+		uint32_t	id = p->ids[a->pal_off + q];
+
+		p->gid[q] = id;
+		if (p->g2l_stamp[id] != p->stamp)
+		{
+			p->g2l_stamp[id] = p->stamp;
+			p->g2l[id] = q + 1;
+		}
+	}
+}
+
+/* Free the maps. */
+void
+sl_bpal_free(sl_bpal *p)
+{
+	sl_free(p->ids);
+	sl_free(p->g2l);
+	sl_free(p->g2l_stamp);
 }

@@ -46,13 +46,7 @@ typedef struct btok
 {
 	sl_rc	   *rc;
 	sl_err	   *err;
-	uint32_t   *pal_id;			/* id of every palette entry hash of the scan */
-	uint32_t	nids;
-	uint32_t   *g2l;			/* id -> local index + 1 in the current array (stamped) */
-	uint32_t   *g2l_stamp;
-	uint32_t	stamp;
-	uint32_t	gid[SL_MAX_PALETTE];	/* ids of the current array's palette */
-	uint32_t	ident;			/* legacy arrays: gid is the identity, local_of below this */
+	sl_bpal		pal;			/* palette ids and the current array's palette */
 	int32_t    *pair;			/* array -> the Data array coded with it, or -1 */
 	uint32_t	top[256];		/* ids of the top layer of the last 16^3 block array */
 	uint32_t	top_doc;		/* its document + 1; 0: none */
@@ -79,6 +73,8 @@ typedef struct tarr
 	int			n;				/* elements */
 	const int  *offs;			/* offsets of below, west, north */
 	const int  *bnd;			/* offsets of the neighbours whose boundaries are context */
+	int			row,
+				layer;			/* elements of a row and of a layer, in storage order */
 	int			have_top;		/* below the lowest layer is the previous array's top */
 	uint32_t	npal;
 	int			nbits;			/* bits of a palette index */
@@ -88,13 +84,6 @@ typedef struct tarr
 	uint32_t	sub;			/* nibble arrays: which kind */
 } tarr;
 
-/* Mix v into hash h. */
-static inline uint64_t
-mix(uint64_t h, uint64_t v)
-{
-	h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
-	return h ^ (h >> 29);
-}
 
 /* Code one bit with cell c (inlined: the coder's inner loop). */
 static inline __attribute__((always_inline)) int
@@ -111,43 +100,7 @@ fresh(uint32_t *c, size_t n)
 		c[i] = SL_RC_INIT;
 }
 
-/* Local index + 1 of id in the current array, 0 when absent. */
-static inline uint32_t
-local_of(btok *m, uint32_t id)
-{
-	if (m->ident)
-		return id < m->ident ? id + 1 : 0;
-	if (id >= m->nids || m->g2l_stamp[id] != m->stamp)
-		return 0;
-	return m->g2l[id];
-}
 
-/* Set the current palette (ids and the id -> local map) of array a. */
-static void
-set_palette(btok *m, const sl_barray *a, uint32_t npal)
-{
-	if (a->kind == SL_BA_BLOCKS)
-	{
-		if (m->ident == 0)
-			for (uint32_t p = 0; p < LEGACY_IDS; p++)
-				m->gid[p] = p;
-		m->ident = npal;
-		return;
-	}
-	m->ident = 0;
-	m->stamp++;
-	for (uint32_t p = 0; p < npal; p++)
-	{
-		uint32_t	id = m->pal_id[a->pal_off + p];
-
-		m->gid[p] = id;
-		if (m->g2l_stamp[id] != m->stamp)
-		{
-			m->g2l_stamp[id] = m->stamp;
-			m->g2l[id] = p + 1;
-		}
-	}
-}
 
 /* Local index element i's reference at off holds, -1 when none (or not in the palette). */
 static inline int32_t
@@ -156,7 +109,7 @@ bref(btok *m, const tarr *t, int i, int off)
 	if (i >= off)
 		return (int32_t) m->loc[i - off];
 	if (off == 256 && t->have_top)
-		return (int32_t) local_of(m, m->top[i]) - 1;
+		return (int32_t) sl_bpal_local(&m->pal, m->top[i]) - 1;
 	return -1;
 }
 
@@ -267,14 +220,21 @@ code_tree(btok *m, uint64_t h, int nbits, uint32_t v)
 
 	for (int i = nbits - 1; i >= 0; i--)
 	{
-		uint32_t   *c = &m->tree[(mix(h, node) * 0xD6E8FEB86659FD93ULL) >> (64 - m->hbits)];
+		uint32_t   *c = &m->tree[(sl_bmix(h, node) * 0xD6E8FEB86659FD93ULL) >> (64 - m->hbits)];
 
 		node = 2 * node + (uint32_t) bit(m, c, (int) (v >> i) & 1);
 	}
 	return node - (1u << nbits);
 }
 
-/* Longest copy at element i: *kind 1-3 and its length, 0 when none. */
+/* Element i: a block's local index, or a nibble array's byte. */
+static inline int32_t
+elem(btok *m, const tarr *t, int i)
+{
+	return t->p ? t->p[i] : (int32_t) m->loc[i];
+}
+
+/* Longest copy at element i (encoding): *kind 1-3 and its length, 0 when none. */
 static int
 longest_copy(btok *m, const tarr *t, int i, int *kind)
 {
@@ -286,10 +246,10 @@ longest_copy(btok *m, const tarr *t, int i, int *kind)
 					len = 0;
 
 		while (i + len < t->n && i + len < off &&
-			   bref(m, t, i + len, off) == (int32_t) m->loc[i + len])
+			   (t->p ? nref(t, i + len, off) : bref(m, t, i + len, off)) == elem(m, t, i + len))
 			len++;
 		if (i + len >= off)
-			while (i + len < t->n && m->loc[i + len - off] == m->loc[i + len])
+			while (i + len < t->n && elem(m, t, i + len - off) == elem(m, t, i + len))
 				len++;
 		if (len > best)
 		{
@@ -334,10 +294,10 @@ code_literal(btok *m, const tarr *t, int i, int ph)
 	{
 		int32_t		r = bref(m, t, i, t->offs[k]);
 
-		h = mix(h, r >= 0 ? m->gid[r] : NONE);
+		h = sl_bmix(h, r >= 0 ? m->pal.gid[r] : NONE);
 	}
 	cell = &m->pred[(h * 0xD6E8FEB86659FD93ULL) >> (64 - m->hbits)];
-	l = *cell ? local_of(m, *cell - 1) : 0;
+	l = *cell ? sl_bpal_local(&m->pal, *cell - 1) : 0;
 	if (l && bit(m, &m->hit[ph], l == v + 1))
 		v = l - 1;
 	else
@@ -348,75 +308,8 @@ code_literal(btok *m, const tarr *t, int i, int ph)
 						   t->ai, i, v, t->npal);
 	}
 	m->loc[i] = v;
-	*cell = m->gid[v] + 1;
+	*cell = m->pal.gid[v] + 1;
 	return 0;
-}
-
-/* Code the tokens of the block array in m->loc (decoding: into m->loc). */
-static int
-code_tokens(btok *m, const tarr *t, int tall)
-{
-	tcells	   *c = &m->tc[0];
-	int			prev = 0,
-				prev_nb = 0;
-
-	memset(m->start, 0, (size_t) t->n);
-
-	for (int i = 0; i < t->n;)
-	{
-		int			kind = 0,
-					ph = tall ? phase(i, 128, 2048) : phase(i, 16, 256);
-		uint32_t	len = 0;
-		int			beside,
-					ahead;
-
-		if (!m->rc->decoding)
-			len = (uint32_t) longest_copy(m, t, i, &kind);
-		boundaries(m, t, i, &beside, &ahead);
-		kind = code_kind(m, c, prev, ph, prev_nb, beside, kind);
-		if (kind == 0)
-		{
-			if (code_literal(m, t, i, ph))
-				return -1;
-			i++;
-			prev_nb = 0;
-		}
-		else
-		{
-			if (code_count(m, c, kind, ph, ahead, len, (uint32_t) (t->n - i), t, i, &len) ||
-				(m->rc->decoding && copy_blocks(m, t, i, t->offs[kind - 1], len)))
-				return -1;
-			i += (int) len;
-			prev_nb = nbits_of(len) + 1;
-			if (prev_nb > 7)
-				prev_nb = 7;
-			prev_nb *= 2;
-		}
-		prev = kind;
-	}
-	return 0;
-}
-
-/* Longest copy at byte j of a nibble array. */
-static int
-nlongest_copy(const tarr *t, int j, int *kind)
-{
-	int			best = 0;
-
-	for (int k = 0; k < 3; k++)
-	{
-		int			off = t->offs[k],
-					len = 0;
-
-		while (j + len < t->n && nref(t, j + len, off) == t->p[j + len])
-			len++;
-		if (len > best)
-		{
-			best = len;
-			*kind = k + 1;
-		}
-	}
-	return best;
 }
 
 /* Copy len bytes at j of a nibble array from offset off (decoding); fails where the reference is missing. */
@@ -463,48 +356,62 @@ code_nliteral(btok *m, const tarr *t, int j)
 	t->p[j] = (uint8_t) out;
 }
 
-/* Code the tokens of a nibble array's bytes (decoding: into t->p). */
-static int
-code_ntokens(btok *m, const tarr *t, int tall)
+/* Encoding: the token at byte j of a nibble array; *kind 0 with a count of literal bytes, or a copy. */
+static uint32_t
+ntoken_at(btok *m, const tarr *t, int j, int *kind)
 {
-	tcells	   *c = &m->tc[1];
+	int			next;
+	uint32_t	len = (uint32_t) longest_copy(m, t, j, kind);
+
+	if (len == 0)
+		for (len = 1; j + (int) len < t->n && longest_copy(m, t, j + (int) len, &next) == 0;)
+			len++;
+	return len;
+}
+
+/*
+ * Code the tokens of an array: blocks in m->loc, or the bytes of a nibble
+ * array at t->p (decoding: into them). A block literal is one element and
+ * has no count; a nibble literal token counts its bytes.
+ */
+static int
+code_tokens(btok *m, const tarr *t)
+{
+	int			nib = t->p != NULL;
+	tcells	   *c = &m->tc[nib];
 	int			prev = 0,
 				prev_nb = 0;
 
 	memset(m->start, 0, (size_t) t->n);
-
-	for (int j = 0; j < t->n;)
+	for (int i = 0; i < t->n;)
 	{
 		int			kind = 0,
-					ph = tall ? phase(j, 64, 1024) : phase(j, 8, 128);
-		uint32_t	len = 0;
-		int			beside,
+					ph = phase(i, t->row, t->layer),
+					beside,
 					ahead;
+		uint32_t	len = 0;
 
 		if (!m->rc->decoding)
-		{
-			len = (uint32_t) nlongest_copy(t, j, &kind);
-			int			next;
-
-			if (len == 0)
-				for (len = 1; j + (int) len < t->n && nlongest_copy(t, j + (int) len, &next) == 0;)
-					len++;
-		}
-		boundaries(m, t, j, &beside, &ahead);
+			len = nib ? ntoken_at(m, t, i, &kind) : (uint32_t) longest_copy(m, t, i, &kind);
+		boundaries(m, t, i, &beside, &ahead);
 		kind = code_kind(m, c, prev, ph, prev_nb, beside, kind);
-		if (code_count(m, c, kind, ph, ahead, len, (uint32_t) (t->n - j), t, j, &len))
+		if (kind == 0 && !nib)
+		{
+			if (code_literal(m, t, i, ph))
+				return -1;
+			len = 1;
+		}
+		else if (code_count(m, c, kind, ph, ahead, len, (uint32_t) (t->n - i), t, i, &len))
 			return -1;
-		if (kind == 0)
+		else if (kind == 0)
 			for (uint32_t e = 0; e < len; e++)
-				code_nliteral(m, t, j + (int) e);
-		else if (m->rc->decoding && copy_bytes(m, t, j, t->offs[kind - 1], len))
+				code_nliteral(m, t, i + (int) e);
+		else if (m->rc->decoding &&
+				 (nib ? copy_bytes(m, t, i, t->offs[kind - 1], len) : copy_blocks(m, t, i, t->offs[kind - 1], len)))
 			return -1;
-		j += (int) len;
+		i += (int) len;
 		prev = kind;
-		prev_nb = nbits_of(len) + 1;
-		if (prev_nb > 7)
-			prev_nb = 7;
-		prev_nb *= 2;
+		prev_nb = kind == 0 && !nib ? 0 : 2 * (nbits_of(len) + 1 < 7 ? nbits_of(len) + 1 : 7);
 	}
 	return 0;
 }
@@ -581,8 +488,8 @@ code_blocks(btok *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *data)
 	int			spanning = 0,
 				decoding = m->rc->decoding;
 	tarr		t = {ai, tall ? 32768 : 4096, tall ? offs_tall : offs_flat, tall ? bnd_tall : bnd_flat,
-		!tall && m->top_doc == a->doc + 1, npal, legacy ? 12 : sl_ceil_log2(npal),
-	legacy ? 0x1E6 : mix(0x7EE, ai), NULL, NULL, 0};
+		tall ? 128 : 16, tall ? 2048 : 256, !tall && m->top_doc == a->doc + 1, npal, legacy ? 12 : sl_ceil_log2(npal),
+	legacy ? 0x1E6 : sl_bmix(0x7EE, ai), NULL, NULL, 0};
 
 	if (!legacy)
 	{
@@ -618,8 +525,8 @@ code_blocks(btok *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *data)
 	}
 	else if (!decoding)
 		legacy_loc(m, &t, p, data);
-	set_palette(m, a, npal);
-	if (code_tokens(m, &t, tall))
+	sl_bpal_set(&m->pal, a, npal);
+	if (code_tokens(m, &t))
 		return -1;
 	if (decoding && legacy && legacy_loc(m, &t, p, data))
 		return -1;
@@ -628,7 +535,7 @@ code_blocks(btok *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *data)
 	if (!tall)
 	{
 		for (int i = 0; i < 256; i++)
-			m->top[i] = m->gid[m->loc[15 * 256 + i]];
+			m->top[i] = m->pal.gid[m->loc[15 * 256 + i]];
 		m->top_doc = a->doc + 1;
 	}
 	return 0;
@@ -639,10 +546,11 @@ static int
 code_nibbles(btok *m, const sl_barray *a, size_t ai, uint8_t *p)
 {
 	int			tall = a->count == 16384;
-	tarr		t = {ai, (int) a->count, tall ? noffs_tall : noffs_flat, tall ? nbnd_tall : nbnd_flat, 0, 0, 0, 0, p,
+	tarr		t = {ai, (int) a->count, tall ? noffs_tall : noffs_flat, tall ? nbnd_tall : nbnd_flat,
+		tall ? 64 : 8, tall ? 1024 : 128, 0, 0, 0, 0, p,
 		!tall && m->ntop_doc[a->sub] == a->doc + 1 ? m->ntop[a->sub] : NULL, a->sub & 3};
 
-	if (code_ntokens(m, &t, tall))
+	if (code_tokens(m, &t))
 		return -1;
 	if (!tall)
 	{
@@ -703,15 +611,12 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, sl_err *err)
 	m->hbits = HASH_MIN;
 	while (m->hbits < HASH_MAX && ((uint64_t) 16 << m->hbits) < s->payload_sum)
 		m->hbits++;
-	if (sl_bscan_ids(s, LEGACY_IDS, &m->pal_id, &m->nids, err) ||
-		(m->g2l = sl_alloc_err(m->nids * sizeof(uint32_t), err)) == NULL ||
-		(m->g2l_stamp = sl_alloc_err(m->nids * sizeof(uint32_t), err)) == NULL ||
+	if (sl_bpal_init(&m->pal, s, LEGACY_IDS, err) ||
 		(m->pred = sl_alloc_err(sizeof(uint32_t) << m->hbits, err)) == NULL ||
 		(m->tree = sl_alloc_err(sizeof(uint32_t) << m->hbits, err)) == NULL)
 		r = -1;
 	else
 	{
-		memset(m->g2l_stamp, 0, m->nids * sizeof(uint32_t));
 		memset(m->pred, 0, sizeof(uint32_t) << m->hbits);
 		fresh(m->tree, (size_t) 1 << m->hbits);
 		fresh(&m->tc[0].kind[0][0][0][0][0], sizeof(m->tc) / (sizeof(uint32_t)));
@@ -737,9 +642,7 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, sl_err *err)
 	sl_free(m->pred);
 	sl_free(m->tree);
 	sl_free(m->raw);
-	sl_free(m->pal_id);
-	sl_free(m->g2l);
-	sl_free(m->g2l_stamp);
+	sl_bpal_free(&m->pal);
 	sl_free(m);
 	return r;
 }
