@@ -20,8 +20,8 @@
 #define SL_ENTRY_DENSE 0x01		/* first byte of a dense entry (a zstd frame's is 0x28) */
 #define SL_DENSE_HEADER 13		/* that byte and the three lengths */
 /*
- * The block codec version settled entries get: 3, which decodes 1.5-1.8x
- * faster than 2 for 7-24% more bytes (test/bench/README.md, section 14):
+ * The block codec version settled entries get: 3, which decodes 1.9-2.0x
+ * faster than 2 for 7-21% more bytes (test/bench/README.md, section 14):
  * loads and scans read settled entries, so decoding comes first.
  */
 #define SL_SETTLE_BCODEC 3
