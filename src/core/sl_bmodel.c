@@ -294,9 +294,8 @@ block_one(gwalk *w, int i)
 	uint32_t	bt = (!w->tall && w->have_top && (i >> 8) == 0) ? m->top[i & 255] : NONE;
 	uint32_t	v = code_block(m, i, w->tall, w->npal, w->nbits, w->tree_h, bt);
 
-	if (v >= w->npal)
-		return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu block %d: palette index %u past %u entries",
-					   w->ai, i, v, w->npal);
+	if (sl_bpal_check(v, w->npal, w->ai, i, m->err))
+		return -1;
 	m->loc[i] = v;
 	return 0;
 }

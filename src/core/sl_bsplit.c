@@ -442,3 +442,13 @@ sl_bpal_free(sl_bpal *p)
 	sl_free(p->g2l);
 	sl_free(p->g2l_stamp);
 }
+
+/* Fail unless decoded palette index v of element i of array ai is in its palette. */
+int
+sl_bpal_check(uint32_t v, uint32_t npal, size_t ai, int i, sl_err *err)
+{
+	if (v >= npal)
+		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: array %zu element %d: palette index %u past %u entries",
+					   ai, i, v, npal);
+	return 0;
+}

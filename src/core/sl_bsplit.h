@@ -86,6 +86,9 @@ void		sl_bpal_set(sl_bpal *p, const sl_barray *a, uint32_t npal);
 /* Free the maps. */
 void		sl_bpal_free(sl_bpal *p);
 
+/* Fail (SL_ERR_CORRUPT) unless a decoded index v of element i of array ai is below npal. */
+int			sl_bpal_check(uint32_t v, uint32_t npal, size_t ai, int i, sl_err *err);
+
 /* Local index + 1 of id in the current palette, 0 when absent. */
 static inline uint32_t
 sl_bpal_local(const sl_bpal *p, uint32_t id)

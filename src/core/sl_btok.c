@@ -303,9 +303,8 @@ code_literal(btok *m, const tarr *t, int i, int ph)
 	else
 	{
 		v = code_tree(m, t->tree_h, t->nbits, v);
-		if (v >= t->npal)
-			return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu element %d: palette index %u past %u entries",
-						   t->ai, i, v, t->npal);
+		if (sl_bpal_check(v, t->npal, t->ai, i, m->err))
+			return -1;
 	}
 	m->loc[i] = v;
 	*cell = m->pal.gid[v] + 1;
