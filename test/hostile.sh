@@ -73,7 +73,7 @@ SELECT 'schematic', d FROM unnest(ARRAY['fastasyncworldedit/sponge2.schem', 'pri
   LATERAL (SELECT pg_read_binary_file(:'corpus' || '/schematic/' || f) AS g) q,
   LATERAL (VALUES (g), (slime_json_to_nbt(slime_nbt_to_json(g)))) v(d);
 -- chunk store entries, key || entry: as saves write them (zstd) and as
--- slime_settle() leaves them (the dense form: block codec version 2 streams, or zstd-19); hostile_store's value
+-- slime_settle() leaves them (the dense form: block codec version 3 streams, or zstd-19); hostile_store's value
 -- refers to them, so a damaged entry is also read through it (read_through)
 INSERT INTO hostile_store SELECT 1, slime_import_region(
   pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2);

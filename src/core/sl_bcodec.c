@@ -9,11 +9,13 @@
 #include "sl_bcodec.h"
 #include "sl_bmodel.h"
 #include "sl_bsplit.h"
+#include "sl_btok.h"
 #include "sl_vdir.h"
 #include "sl_zstd.h"
 
-#define BCODEC_MAGIC(v) (0xB0 + (v))	/* 0xB1, 0xB2: the stream's version */
-#define BCODEC_LEVEL(v) ((v) == 1 ? 19 : SL_BCODEC2_LEVEL)	/* the structure's zstd level */
+#define BCODEC_MAGIC(v) (0xB0 + (v))	/* 0xB1, 0xB2, 0xB3: the stream's version */
+/* the structure's zstd level */
+#define BCODEC_LEVEL(v) ((v) == 1 ? 19 : (v) == 2 ? SL_BCODEC2_LEVEL : SL_BCODEC3_LEVEL)
 #define BODY_OFF		13		/* magic, XXH64 of the raw bytes, XXH32 of the rest */
 #define HEADER_MIN		BODY_OFF
 
@@ -103,7 +105,7 @@ scan_structure(const uint8_t *st, size_t len, uint64_t ndocs, int max_depth, sl_
 	return 0;
 }
 
-/* Range-code the arrays: payloads read from raw at the raw scan's offsets. */
+/* Range-code the arrays (models or tokens): payloads read from raw at the raw scan's offsets. */
 static int
 code_arrays_enc(const uint8_t *raw, size_t raw_len, const sl_bscan *rs, const sl_bscan *ss,
 				int version, sl_buf *out, sl_err *err)
@@ -117,7 +119,8 @@ code_arrays_enc(const uint8_t *raw, size_t raw_len, const sl_bscan *rs, const sl
 	for (size_t i = 0; i < rs->n; i++)
 		ptrs[i] = (uint8_t *) raw + rs->a[i].at;	/* read only when encoding */
 	sl_rc_enc_init(&rc, out, err);
-	r = sl_bmodel_code(&rc, ss, ptrs, raw_len, version, err);
+	r = version == SL_BCODEC_V3 ? sl_btok_code(&rc, ss, ptrs, err)
+		: sl_bmodel_code(&rc, ss, ptrs, raw_len, version, err);
 	if (r == 0)
 		r = sl_rc_enc_finish(&rc);
 	sl_free(ptrs);
@@ -151,7 +154,7 @@ sl_bcodec_encode(const uint8_t *raw, size_t raw_len, int version, sl_buf *out, s
 		if (sl_buf_put(&st, raw, raw_len, err))
 			goto done;
 	}
-	if (version != SL_BCODEC_V1 && version != SL_BCODEC_V2)
+	if (version < SL_BCODEC_V1 || version > SL_BCODEC_V3)
 	{
 		sl_fail(err, SL_ERR_INVALID, "bcodec: no version %d", version);
 		goto done;
@@ -198,8 +201,8 @@ read_header(const uint8_t *src, size_t len, size_t raw_len, header *h, sl_err *e
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: %zu bytes, shorter than the %d-byte header", len, HEADER_MIN);
 	h->version = sl_bcodec_version(src, len);
 	if (h->version == 0)
-		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: magic byte 0x%02x at offset 0, expected 0x%02x or 0x%02x",
-					   src[0], BCODEC_MAGIC(1), BCODEC_MAGIC(2));
+		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: magic byte 0x%02x at offset 0, expected 0x%02x to 0x%02x",
+					   src[0], BCODEC_MAGIC(1), BCODEC_MAGIC(3));
 	h->xxh = sl_get_u64be(src + 1);
 	if (XXH32(src + BODY_OFF, len - BODY_OFF, 0) != sl_get_u32be(src + 9))
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: XXH32 at offset 9 does not match the %zu bytes after it",
@@ -225,7 +228,7 @@ read_header(const uint8_t *src, size_t len, size_t raw_len, header *h, sl_err *e
 int
 sl_bcodec_version(const uint8_t *src, size_t len)
 {
-	if (len >= 1 && (src[0] == BCODEC_MAGIC(1) || src[0] == BCODEC_MAGIC(2)))
+	if (len >= 1 && src[0] >= BCODEC_MAGIC(1) && src[0] <= BCODEC_MAGIC(3))
 		return src[0] - 0xB0;
 	return 0;
 }
@@ -277,7 +280,8 @@ decode_arrays(const uint8_t *src, size_t len, const sl_bscan *s, uint8_t **ptrs,
 	sl_rc		rc;
 
 	sl_rc_dec_init(&rc, src, len);
-	if (sl_bmodel_code(&rc, s, ptrs, raw_len, version, err))
+	if (version == SL_BCODEC_V3 ? sl_btok_code(&rc, s, ptrs, err)
+		: sl_bmodel_code(&rc, s, ptrs, raw_len, version, err))
 		return -1;
 	if (rc.pos != len)
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: range coder stream of %zu bytes ends at byte %zu",

@@ -47,9 +47,13 @@ int			sl_bcodec_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_
 
 #define SL_BCODEC_V1 1			/* the archive codec of 0.3.0-0.5.0 */
 #define SL_BCODEC_V2 2			/* the fast block codec (0.6.0) */
+#define SL_BCODEC_V3 3			/* copy and literal tokens, zstd-coded (0.7.0) */
 
 /* zstd level of a version 2 stream's structure (version 1: 19). */
 #define SL_BCODEC2_LEVEL 13
+
+/* zstd level of a version 3 stream's structure. */
+#define SL_BCODEC3_LEVEL 13
 
 /* NBT nesting the codec walks; deeper documents are coded as plain structure bytes. */
 #define SL_BCODEC_MAX_DEPTH 512

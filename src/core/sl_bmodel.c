@@ -20,12 +20,7 @@ typedef struct bmodel
 	uint32_t   *cells;			/* hashed probability cells */
 	uint32_t   *pred;			/* hashed: id + 1 of the block last seen in a context */
 	int			tbits;
-	uint32_t   *pal_id;			/* id of every palette entry hash of the scan */
-	uint32_t	nids;
-	uint32_t   *g2l;			/* id -> local index + 1 for the current array (stamped) */
-	uint32_t   *g2l_stamp;
-	uint32_t	stamp;
-	uint32_t	gid[SL_MAX_PALETTE];	/* ids of the current array's palette */
+	sl_bpal		pal;			/* palette ids and the current array's palette */
 	uint32_t	loc[32768];		/* local indices of the current array */
 	uint32_t	top[256];		/* ids of the top layer of the last 16^3 block array */
 	uint32_t	top_doc;		/* its document + 1; 0: none */
@@ -38,13 +33,6 @@ typedef struct bmodel
 	uint32_t	ntop_doc[4];	/* its document + 1; 0: none */
 } bmodel;
 
-/* Mix v into hash h. */
-static inline uint64_t
-mix(uint64_t h, uint64_t v)
-{
-	h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
-	return h ^ (h >> 29);
-}
 
 /* Probability cell of context hash h. */
 static inline uint32_t *
@@ -67,7 +55,7 @@ tree(bmodel *m, uint64_t h, int nbits, uint32_t v)
 	uint32_t	node = 1;
 
 	for (int i = nbits - 1; i >= 0; i--)
-		node = 2 * node + (uint32_t) bit(m, mix(h, node), (int) (v >> i) & 1);
+		node = 2 * node + (uint32_t) bit(m, sl_bmix(h, node), (int) (v >> i) & 1);
 	return node - (1u << nbits);
 }
 
@@ -101,14 +89,6 @@ neighbour(int i, int which, int tall)
 	return (i >> 4 & 15) ? i - 16 : -1;
 }
 
-/* Local index + 1 of id in the current array, 0 when absent. */
-static inline uint32_t
-local_of(bmodel *m, uint32_t id)
-{
-	if (id >= m->nids || m->g2l_stamp[id] != m->stamp)
-		return 0;
-	return m->g2l[id];
-}
 
 /* Code block i of the current array (P entries, bits wide); returns its local index. */
 static uint32_t
@@ -127,8 +107,8 @@ code_block(bmodel *m, int i, int tall, uint32_t npal, int nbits, uint64_t tree_h
 	{
 		int			j = neighbour(i, k, tall);
 
-		nb[k] = j >= 0 ? m->gid[m->loc[j]] : (k == 0 ? below_top : NONE);
-		h = mix(h, nb[k]);
+		nb[k] = j >= 0 ? m->pal.gid[m->loc[j]] : (k == 0 ? below_top : NONE);
+		h = sl_bmix(h, nb[k]);
 	}
 	pred = &m->pred[(h * 0xD6E8FEB86659FD93ULL) >> (64 - m->tbits)];
 	if (*pred)
@@ -138,14 +118,14 @@ code_block(bmodel *m, int i, int tall, uint32_t npal, int nbits, uint64_t tree_h
 			cand[ncand++] = nb[k];
 	for (int k = 0; k < ncand; k++)
 	{
-		uint32_t	l = local_of(m, cand[k]);
+		uint32_t	l = sl_bpal_local(&m->pal, cand[k]);
 		int			dup = 0;
 
 		for (int q = 0; q < k; q++)
 			dup |= cand[q] == cand[k];
 		if (dup || l == 0)
 			continue;
-		if (bit(m, mix(h, k), !m->rc->decoding && sym == l - 1))
+		if (bit(m, sl_bmix(h, k), !m->rc->decoding && sym == l - 1))
 		{
 			v = l - 1;
 			goto done;
@@ -154,7 +134,7 @@ code_block(bmodel *m, int i, int tall, uint32_t npal, int nbits, uint64_t tree_h
 	v = tree(m, tree_h, nbits, sym);
 done:
 	if (v < npal)
-		*pred = m->gid[v] + 1;
+		*pred = m->pal.gid[v] + 1;
 	return v;
 }
 
@@ -209,7 +189,7 @@ code_raw(bmodel *m, const sl_barray *a, uint8_t *p)
 
 	for (size_t i = 0; i < n; i++)
 	{
-		uint32_t	v = tree(m, mix(mix(0xBAD, a->kind), prev), 8, m->rc->decoding ? 0 : p[i]);
+		uint32_t	v = tree(m, sl_bmix(sl_bmix(0xBAD, a->kind), prev), 8, m->rc->decoding ? 0 : p[i]);
 
 		if (m->rc->decoding)
 			p[i] = (uint8_t) v;
@@ -232,23 +212,6 @@ packed_exact(bmodel *m, const uint8_t *p, uint32_t count, int bits, int spanning
 	return memcmp(scratch, p, (size_t) count * 8) == 0;
 }
 
-/* Set the current palette (ids and the id -> local map) of array a. */
-static void
-set_palette(bmodel *m, const sl_barray *a, uint32_t npal)
-{
-	m->stamp++;
-	for (uint32_t p = 0; p < npal; p++)
-	{
-		uint32_t	id = a->kind == SL_BA_BLOCKS ? p : m->pal_id[a->pal_off + p];
-
-		m->gid[p] = id;
-		if (m->g2l_stamp[id] != m->stamp)
-		{
-			m->g2l_stamp[id] = m->stamp;
-			m->g2l[id] = p + 1;
-		}
-	}
-}
 
 /*
  * Version 2 codes an array in groups: a "big" group (a 16x16 layer, or a
@@ -274,7 +237,7 @@ group_ref(int g, int tall, int have_top)
 static inline int32_t
 ref_local(bmodel *m, int i, int off)
 {
-	return off > 0 ? (int32_t) m->loc[i - off] : (int32_t) local_of(m, m->top[i]) - 1;
+	return off > 0 ? (int32_t) m->loc[i - off] : (int32_t) sl_bpal_local(&m->pal, m->top[i]) - 1;
 }
 
 /* One array's walk in groups: what is coded, and how its flags and elements are. */
@@ -331,9 +294,8 @@ block_one(gwalk *w, int i)
 	uint32_t	bt = (!w->tall && w->have_top && (i >> 8) == 0) ? m->top[i & 255] : NONE;
 	uint32_t	v = code_block(m, i, w->tall, w->npal, w->nbits, w->tree_h, bt);
 
-	if (v >= w->npal)
-		return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu block %d: palette index %u past %u entries",
-					   w->ai, i, v, w->npal);
+	if (sl_bpal_check(v, w->npal, w->ai, i, m->err))
+		return -1;
 	m->loc[i] = v;
 	return 0;
 }
@@ -354,7 +316,7 @@ walk_groups(gwalk *w, int n)
 		int			same = 0,
 					prev_row = 2;
 
-		if (off != 0 && w->same(w, g, big, off, mix(mix(BIG_FLAG + w->salt, w->key), prev_big), &same))
+		if (off != 0 && w->same(w, g, big, off, sl_bmix(sl_bmix(BIG_FLAG + w->salt, w->key), prev_big), &same))
 			return -1;
 		prev_big = off != 0 ? same : 2;
 		if (same)
@@ -365,7 +327,7 @@ walk_groups(gwalk *w, int n)
 			int			rsame = 0;
 
 			if (off != 0 &&
-				w->same(w, r, 16, off, mix(mix(mix(ROW_FLAG + w->salt, w->key), prev_row), rowf[(r - g) >> 4]),
+				w->same(w, r, 16, off, sl_bmix(sl_bmix(sl_bmix(ROW_FLAG + w->salt, w->key), prev_row), rowf[(r - g) >> 4]),
 						&rsame))
 				return -1;
 			prev_row = rowf[(r - g) >> 4] = off != 0 ? rsame : 2;
@@ -404,7 +366,7 @@ code_blocks(bmodel *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *scrat
 		fits = ok;
 		if (ok && !m->rc->decoding)
 			ok = packed_exact(m, p, a->count, nbits, spanning, npal, scratch);
-		if (!bit(m, mix(0x40DE, a->kind), ok))
+		if (!bit(m, sl_bmix(0x40DE, a->kind), ok))
 		{
 			code_raw(m, a, p);
 			m->top_doc = 0;
@@ -418,11 +380,11 @@ code_blocks(bmodel *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *scrat
 	else if (!m->rc->decoding)
 		for (int i = 0; i < n; i++)
 			m->loc[i] = p[i];
-	set_palette(m, a, npal);
-	tree_h = legacy ? mix(0x1E6, a->kind) : mix(0x7EE, ai);
+	sl_bpal_set(&m->pal, a, npal);
+	tree_h = legacy ? sl_bmix(0x1E6, a->kind) : sl_bmix(0x7EE, ai);
 	{
 		gwalk		w = {m, a, ai, NULL, tall, !tall && m->top_doc == a->doc + 1, 0, 0, a->kind,
-		npal, nbits, legacy ? mix(tree_h, 0) : tree_h, blocks_same, block_one};
+		npal, nbits, legacy ? sl_bmix(tree_h, 0) : tree_h, blocks_same, block_one};
 
 		if (walk_groups(&w, n))
 			return -1;
@@ -438,7 +400,7 @@ code_blocks(bmodel *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *scrat
 	if (!tall)
 	{
 		for (int i = 0; i < 256; i++)
-			m->top[i] = m->gid[m->loc[15 * 256 + i]];
+			m->top[i] = m->pal.gid[m->loc[15 * 256 + i]];
 		m->top_doc = a->doc + 1;
 	}
 	if (legacy)
@@ -464,7 +426,7 @@ nibble_one(gwalk *w, int i)
 {
 	bmodel	   *m = w->m;
 	uint8_t    *p = w->p;
-	uint64_t	h = mix(0x71B, w->a->sub);
+	uint64_t	h = sl_bmix(0x71B, w->a->sub);
 	uint32_t	nb[3],
 				v;
 
@@ -473,9 +435,9 @@ nibble_one(gwalk *w, int i)
 		int			j = neighbour(i, k, w->tall);
 
 		nb[k] = j >= 0 ? nib(p, j) : 16;
-		h = mix(h, nb[k]);
+		h = sl_bmix(h, nb[k]);
 	}
-	h = mix(h, w->with_blocks ? m->blocks[i] : 256);
+	h = sl_bmix(h, w->with_blocks ? m->blocks[i] : 256);
 	v = m->rc->decoding ? 0 : nib(p, i);
 	if (nb[0] != 16 && bit(m, h, v == nb[0]))
 		v = nb[0];
@@ -516,46 +478,6 @@ code_nibbles(bmodel *m, const sl_barray *a, uint8_t *p)
 	}
 }
 
-/* Give every palette entry hash a dense id (LEGACY_IDS on), equal hashes alike. */
-static int
-number_palettes(bmodel *m, const sl_bscan *s)
-{
-	size_t		cap = 64;
-	uint64_t   *keys;
-	uint32_t   *vals;
-
-	while (cap < 2 * s->npal)
-		cap *= 2;
-	keys = sl_alloc_err(cap * sizeof(uint64_t), m->err);
-	vals = keys ? sl_alloc_err(cap * sizeof(uint32_t), m->err) : NULL;
-	m->pal_id = vals ? sl_alloc_err((s->npal + 1) * sizeof(uint32_t), m->err) : NULL;
-	if (m->pal_id == NULL)
-	{
-		sl_free(keys);
-		sl_free(vals);
-		return -1;
-	}
-	memset(keys, 0, cap * sizeof(uint64_t));
-	m->nids = LEGACY_IDS;
-	for (size_t i = 0; i < s->npal; i++)
-	{
-		uint64_t	k = s->pal[i] | 1;
-		size_t		j = (k * 0x9E3779B97F4A7C15ULL) >> 40 & (cap - 1);
-
-		while (keys[j] && keys[j] != k)
-			j = (j + 1) & (cap - 1);
-		if (keys[j] == 0)
-		{
-			keys[j] = k;
-			vals[j] = m->nids++;
-		}
-		m->pal_id[i] = vals[j];
-	}
-	sl_free(keys);
-	sl_free(vals);
-	return 0;
-}
-
 /* Allocate the tables, sized by raw_len. */
 static int
 model_init(bmodel *m, const sl_bscan *s, size_t raw_len)
@@ -566,18 +488,15 @@ model_init(bmodel *m, const sl_bscan *s, size_t raw_len)
 	while (m->tbits < (m->grouped ? TBITS_V2 : 22) && ((size_t) 1 << m->tbits) < raw_len)
 		m->tbits++;
 	ncells = (size_t) 1 << m->tbits;
-	if (number_palettes(m, s))
+	if (sl_bpal_init(&m->pal, s, LEGACY_IDS, m->err))
 		return -1;
 	m->cells = sl_alloc_err(ncells * sizeof(uint32_t), m->err);
 	m->pred = m->cells ? sl_alloc_err(ncells * sizeof(uint32_t), m->err) : NULL;
-	m->g2l = m->pred ? sl_alloc_err(m->nids * sizeof(uint32_t), m->err) : NULL;
-	m->g2l_stamp = m->g2l ? sl_alloc_err(m->nids * sizeof(uint32_t), m->err) : NULL;
-	if (m->g2l_stamp == NULL)
+	if (m->pred == NULL)
 		return -1;
 	for (size_t i = 0; i < ncells; i++)
 		m->cells[i] = SL_RC_INIT;
 	memset(m->pred, 0, ncells * sizeof(uint32_t));
-	memset(m->g2l_stamp, 0, m->nids * sizeof(uint32_t));
 	return 0;
 }
 
@@ -587,9 +506,7 @@ model_free(bmodel *m)
 {
 	sl_free(m->cells);
 	sl_free(m->pred);
-	sl_free(m->pal_id);
-	sl_free(m->g2l);
-	sl_free(m->g2l_stamp);
+	sl_bpal_free(&m->pal);
 	sl_free(m);
 }
 

@@ -174,6 +174,16 @@ walk_list(walker *w, name_ref name, int hash_items, int depth)
 		return -1;
 	if (count > 0 && elem == SL_TAG_END)
 		return sl_fail(w->err, SL_ERR_CORRUPT, "bcodec structure: list of End at offset %zu", w->pos);
+	if (!hash_items && elem >= SL_TAG_BYTE && elem <= SL_TAG_DOUBLE && depth + 1 <= w->max_depth)
+	{
+		/* a list of numbers: no arrays or palettes within, one step over (as deep as the items') */
+		static const uint8_t size[SL_TAG_DOUBLE + 1] = {0, 1, 2, 4, 8, 4, 8};
+
+		if (need(w, (size_t) count * size[elem], "list items"))
+			return -1;
+		w->pos += (size_t) count * size[elem];
+		return 0;
+	}
 	for (uint32_t i = 0; i < count; i++)
 	{
 		size_t		start = w->pos;
@@ -340,4 +350,105 @@ sl_bscan_free(sl_bscan *s)
 	sl_free(s->a);
 	sl_free(s->pal);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Give every palette entry hash of s a dense id from first on, equal hashes alike. */
+static int
+number_palettes(sl_bpal *p, const sl_bscan *s, uint32_t first, sl_err *err)
+{
+	size_t		cap = 64;
+	uint64_t   *keys;
+	uint32_t   *vals;
+
+	while (cap < 2 * s->npal)
+		cap *= 2;
+	keys = sl_alloc_err(cap * sizeof(uint64_t), err);
+	vals = keys ? sl_alloc_err(cap * sizeof(uint32_t), err) : NULL;
+	p->ids = vals ? sl_alloc_err((s->npal + 1) * sizeof(uint32_t), err) : NULL;
+	if (p->ids == NULL)
+	{
+		sl_free(keys);
+		sl_free(vals);
+		return -1;
+	}
+	memset(keys, 0, cap * sizeof(uint64_t));
+	p->nids = first;
+	for (size_t i = 0; i < s->npal; i++)
+	{
+		uint64_t	k = s->pal[i] | 1;
+		size_t		j = (k * 0x9E3779B97F4A7C15ULL) >> 40 & (cap - 1);
+
+		while (keys[j] && keys[j] != k)
+			j = (j + 1) & (cap - 1);
+		if (keys[j] == 0)
+		{
+			keys[j] = k;
+			vals[j] = p->nids++;
+		}
+		p->ids[i] = vals[j];
+	}
+	sl_free(keys);
+	sl_free(vals);
+	return 0;
+}
+
+/* Number the scan's palette entries and allocate the id -> local maps. */
+int
+sl_bpal_init(sl_bpal *p, const sl_bscan *s, uint32_t first, sl_err *err)
+{
+	p->g2l = p->g2l_stamp = NULL;
+	p->stamp = 0;
+	p->ident = 0;
+	if (number_palettes(p, s, first, err) ||
+		(p->g2l = sl_alloc_err(p->nids * sizeof(uint32_t), err)) == NULL ||
+		(p->g2l_stamp = sl_alloc_err(p->nids * sizeof(uint32_t), err)) == NULL)
+		return -1;
+	memset(p->g2l_stamp, 0, p->nids * sizeof(uint32_t));
+	return 0;
+}
+
+/* Make array a's palette current (legacy arrays: the identity of npal ids). */
+void
+sl_bpal_set(sl_bpal *p, const sl_barray *a, uint32_t npal)
+{
+	if (a->kind == SL_BA_BLOCKS)
+	{
+		if (p->ident != npal)
+			for (uint32_t q = 0; q < npal; q++)
+				p->gid[q] = q;
+		p->ident = npal;
+		return;
+	}
+	p->ident = 0;
+	p->stamp++;
+	for (uint32_t q = 0; q < npal; q++)
+	{
+		uint32_t	id = p->ids[a->pal_off + q];
+
+		p->gid[q] = id;
+		if (p->g2l_stamp[id] != p->stamp)
+		{
+			p->g2l_stamp[id] = p->stamp;
+			p->g2l[id] = q + 1;
+		}
+	}
+}
+
+/* Free the maps. */
+void
+sl_bpal_free(sl_bpal *p)
+{
+	sl_free(p->ids);
+	sl_free(p->g2l);
+	sl_free(p->g2l_stamp);
+}
+
+/* Fail unless decoded palette index v of element i of array ai is in its palette. */
+int
+sl_bpal_check(uint32_t v, uint32_t npal, size_t ai, int i, sl_err *err)
+{
+	if (v >= npal)
+		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: array %zu element %d: palette index %u past %u entries",
+					   ai, i, v, npal);
+	return 0;
 }

@@ -12,6 +12,7 @@
 #ifndef SL_BSPLIT_H
 #define SL_BSPLIT_H
 
+#include "sl_blocks.h"
 #include "sl_common.h"
 
 /* Kinds of array. */
@@ -58,6 +59,54 @@ typedef struct sl_bscan
  */
 int			sl_bscan_doc(const uint8_t *buf, size_t len, size_t *pos, int elided,
 						 uint32_t doc, int max_depth, sl_bscan *s, sl_err *err);
+
+/*
+ * The palettes of a scan as the models see them: every palette entry hash
+ * has an id shared by equal entries across the input (ids below "first"
+ * are the legacy block values), and the current array's palette maps ids
+ * to its local indices and back.
+ */
+typedef struct sl_bpal
+{
+	uint32_t   *ids;			/* id of every palette entry hash of the scan */
+	uint32_t	nids;
+	uint32_t   *g2l;			/* id -> local index + 1 in the current array (stamped) */
+	uint32_t   *g2l_stamp;
+	uint32_t	stamp;
+	uint32_t	ident;			/* nonzero: the current palette is ids 0 .. ident-1 (legacy) */
+	uint32_t	gid[SL_MAX_PALETTE];	/* ids of the current array's palette */
+} sl_bpal;
+
+/* Number the scan's palette entries (ids from first on) and allocate the maps. */
+int			sl_bpal_init(sl_bpal *p, const sl_bscan *s, uint32_t first, sl_err *err);
+
+/* Make array a's palette current: its npal entries, or (legacy) the ids 0 .. npal-1. */
+void		sl_bpal_set(sl_bpal *p, const sl_barray *a, uint32_t npal);
+
+/* Free the maps. */
+void		sl_bpal_free(sl_bpal *p);
+
+/* Fail (SL_ERR_CORRUPT) unless a decoded index v of element i of array ai is below npal. */
+int			sl_bpal_check(uint32_t v, uint32_t npal, size_t ai, int i, sl_err *err);
+
+/* Local index + 1 of id in the current palette, 0 when absent. */
+static inline uint32_t
+sl_bpal_local(const sl_bpal *p, uint32_t id)
+{
+	if (p->ident)
+		return id < p->ident ? id + 1 : 0;
+	if (id >= p->nids || p->g2l_stamp[id] != p->stamp)
+		return 0;
+	return p->g2l[id];
+}
+
+/* Mix v into hash h (the models' context hashes). */
+static inline uint64_t
+sl_bmix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
+	return h ^ (h >> 29);
+}
 
 /* Free the descriptors. */
 void		sl_bscan_free(sl_bscan *s);

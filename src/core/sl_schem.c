@@ -85,12 +85,45 @@ sl_varint_get(const uint8_t *buf, size_t len, size_t *pos, uint32_t *v)
 	return -1;
 }
 
+/* Pack the full longs of n indices of bits each (a constant where inlined), not spanning; the count done. */
+static inline __attribute__((always_inline)) uint32_t
+pack_full_longs(const uint32_t *idx, uint32_t n, int bits, uint8_t *out)
+{
+	uint64_t	mask = ((uint64_t) 1 << bits) - 1;
+	uint32_t	per = 64 / bits,
+				l = 0;
+
+	for (; (l + 1) * per <= n; l++)
+	{
+		uint64_t	w = 0;
+
+		for (uint32_t k = 0; k < per; k++)
+			w |= ((uint64_t) idx[l * per + k] & mask) << (k * bits);
+		sl_put_u64be(out + 8 * (size_t) l, w);
+	}
+	return l * per;
+}
+
 void
 sl_pack_indices(const uint32_t *idx, uint32_t n, int bits, int spanning, uint8_t *out)
 {
 	uint64_t	mask = ((uint64_t) 1 << bits) - 1;
 	uint32_t	nl = sl_packed_longs(n, bits, spanning);
 
+	if (!spanning && bits >= 4 && bits <= 8)
+	{
+		/* the common widths with constant shifts; the loop below finishes the last long */
+		uint32_t	done = bits == 4 ? pack_full_longs(idx, n, 4, out) :
+			bits == 5 ? pack_full_longs(idx, n, 5, out) :
+			bits == 6 ? pack_full_longs(idx, n, 6, out) :
+			bits == 7 ? pack_full_longs(idx, n, 7, out) : pack_full_longs(idx, n, 8, out);
+		uint32_t	per = 64 / bits;
+
+		idx += done;
+		out += 8 * (size_t) (done / per);
+		n -= done;
+		nl -= done / per;
+	}
 	if (!spanning)
 	{
 		uint32_t	per = 64 / bits;

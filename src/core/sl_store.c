@@ -229,7 +229,7 @@ encode_densest(const uint8_t *raw, size_t len, size_t cur_len, sl_buf *out, sl_e
 
 	if (sl_buf_put(&d, &kind, 1, err) ||
 		sl_buf_put(&d, raw, SL_ENTRY_HEADER, err) ||
-		sl_bcodec_encode(raw + SL_ENTRY_HEADER, len - SL_ENTRY_HEADER, SL_BCODEC_V2, &d, err))
+		sl_bcodec_encode(raw + SL_ENTRY_HEADER, len - SL_ENTRY_HEADER, SL_SETTLE_BCODEC, &d, err))
 		goto done;
 	if ((double) d.len < SL_SETTLE_SKIP_19 * (double) cur_len)
 		rc = sl_buf_put(out, d.data, d.len, err);

@@ -38,8 +38,9 @@ typedef struct sl_frame
 
 #define SL_CODEC_ZSTD	0		/* one zstd frame with content size and checksum */
 #define SL_CODEC_BLOCKS	1		/* the block codec (sl_bcodec), version 1 streams */
-#define SL_CODEC_BLOCKS2 2		/* the block codec, version 2 streams (the fast one) */
-#define SL_CODEC_MAX	2		/* the highest codec this build reads */
+#define SL_CODEC_BLOCKS2 2		/* the block codec, version 2 streams */
+#define SL_CODEC_BLOCKS3 3		/* the block codec, version 3 streams (tokens, the fast one) */
+#define SL_CODEC_MAX	3		/* the highest codec this build reads */
 
 /* Append v as a varint (7 bits a byte, low group first). */
 int			sl_varint64_put(sl_buf *b, uint64_t v, sl_err *err);

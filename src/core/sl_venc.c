@@ -343,7 +343,7 @@ archive_frame(const sl_buf *raw, int version, sl_buf *payload, uint8_t *codec, s
 	if (bc.len < payload->len - before)
 	{
 		payload->len = before;
-		*codec = version == SL_BCODEC_V2 ? SL_CODEC_BLOCKS2 : SL_CODEC_BLOCKS;
+		*codec = (uint8_t) version;	/* SL_CODEC_BLOCKS, _BLOCKS2, _BLOCKS3: the version */
 		rc = sl_buf_put(payload, bc.data, bc.len, err);
 		goto done;
 	}
@@ -391,7 +391,7 @@ close_frame3(writer3 *w, uint32_t chunks, sl_err *err)
 	f->codec = SL_CODEC_ZSTD;
 	if (w->opts->level == SL_ARCHIVE_LEVEL && chunks > 0)
 	{
-		if (archive_frame(&w->raw, w->opts->block_codec == SL_BCODEC_V2 ? SL_BCODEC_V2 : SL_BCODEC_V1,
+		if (archive_frame(&w->raw, w->opts->block_codec >= SL_BCODEC_V2 ? w->opts->block_codec : SL_BCODEC_V1,
 						  &w->payload, &f->codec, err))
 			return -1;
 	}

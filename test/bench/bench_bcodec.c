@@ -5,15 +5,15 @@
  * For every region file of the eras anvil-1.2-1.12, anvil-1.13-1.17,
  * anvil-1.18plus and mcregion, the chunks (sl_region_read, lenient) are
  * concatenated as ONE input and compressed with zstd-3, zstd-19 + long
- * matching (windowLog 27) and sl_bcodec_encode as streams of version 1 and
- * of version 2; each output is decoded and compared byte for byte. Prints a
+ * matching (windowLog 27) and sl_bcodec_encode as streams of versions 1, 2
+ * and 3; each output is decoded and compared byte for byte. Prints a
  * table per version, a row per era: raw NBT, the sizes, bcodec /
  * zstd-19-long, encode and decode MB/s of raw NBT (CPU time of this
  * process, one run each, so other work on the machine moves them less),
  * and the worst file's ratio.
  *
  * --check: no zstd baselines and no table; round-trip every region input
- * and every chunk on its own, in both versions; exit 1 on the first
+ * and every chunk on its own, in every version; exit 1 on the first
  * difference (test/corpus.sh).
  *
  * Usage: bench_bcodec [--check] [CORPUS_DIR]   (default $SLIME_CORPUS or ../shared/corpus)
@@ -37,7 +37,7 @@ static const char *const era_names[NERAS] = {
 	"anvil-1.2-1.12", "anvil-1.13-1.17", "anvil-1.18plus", "mcregion"
 };
 
-#define NVERS 2					/* stream versions 1 and 2 */
+#define NVERS 3					/* stream versions 1, 2 and 3 */
 
 typedef struct era_stats
 {
@@ -139,7 +139,7 @@ region_file(era_stats *e, const char *path)
 				e->worst_path[v] = path;
 			}
 	}
-	fprintf(stderr, "  %s %zu -> %zu (v1), %zu (v2)\n", path, cat.len, bc[0], bc[1]);
+	fprintf(stderr, "  %s %zu -> %zu (v1), %zu (v2), %zu (v3)\n", path, cat.len, bc[0], bc[1], bc[2]);
 	sl_buf_free(&cat);
 	sl_region_free(&r);
 }
@@ -215,7 +215,8 @@ main(int argc, char **argv)
 	for (int v = 0; v < NVERS; v++)
 	{
 		printf("\nblock codec version %d (%s)\n", v + 1,
-			   v ? "0xB2, value codec 2, settled store entries" : "0xB1, value codec 1, the archive level");
+			   v == 2 ? "0xB3, value codec 3, settled store entries" :
+			   v == 1 ? "0xB2, value codec 2" : "0xB1, value codec 1, the archive level");
 		printf("%-16s %5s %6s %12s %10s %10s %10s %7s %8s %8s  %s\n", "era", "files", "chunks",
 			   "raw NBT", "zstd-3", "zstd19L", "bcodec", "bc/19L", "enc MB/s", "dec MB/s",
 			   "worst bc/19L file");

@@ -27,7 +27,9 @@
 # cluster named by the PG* variables or a throwaway one (test/lib.sh); its
 # databases are dropped at the end. Prints the tables on stdout; never fails
 # on numbers. A few minutes on 2 cores (most of it zstd-19 and the block
-# codec). BENCH_SECONDS (5) per load variant.
+# codec). BENCH_SECONDS (5) per load variant. SETTLE_PARTS="2" (default
+# "1 2 3") runs only the parts named (ratios against table 1 print n/a
+# without it).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -36,6 +38,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$SLIME_ROOT"
 
 SECS=${BENCH_SECONDS:-5}
+part() { [[ " ${SETTLE_PARTS:-1 2 3} " == *" $1 "* ]]; }
 ERAS=(anvil-1.2-1.12 anvil-1.13-1.17 anvil-1.18plus mcregion)
 
 slime_bench_begin settle
@@ -58,9 +61,10 @@ newdb() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else printf "n/a" }'; }
 
 # ---- 1. the codec alone ------------------------------------------------------
-slime_log "1. build/bench_bcodec (zstd-19 long and the block codec per region)"
-./build/bench_bcodec "$CORPUS" >"$work/bcodec.txt" 2>"$work/bcodec.err"
 declare -A Z19 RAW
+: >"$work/bcodec.txt"
+part 1 && slime_log "1. build/bench_bcodec (zstd-19 long and the block codec per region)" &&
+    ./build/bench_bcodec "$CORPUS" >"$work/bcodec.txt" 2>"$work/bcodec.err"
 while read -r era _ _ raw _ z19 _; do
     Z19[$era]=$z19; RAW[$era]=$raw
 done < <(grep -E "^($(IFS='|'; echo "${ERAS[*]}")) " "$work/bcodec.txt")
@@ -68,6 +72,7 @@ done < <(grep -E "^($(IFS='|'; echo "${ERAS[*]}")) " "$work/bcodec.txt")
 # ---- 2. the corpus through the store, settled ------------------------------
 declare -A OUT
 for era in "${ERAS[@]}"; do
+    part 2 || break
     db=slime_bench_settle_$(echo "$era" | tr -c 'a-z0-9\n' '_')
     slime_log "2. $era: import through the store, slime_gc(), slime_settle()"
     newdb "$db"
@@ -102,6 +107,7 @@ for era in "${ERAS[@]}"; do
     OUT[$era]="$raw $entries_raw $plain $before $after $settle $read_before $read_after $tot_plain $tot_before $tot_after $dense"
 done
 
+if part 3; then
 # ---- 3. loader islands -------------------------------------------------------
 slime_log "3. a loader of 8 islands, 11 saves each"
 db=slime_bench_settle_loader
@@ -162,14 +168,15 @@ q "$db" -c "VACUUM FULL ANALYZE" >/dev/null
 l_after=$(q "$db" -c "SELECT at_rest('ldr') + pg_total_relation_size('ldr_worlds')")
 l_after_logical=$(q "$db" -c "$logical")
 cold_after=$(tps load-slime); cold_bytea=$(tps load-bytea)
+fi
 
 # ---- the tables ----------------------------------------------------------------
 echo
 echo "slime bench_settle: $(date -u +%F), zstd $(zstd --version 2>/dev/null | grep -o 'v[0-9.]*' | head -1), corpus $CORPUS"
 echo
-echo "1. The block codec, one input per region file (build/bench_bcodec)"
-sed -n '2,$p' "$work/bcodec.txt"
-echo
+part 1 && echo "1. The block codec, one input per region file (build/bench_bcodec)" &&
+    sed -n '2,$p' "$work/bcodec.txt" && echo
+part 2 || exit 0
 echo "2. Regions saved through the chunk store, after slime_gc(), then slime_settle(older_than => '0')"
 echo "   bytes at rest = table + indexes + store (pg_total_relation_size after VACUUM FULL); z19l = zstd-19 long per region (table 1)"
 printf '%-16s %11s %11s %11s %11s %7s %7s %7s %9s %9s %9s %7s %7s %7s %6s\n' era "raw NBT" "z19l" "plain" "store" "st/z19" "settled" "se/z19" "settle" "read" "read" "totals" "totals" "totals" "dense"
@@ -186,6 +193,7 @@ for era in "${ERAS[@]}"; do
 done
 echo "   settle MB/s: raw NBT of the distinct entries over the slime_settle() call; read: every chunk's NBT through the store;"
 echo "   totals: slime_block_totals over the stored rows, time / the same worlds as self-contained default-level values (best of 3)"
+part 3 || exit 0
 echo
 echo "3. Loader islands: 8 islands of 5x5 chunks (1.21.1), 11 saves each ($l_saves saves kept), after slime_gc()"
 printf '   %-52s %10s %7s %10s %7s\n' "" relations "x bytea" logical "x bytea"

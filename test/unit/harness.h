@@ -46,4 +46,10 @@ const char *sl_test_corpus(void);
 /* Read a whole file; NULL on failure. Caller frees with free(). */
 unsigned char *sl_test_read_file(const char *path, size_t *len);
 
+/*
+ * Step of an every-byte loop (cuts, flips) after offset n: 1, or under
+ * SLIME_UNIT_QUICK (the valgrind suite) 13 past the first 256 bytes.
+ */
+size_t		sl_test_cut_step(size_t n);
+
 #endif

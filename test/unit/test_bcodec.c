@@ -1,8 +1,11 @@
 /*
  * test_bcodec.c - unit tests of the block codec (sl_bcodec): round trips of
  * generated chunks of every era, of bytes that are not NBT and of nothing;
- * the decoder rejects every truncation and every flipped byte.
+ * the decoder rejects every truncation and every flipped byte, and with
+ * the body checksum patched its own checks catch a changed byte.
  */
+#include <xxhash.h>
+
 #include "harness.h"
 #include "sl_bcodec.h"
 #include "sl_nbt.h"
@@ -230,14 +233,19 @@ round_trip_v(const uint8_t *raw, size_t len, int version)
 	return n;
 }
 
-/* Round-trip raw as streams of both versions; returns the larger encoded size. */
+/* Round-trip raw as streams of every version; returns the largest encoded size. */
 static size_t
 round_trip(const uint8_t *raw, size_t len)
 {
-	size_t		a = round_trip_v(raw, len, SL_BCODEC_V1),
-				b = round_trip_v(raw, len, SL_BCODEC_V2);
+	size_t		most = 0;
 
-	return a > b ? a : b;
+	for (int v = SL_BCODEC_V1; v <= SL_BCODEC_V3; v++)
+	{
+		size_t		n = round_trip_v(raw, len, v);
+
+		most = n > most ? n : most;
+	}
+	return most;
 }
 
 void
@@ -296,7 +304,18 @@ test_bcodec_non_nbt(void)
 	free(buf);
 }
 
-/* Truncate and flip every byte of a stream of version: always SL_ERR_CORRUPT. */
+/* Recompute a stream's body XXH32 (bytes 9..12) after changing it. */
+static void
+patch_body_xxh32(uint8_t *p, size_t len)
+{
+	sl_put_u32be(p + 9, (uint32_t) XXH32(p + 13, len - 13, 0));
+}
+
+/*
+ * Truncate and flip every byte of a stream of version: always SL_ERR_CORRUPT;
+ * with the body checksum patched, an error or the same bytes (under
+ * SLIME_UNIT_QUICK every 13th byte past the first 256).
+ */
 static void
 corrupt_v(int version)
 {
@@ -311,7 +330,7 @@ corrupt_v(int version)
 	back = malloc(b.len);
 	CHECK_OK(sl_bcodec_encode(b.data, b.len, version, &enc, &err), &err);
 	/* every truncation */
-	for (size_t k = 0; k < enc.len; k++)
+	for (size_t k = 0; k < enc.len; k += sl_test_cut_step(k))
 	{
 		if (sl_bcodec_decode(enc.data, k, back, b.len, &err) == 0)
 			accepted++;
@@ -319,7 +338,7 @@ corrupt_v(int version)
 			wrong_code++;
 	}
 	/* one flipped bit in every byte */
-	for (size_t k = 0; k < enc.len; k++)
+	for (size_t k = 0; k < enc.len; k += sl_test_cut_step(k))
 	{
 		enc.data[k] ^= (uint8_t) (1 << (k % 8));
 		if (sl_bcodec_decode(enc.data, enc.len, back, b.len, &err) == 0)
@@ -328,6 +347,20 @@ corrupt_v(int version)
 			wrong_code++;
 		enc.data[k] ^= (uint8_t) (1 << (k % 8));
 	}
+	/* one byte changed with the body checksum patched: the decoder's own checks, or the bytes */
+	for (size_t k = 13; k < enc.len; k += sl_test_cut_step(k))
+	{
+		uint8_t		was = enc.data[k];
+
+		enc.data[k] ^= (uint8_t) (0x11 << (k % 4));
+		patch_body_xxh32(enc.data, enc.len);
+		if (sl_bcodec_decode(enc.data, enc.len, back, b.len, &err) == 0)
+			CHECK(memcmp(back, b.data, b.len) == 0);
+		else if (err.code != SL_ERR_CORRUPT)
+			wrong_code++;
+		enc.data[k] = was;
+	}
+	patch_body_xxh32(enc.data, enc.len);
 	/* the wrong raw length */
 	CHECK(sl_bcodec_decode(enc.data, enc.len, back, b.len - 1, &err) != 0);
 	CHECK(accepted == 0);
@@ -336,7 +369,7 @@ corrupt_v(int version)
 	CHECK(memcmp(back, b.data, b.len) == 0);
 	/* a stream is only the codec of its own version */
 	CHECK_OK(sl_bcodec_expect(enc.data, enc.len, version, &err), &err);
-	CHECK(sl_bcodec_expect(enc.data, enc.len, 3 - version, &err) != 0 && err.code == SL_ERR_CORRUPT);
+	CHECK(sl_bcodec_expect(enc.data, enc.len, version % 3 + 1, &err) != 0 && err.code == SL_ERR_CORRUPT);
 	sl_buf_free(&b);
 	sl_buf_free(&enc);
 	free(back);
@@ -347,6 +380,7 @@ test_bcodec_corrupt(void)
 {
 	corrupt_v(SL_BCODEC_V1);
 	corrupt_v(SL_BCODEC_V2);
+	corrupt_v(SL_BCODEC_V3);
 }
 
 /*
@@ -394,7 +428,7 @@ archive_value_v(int version)
 	CHECK(ha.version == 3 && (ha.flags & SL_FLAG_PREFIX) == 0);
 	CHECK_OK(sl_value_open_mem(&v, arch.data, arch.len, NULL, &err), &err);
 	for (uint32_t f = 0; f < v.hdr.frame_count; f++)
-		blocks += v.frames[f].codec == (version == SL_BCODEC_V2 ? SL_CODEC_BLOCKS2 : SL_CODEC_BLOCKS);
+		blocks += v.frames[f].codec == version;	/* SL_CODEC_BLOCKS, _BLOCKS2, _BLOCKS3 */
 	CHECK(blocks == 1);
 	for (uint32_t i = 0; i < 8; i++)
 	{
@@ -433,5 +467,5 @@ test_bcodec_archive_value(void)
 {
 	archive_value_v(SL_BCODEC_V1);
 	archive_value_v(SL_BCODEC_V2);
-
+	archive_value_v(SL_BCODEC_V3);
 }

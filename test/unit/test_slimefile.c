@@ -598,17 +598,6 @@ good_error(const sl_err *err)
 		strstr(err->msg, "offset") != NULL;
 }
 
-/* Next cut after offset n: every byte, or under SLIME_UNIT_QUICK every 13th past 256. */
-static size_t
-cut_step(size_t n)
-{
-	static int	quick = -1;
-
-	if (quick < 0)
-		quick = getenv("SLIME_UNIT_QUICK") != NULL && *getenv("SLIME_UNIT_QUICK") != '\0';
-	return quick && n >= 256 ? 13 : 1;
-}
-
 void
 test_slimefile_truncated(void)
 {
@@ -625,7 +614,7 @@ test_slimefile_truncated(void)
 		/* the file cut at every byte (SLIME_UNIT_QUICK: every byte of the
 		 * first 256, then every 13th, for slow runners such as valgrind) */
 		sfg_assemble(&f, SIZE_MAX, &file);
-		for (size_t n = 0; n < file.len && !bad; n += cut_step(n))
+		for (size_t n = 0; n < file.len && !bad; n += sl_test_cut_step(n))
 			if (read_file(file.data, n, &value, &info, &err) == 0 ||
 				(n >= 3 && !good_error(&err)))
 			{
@@ -634,7 +623,7 @@ test_slimefile_truncated(void)
 				bad = 1;
 			}
 		/* the chunk data cut at every byte (the file otherwise well-formed) */
-		for (size_t n = 0; n < f.chunks.len && !bad; n += cut_step(n))
+		for (size_t n = 0; n < f.chunks.len && !bad; n += sl_test_cut_step(n))
 		{
 			int			ok_end = 0;
 
