@@ -1,0 +1,345 @@
+/*
+ * pack.c - the chunk store's packs (issue #22): reading a packed entry out
+ * of its pack (decoded once and kept for the next entries of the same pack)
+ * and slime_settle()'s batch that packs unsettled entries.
+ *
+ * A pack is a row of slime_store_packs(id bigint primary key, data bytea)
+ * in the extension's schema; a packed store row names it in its pack column
+ * and holds u8 0x02 and the entry's index in data (sl_pack.h, doc/format.md
+ * "Chunk store"). Packs never change once written, and ids are never used
+ * twice, so a decoded pack is kept by id across statements.
+ */
+#include "slime.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "sl_pack.h"
+#include "sl_store.h"
+
+/*
+ * The pack decoded last, in TopMemoryContext, and the row it came from: the
+ * table, the id and the row's xmin, so that a pack table made again (the
+ * extension dropped and created, ids counted from 1 again) is never read
+ * through a stale copy.
+ */
+static struct
+{
+	Oid			rel;
+	int64		id;
+	TransactionId xmin;
+}			kept_key;
+static sl_pack kept;
+
+/* The packs table of the store's schema nsp, opened with its primary key index in *idx. */
+static Relation
+open_packs(Oid nsp, Oid *idx)
+{
+	Oid			rel = get_relname_relid("slime_store_packs", nsp);
+	Relation	r;
+
+	if (!OidIsValid(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the slime chunk store's pack table is missing")));
+	r = table_open(rel, AccessShareLock);
+	*idx = RelationGetPrimaryKeyIndex(r);
+	if (!OidIsValid(*idx))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the slime chunk store's pack table has no primary key")));
+	return r;
+}
+
+/* Make pack id (read under snapshot from the packs table of schema nsp) the kept one; false when absent. */
+static bool
+keep_pack(Oid nsp, int64 id, Snapshot snapshot)
+{
+	Oid			idx;
+	Relation	rel = open_packs(nsp, &idx);
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	bool		found = false;
+
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(id));
+	scan = systable_beginscan(rel, idx, true, snapshot, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+		Datum		data = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull);
+
+		found = !isnull;
+		if (found && (kept_key.rel != RelationGetRelid(rel) || kept_key.id != id ||
+					  kept_key.xmin != HeapTupleHeaderGetXmin(tup->t_data)))
+		{
+			bytea	   *b = DatumGetByteaPP(data);
+			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+			sl_err		err;
+			int			rc;
+
+			sl_pack_free(&kept);
+			kept_key.rel = InvalidOid;
+			rc = sl_pack_open((const uint8_t *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b),
+							  slime_limits(), &kept, &err);
+			MemoryContextSwitchTo(old);
+			if (rc)
+			{
+				sl_err_prefix(&err, "chunk store pack %lld", (long long) id);
+				slime_raise(&err, false);
+			}
+			kept_key.rel = RelationGetRelid(rel);
+			kept_key.id = id;
+			kept_key.xmin = HeapTupleHeaderGetXmin(tup->t_data);
+		}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/*
+ * The packed entry data (u8 0x02, u32le index) of pack id as an entry of
+ * the raw form (u8 0x00, the canonical bytes), read from the packs table of
+ * schema nsp under snapshot; NULL when the pack is not there.
+ */
+struct varlena *
+slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot)
+{
+	sl_buf		out = {0};
+	sl_err		err;
+	uint8_t		form[5] = {0, 0, 0, 0, SL_ENTRY_RAW};
+
+	if (VARSIZE_ANY_EXHDR(data) != SL_PACKED_SIZE || ((const uint8_t *) VARDATA_ANY(data))[0] != SL_ENTRY_PACKED)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("packed chunk store entry of pack %lld is malformed", (long long) id)));
+	if (!keep_pack(nsp, id, snapshot))
+		return NULL;
+	/* a varlena header, the form byte, then the entry */
+	if (sl_buf_put(&out, form, sizeof(form), &err) ||
+		sl_pack_entry(&kept, sl_get_u32le((const uint8_t *) VARDATA_ANY(data) + 1), &out, &err))
+		slime_raise(&err, false);
+	SET_VARSIZE(out.data, out.len);
+	return (struct varlena *) out.data;
+}
+
+/* The statements of a settle batch, each with the store's schema for %1$s. */
+enum
+{
+	PQ_BATCH,					/* up to $2 unsettled entries stored by $1, oldest first, locked */
+	PQ_INSERT,					/* a pack; its id */
+	PQ_POINT,					/* entries $2 now point into pack $1 with data $3 */
+	PQ_SETTLED,					/* entries $1 left as they are, settled */
+	PQ_COUNT
+};
+static const char *const pack_sql[PQ_COUNT] = {
+	"SELECT s.hash, s.data FROM %1$s.slime_store s WHERE NOT s.settled "
+	"AND s.stored_at OPERATOR(pg_catalog.<=) $1 ORDER BY s.stored_at LIMIT $2 "
+	"FOR NO KEY UPDATE OF s SKIP LOCKED",
+	"INSERT INTO %1$s.slime_store_packs (data) VALUES ($1) RETURNING id",
+	"UPDATE %1$s.slime_store s SET pack = $1, data = u.d, settled = true "
+	"FROM ROWS FROM (pg_catalog.unnest($2::pg_catalog.bytea[]), pg_catalog.unnest($3::pg_catalog.bytea[])) u(h, d) "
+	"WHERE s.hash OPERATOR(pg_catalog.=) u.h",
+	"UPDATE %1$s.slime_store s SET settled = true WHERE s.hash OPERATOR(pg_catalog.=) ANY ($1)"
+};
+
+/* Run pack statement q of schema nsp with args; SPI's result code must be expect. */
+static void
+run_pack(int q, const char *nsp, int nargs, Oid *types, Datum *args, int expect)
+{
+	char	   *sql = psprintf(pack_sql[q], nsp);
+
+	if (SPI_execute_with_args(sql, nargs, types, args, NULL, false, 0) != expect)
+		elog(ERROR, "chunk store pack statement failed: %s", sql);
+}
+
+/* A bytea[] of n datums. */
+static Datum
+bytea_array(Datum *d, int n)
+{
+	return PointerGetDatum(construct_array(d, n, BYTEAOID, -1, false, TYPALIGN_INT));
+}
+
+/*
+ * Pack the canonical bytes of n entries (all[off[i]..off[i+1])) into out,
+ * and check that the pack gives every one of them back.
+ */
+static void
+encode_checked(const sl_buf *all, const size_t *off, int n, sl_buf *out)
+{
+	const uint8_t **e = palloc(sizeof(uint8_t *) * n);
+	size_t	   *size = palloc(sizeof(size_t) * n);
+	sl_pack		p;
+	sl_buf		back = {0};
+	sl_err		err;
+
+	for (int i = 0; i < n; i++)
+	{
+		e[i] = all->data + off[i];
+		size[i] = off[i + 1] - off[i];
+	}
+	if (sl_pack_encode(e, size, n, slime_settle_dense() ? SL_PACK_DENSE : SL_PACK_FAST, out, &err) ||
+		sl_pack_open(out->data, out->len, slime_limits(), &p, &err))
+		slime_raise(&err, false);
+	for (int i = 0; i < n; i++)
+	{
+		back.len = 0;
+		if (sl_pack_entry(&p, i, &back, &err))
+			slime_raise(&err, false);
+		if (back.len != size[i] || memcmp(back.data, e[i], size[i]) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("a chunk store pack does not give back entry %d of its batch", i)));
+	}
+	sl_pack_free(&p);
+	sl_buf_free(&back);
+}
+
+PG_FUNCTION_INFO_V1(slime_settle_pack);
+/*
+ * slime_settle_pack(cutoff timestamptz, batch int, OUT items, OUT
+ * bytes_before, OUT bytes_after, OUT bad, OUT first_bad): one batch of
+ * slime_settle(): up to batch unsettled entries stored by cutoff (oldest
+ * first, locked FOR NO KEY UPDATE SKIP LOCKED, at most SL_PACK_MAX_RAW of
+ * documents) each checked against its key and packed into one new pack
+ * (slime.settle_codec), which is decoded and compared before the rows point
+ * into it. Entries that do not match their key are left as they are
+ * (bad, first_bad), as is the batch when the pack would not be smaller.
+ * Runs inside slime_settle (the store's owner, search_path pinned).
+ */
+Datum
+slime_settle_pack(PG_FUNCTION_ARGS)
+{
+	const char *nsp = quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
+	Datum		args[3] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
+	Oid			types[3] = {TIMESTAMPTZOID, INT4OID};
+	int64		before = 0,
+				after = 0;
+	int			n = 0,
+				nbad = 0,
+				rows;
+	Datum	   *hash,
+			   *point,
+			   *bad;
+	size_t	   *off;
+	sl_buf		all = {0};
+	sl_buf		pack = {0};
+	bool		packed = false;
+	int			nsettled;
+	MemoryContext outer = CurrentMemoryContext;
+	TupleDesc	td;
+	Datum		vals[5];
+	bool		nulls[5] = {false, false, false, false, true};
+
+	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "slime_settle_pack must return a record");
+	if (PG_GETARG_INT32(1) < 1)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("batch size must be positive, not %d", PG_GETARG_INT32(1))));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	run_pack(PQ_BATCH, nsp, 2, types, args, SPI_OK_SELECT);
+	rows = (int) SPI_processed;
+	hash = palloc(sizeof(Datum) * (rows + 1));
+	point = palloc(sizeof(Datum) * (rows + 1));
+	bad = palloc(sizeof(Datum) * (rows + 1));
+	off = palloc(sizeof(size_t) * (rows + 1));
+	off[0] = 0;
+	for (int i = 0; i < rows; i++)
+	{
+		bool		isnull;
+		MemoryContext spi = MemoryContextSwitchTo(outer);
+		bytea	   *h = DatumGetByteaPCopy(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		bytea	   *d;
+		size_t		was = all.len;
+		sl_err		err;
+
+		MemoryContextSwitchTo(spi);
+		d = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+
+		CHECK_FOR_INTERRUPTS();
+		if (sl_store_entry_canonical((const uint8_t *) VARDATA_ANY(h), VARSIZE_ANY_EXHDR(h),
+									 (const uint8_t *) VARDATA_ANY(d), VARSIZE_ANY_EXHDR(d),
+									 slime_limits(), &all, &err))
+		{
+			all.len = was;
+			bad[nbad++] = PointerGetDatum(h);
+			continue;
+		}
+		if (n > 0 && all.len - SL_ENTRY_HEADER * (size_t) (n + 1) > SL_PACK_MAX_RAW)
+		{
+			all.len = was;		/* the next batch takes it and the rest */
+			break;
+		}
+		before += VARSIZE_ANY_EXHDR(d);
+		hash[n++] = PointerGetDatum(h);
+		off[n] = all.len;
+	}
+	if (n > 0)
+		encode_checked(&all, off, n, &pack);
+	if (n > 0 && pack.len + (size_t) SL_PACKED_SIZE * n < (size_t) before)
+	{
+		bool		isnull;
+		Oid			ptypes[3] = {INT8OID, BYTEAARRAYOID, BYTEAARRAYOID};
+
+		args[0] = PointerGetDatum(slime_from_bytes(pack.data, pack.len));
+		types[0] = BYTEAOID;
+		run_pack(PQ_INSERT, nsp, 1, types, args, SPI_OK_INSERT_RETURNING);
+		args[0] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		for (int i = 0; i < n; i++)
+		{
+			uint8_t		p[SL_PACKED_SIZE] = {SL_ENTRY_PACKED};
+
+			sl_put_u32le(p + 1, (uint32_t) i);
+			point[i] = PointerGetDatum(slime_from_bytes(p, sizeof(p)));
+		}
+		args[1] = bytea_array(hash, n);
+		args[2] = bytea_array(point, n);
+		run_pack(PQ_POINT, nsp, 3, ptypes, args, SPI_OK_UPDATE);
+		after = (int64) pack.len + (int64) SL_PACKED_SIZE * n;
+		packed = true;
+	}
+	else
+		after = before;
+	/* the bad entries, and a batch not worth packing, are settled as they are */
+	nsettled = nbad;
+	if (!packed)
+	{
+		memcpy(bad + nbad, hash, sizeof(Datum) * n);
+		nsettled += n;
+	}
+	if (nsettled > 0)
+	{
+		Oid			t = BYTEAARRAYOID;
+		Datum		a = bytea_array(bad, nsettled);
+
+		run_pack(PQ_SETTLED, nsp, 1, &t, &a, SPI_OK_UPDATE);
+	}
+	vals[0] = Int64GetDatum((int64) n + nbad);
+	vals[1] = Int64GetDatum(before);
+	vals[2] = Int64GetDatum(after);
+	vals[3] = Int64GetDatum(nbad);
+	if (nbad > 0)
+	{
+		vals[4] = bad[0];
+		nulls[4] = false;
+	}
+	sl_buf_free(&all);
+	sl_buf_free(&pack);
+	SPI_finish();
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(td), vals, nulls)));
+}
