@@ -66,16 +66,22 @@ SELECT s.resolved = slime_resolve(t.world)::bytea AS same_content,
        s.row_bytes = t.world::bytea AS same_row
 FROM settle_seen s JOIN settle_saves t USING (id);
 
--- every entry keeps its key, never grows, and passes the store's checks; the
--- terrain chunks are in the dense form (first byte 1), the others may be
--- zstd-19 frames where those are smaller
+-- every entry keeps its key and passes the store's checks; a batch of
+-- entries went into one pack (slime_store_packs): a packed row holds u8 2
+-- and its index in the pack, and the packs hold fewer bytes than the
+-- entries did
 SELECT count(*) AS entries, bool_and(s.settled) AS all_settled,
-       bool_and(octet_length(s.data) <= octet_length(b.data)) AS none_larger,
-       count(*) FILTER (WHERE get_byte(s.data, 0) = 1) >= 9 AS dense_terrain
+       bool_and(s.pack IS NOT NULL AND get_byte(s.data, 0) = 2 AND octet_length(s.data) = 5) AS all_packed,
+       count(DISTINCT s.pack) AS packs
 FROM slime_store s JOIN settle_before b USING (hash);
+SELECT (SELECT sum(octet_length(data)) FROM slime_store_packs) < (SELECT sum(octet_length(data)) FROM settle_before)
+       AS packs_smaller;
 SELECT count(*) AS problems FROM slime_store_verify();
-SELECT bool_and(get_byte(s.data, 0) = 1) AS terrain_dense
-FROM settle_saves t, unnest(slime_refs(t.world)) r(h) JOIN slime_store s ON s.hash = r.h;
+-- a copy of a packed entry (slime_store_entries, for backups) is whole: the
+-- raw form (u8 0), which slime_store_add takes back
+SELECT count(*) AS copies, bool_and(get_byte(e.data, 0) = 0) AS raw_form,
+       bool_and(slime_store_entry_check(e.hash, e.data) IS NULL) AS copies_check
+FROM settle_saves t, slime_store_entries(t.world) e;
 
 -- every accessor reads dense entries
 SELECT count(*) AS blocks_kinds, sum(count) AS blocks FROM settle_saves, slime_block_counts(world);
@@ -101,8 +107,33 @@ SELECT what, items FROM slime_settle('0') WHERE what = 'store entries';
 SELECT s.data = b.data AS unchanged FROM slime_store s JOIN settle_bad b USING (hash);
 DELETE FROM slime_store WHERE hash = sha256('settle');
 
--- garbage collection removes settled entries no value refers to
+-- garbage collection removes settled entries no value refers to; a pack
+-- goes with the last entry that points into it
 DELETE FROM settle_saves WHERE id = 2;
+SELECT removed_entries AS removed FROM slime_gc();
+SELECT count(*) AS packs_without_entries FROM slime_store_packs p
+WHERE NOT EXISTS (SELECT 1 FROM slime_store s WHERE s.pack = p.id);
+SELECT count(*) AS entries_without_pack FROM slime_store s
+WHERE s.pack IS NOT NULL AND NOT EXISTS (SELECT 1 FROM slime_store_packs p WHERE p.id = s.pack);
+
+-- slime.settle_codec = dense: packs coded with the block codec (smaller,
+-- read at the block codec's speed)
+INSERT INTO settle_saves
+SELECT 5, slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+FROM generate_series(30, 32) x, generate_series(0, 2) z;
+SET slime.settle_codec = dense;
+SELECT items FROM slime_settle('0') WHERE what = 'store entries';
+RESET slime.settle_codec;
+SELECT get_byte(p.data, 6 + 12 * 9) & 240 = 176 AS block_codec
+FROM slime_store_packs p WHERE p.id = (SELECT max(id) FROM slime_store_packs);
+SELECT slime_resolve(world) = (SELECT slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+                               FROM generate_series(30, 32) x, generate_series(0, 2) z) AS same_world
+FROM settle_saves WHERE id = 5;
+-- a damaged pack is an error for its readers (the frame's checksum)
+UPDATE slime_store_packs SET data = overlay(data placing '\xffff'::bytea from 200)
+WHERE id = (SELECT max(id) FROM slime_store_packs);
+SELECT slime_resolve(world) IS NOT NULL FROM settle_saves WHERE id = 5;
+DELETE FROM settle_saves WHERE id = 5;
 SELECT removed_entries AS removed FROM slime_gc();
 
 -- loaders: a world with no running lease and no recent save drops its
