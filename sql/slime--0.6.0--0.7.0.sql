@@ -98,9 +98,21 @@ AS $$
 	WHERE s.hash OPERATOR(pg_catalog.=) ANY (@extschema@.slime_refs(world))
 $$;
 
+-- Cold loader files (doc/format.md, "Loader tables"): slime_settle() no
+-- longer drops the cached file of a cold world but keeps its cold form
+-- (magic "SLCF"): the file's blocks as one zstd-19 frame against the newest
+-- save's chunks, a few KB; a load gives the version-13 file back from it.
+CREATE FUNCTION slime_loader_file_cold(file bytea, world slime) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+DROP FUNCTION slime_settle_loader_files(regclass, timestamptz, integer);
+CREATE FUNCTION slime_settle_loader_files(saves regclass, cutoff timestamptz, batch integer,
+		OUT files bigint, OUT bytes bigint, OUT bytes_after bigint)
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT;
+REVOKE ALL ON FUNCTION slime_settle_loader_files(regclass, timestamptz, integer) FROM PUBLIC;
+
 -- slime_settle(): as in 0.5.0 (sql/slime--0.4.0--0.5.0.sql), but a batch of
 -- store entries becomes one pack (slime_settle_pack) instead of each entry
--- being coded alone.
+-- being coded alone, and cold loader files keep their cold form.
 CREATE OR REPLACE FUNCTION slime_settle(older_than interval DEFAULT '15 minutes', batch_size integer DEFAULT 100,
 		max_batches integer DEFAULT NULL, progress interval DEFAULT '10 seconds')
 RETURNS TABLE (what text, items bigint, bytes_before bigint, bytes_after bigint)
@@ -117,6 +129,7 @@ DECLARE
 	e_after bigint := 0;
 	f_items bigint := 0;
 	f_bytes bigint := 0;
+	f_after bigint := 0;
 	ldr record;
 	r record;
 BEGIN
@@ -161,17 +174,18 @@ BEGIN
 			SELECT * INTO r FROM @extschema@.slime_settle_loader_files(ldr.saves, cutoff, batch_size);
 			f_items := f_items + r.files;
 			f_bytes := f_bytes + r.bytes;
+			f_after := f_after + r.bytes_after;
 			EXIT WHEN r.files < batch_size;
 		END LOOP;
 	END LOOP;
 	IF pg_catalog.clock_timestamp() - started >= progress THEN
 		RAISE NOTICE 'slime_settle: done: % store entries, % loader files', e_items, f_items
-			USING DETAIL = pg_catalog.format('Store entries %s bytes before, %s after; loader files %s bytes; %s s.',
-				e_before, e_after, f_bytes,
+			USING DETAIL = pg_catalog.format('Store entries %s bytes before, %s after; loader files %s bytes before, %s after; %s s.',
+				e_before, e_after, f_bytes, f_after,
 				pg_catalog.round(EXTRACT(epoch FROM pg_catalog.clock_timestamp() - started), 1));
 	END IF;
 	RETURN QUERY VALUES ('store entries', e_items, e_before, e_after),
-						('loader files', f_items, f_bytes, 0::bigint);
+						('loader files', f_items, f_bytes, f_after);
 END
 $$;
 
