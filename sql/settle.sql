@@ -129,6 +129,15 @@ FROM slime_store_packs p WHERE p.id = (SELECT max(id) FROM slime_store_packs);
 SELECT slime_resolve(world) = (SELECT slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
                                FROM generate_series(30, 32) x, generate_series(0, 2) z) AS same_world
 FROM settle_saves WHERE id = 5;
+-- packed entries made unsettled again (to change codecs, say) are
+-- repacked; the packs they leave empty are deleted
+CREATE TABLE settle_packs_before AS SELECT id FROM slime_store_packs;
+UPDATE slime_store SET settled = false WHERE pack IS NOT NULL;
+SELECT items FROM slime_settle('0') WHERE what = 'store entries';
+SELECT count(*) AS old_packs_left FROM slime_store_packs JOIN settle_packs_before USING (id);
+SELECT count(*) AS entries, bool_and(settled AND pack IS NOT NULL) AS all_packed FROM slime_store;
+SELECT bool_and(slime_verify_refs(world)) AS refs_ok FROM settle_saves;
+DROP TABLE settle_packs_before;
 -- a damaged pack is an error for its readers (the frame's checksum)
 UPDATE slime_store_packs SET data = overlay(data placing '\xffff'::bytea from 200)
 WHERE id = (SELECT max(id) FROM slime_store_packs);
@@ -136,8 +145,10 @@ SELECT slime_resolve(world) IS NOT NULL FROM settle_saves WHERE id = 5;
 DELETE FROM settle_saves WHERE id = 5;
 SELECT removed_entries AS removed FROM slime_gc();
 
--- loaders: a world with no running lease and no recent save drops its
--- cached file; its next load writes the file from the newest save
+-- loaders: a world with no running lease and no recent save keeps its
+-- cached file in the cold form ("SLCF": the file's blocks compressed against
+-- the newest save's chunks, a small part of the file); its next load gives
+-- the version-13 file back from it
 SELECT slime_loader_create('cold_isl');
 CREATE TABLE settle_files AS
 SELECT slime_to_slimefile(slime_agg(slime_put_chunk(NULL, x, z, sf_chunk(x, z)))) AS f
@@ -147,11 +158,15 @@ SELECT slime_loader_save('cold_isl', w, 1, f) AS save FROM settle_files, (VALUES
 SELECT slime_lease_release('cold_isl', 'cold', 1) AS released;
 -- saved just now: both keep their file under the default older_than
 SELECT what, items FROM slime_settle() WHERE what = 'loader files';
-SELECT what, items, bytes_before = (SELECT octet_length(f) FROM settle_files) AS file_bytes, bytes_after
+SELECT what, items, bytes_before = (SELECT octet_length(f) FROM settle_files) AS file_bytes,
+       bytes_after < bytes_before / 2 AS cold_form_smaller
 FROM slime_settle('0') WHERE what = 'loader files';
-SELECT world, file IS NOT NULL AS has_file FROM cold_isl_worlds ORDER BY world;
--- both load the same world (the cold one's file is written from the value:
--- the same bytes here, since this file was written by slime_to_slimefile too)
+SELECT world, file IS NOT NULL AS has_file, CASE WHEN substring(file, 1, 4) = 'SLCF'::bytea THEN 'cold' ELSE 'v13' END AS form
+FROM cold_isl_worlds ORDER BY world;
+-- idempotent: a cold form is not settled again
+SELECT what, items FROM slime_settle('0') WHERE what = 'loader files';
+-- both load the same world, in the same bytes (the cold form gives back the
+-- file's blocks, compressed again at the level this file was written at)
 SELECT w, slime_from_slimefile(slime_loader_load('cold_isl', w)) = slime_from_slimefile(f) AS same_world,
        slime_loader_load('cold_isl', w) = f AS same_bytes
 FROM settle_files, (VALUES ('hot'), ('cold')) v(w) ORDER BY w;

@@ -25,6 +25,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "sl_pack.h"
 #include "sl_store.h"
@@ -144,17 +145,20 @@ enum
 	PQ_INSERT,					/* a pack; its id */
 	PQ_POINT,					/* entries $2 now point into pack $1 with data $3 */
 	PQ_SETTLED,					/* entries $1 left as they are, settled */
+	PQ_FREE,					/* packs $1 (repacked from) that no entry points into any more */
 	PQ_COUNT
 };
 static const char *const pack_sql[PQ_COUNT] = {
-	"SELECT s.hash, s.data FROM %1$s.slime_store s WHERE NOT s.settled "
+	"SELECT s.hash, s.data, s.pack FROM %1$s.slime_store s WHERE NOT s.settled "
 	"AND s.stored_at OPERATOR(pg_catalog.<=) $1 ORDER BY s.stored_at LIMIT $2 "
 	"FOR NO KEY UPDATE OF s SKIP LOCKED",
 	"INSERT INTO %1$s.slime_store_packs (data) VALUES ($1) RETURNING id",
 	"UPDATE %1$s.slime_store s SET pack = $1, data = u.d, settled = true "
 	"FROM ROWS FROM (pg_catalog.unnest($2::pg_catalog.bytea[]), pg_catalog.unnest($3::pg_catalog.bytea[])) u(h, d) "
 	"WHERE s.hash OPERATOR(pg_catalog.=) u.h",
-	"UPDATE %1$s.slime_store s SET settled = true WHERE s.hash OPERATOR(pg_catalog.=) ANY ($1)"
+	"UPDATE %1$s.slime_store s SET settled = true WHERE s.hash OPERATOR(pg_catalog.=) ANY ($1)",
+	"DELETE FROM %1$s.slime_store_packs p WHERE p.id OPERATOR(pg_catalog.=) ANY ($1) "
+	"AND NOT EXISTS (SELECT 1 FROM %1$s.slime_store s WHERE s.pack OPERATOR(pg_catalog.=) p.id)"
 };
 
 /* Run pack statement q of schema nsp with args; SPI's result code must be expect. */
@@ -219,6 +223,9 @@ PG_FUNCTION_INFO_V1(slime_settle_pack);
  * (slime.settle_codec), which is decoded and compared before the rows point
  * into it. Entries that do not match their key are left as they are
  * (bad, first_bad), as is the batch when the pack would not be smaller.
+ * A packed entry made unsettled again (to change codecs, or to leave a
+ * pack most of whose entries were collected) is read out of its pack and
+ * repacked; a pack no entry points into any more is then deleted.
  * Runs inside slime_settle (the store's owner, search_path pinned).
  */
 Datum
@@ -239,6 +246,9 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 	sl_buf		all = {0};
 	sl_buf		pack = {0};
 	bool		packed = false;
+	Datum	   *old_packs;
+	int			nold = 0;
+	Oid			ext = get_func_namespace(fcinfo->flinfo->fn_oid);
 	int			nsettled;
 	MemoryContext outer = CurrentMemoryContext;
 	TupleDesc	td;
@@ -257,6 +267,7 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 	hash = palloc(sizeof(Datum) * (rows + 1));
 	point = palloc(sizeof(Datum) * (rows + 1));
 	bad = palloc(sizeof(Datum) * (rows + 1));
+	old_packs = palloc(sizeof(Datum) * (rows + 1));
 	off = palloc(sizeof(size_t) * (rows + 1));
 	off[0] = 0;
 	for (int i = 0; i < rows; i++)
@@ -265,11 +276,24 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 		MemoryContext spi = MemoryContextSwitchTo(outer);
 		bytea	   *h = DatumGetByteaPCopy(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
 		bytea	   *d;
+		Datum		from;
 		size_t		was = all.len;
 		sl_err		err;
 
 		MemoryContextSwitchTo(spi);
 		d = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+		from = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull);
+		if (!isnull)
+		{
+			/* a packed entry made unsettled again: repacked, read out of its pack */
+			old_packs[nold++] = from;
+			d = (bytea *) slime_pack_read(ext, DatumGetInt64(from), (struct varlena *) d, GetActiveSnapshot());
+			if (d == NULL)
+			{
+				bad[nbad++] = PointerGetDatum(h);
+				continue;
+			}
+		}
 
 		CHECK_FOR_INTERRUPTS();
 		if (sl_store_entry_canonical((const uint8_t *) VARDATA_ANY(h), VARSIZE_ANY_EXHDR(h),
@@ -328,6 +352,13 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 		Datum		a = bytea_array(bad, nsettled);
 
 		run_pack(PQ_SETTLED, nsp, 1, &t, &a, SPI_OK_UPDATE);
+	}
+	if (packed && nold > 0)
+	{
+		Oid			t = INT8ARRAYOID;
+		Datum		a = PointerGetDatum(construct_array(old_packs, nold, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+
+		run_pack(PQ_FREE, nsp, 1, &t, &a, SPI_OK_DELETE);
 	}
 	vals[0] = Int64GetDatum((int64) n + nbad);
 	vals[1] = Int64GetDatum(before);
