@@ -131,6 +131,8 @@ sl_sfcold_decode(const uint8_t *src, size_t len, const uint8_t *prefix, size_t p
 		return sl_fail(err, SL_ERR_CORRUPT, "not a cold slime file (offset 0)");
 	if (src[4] != SL_SFCOLD_VERSION)
 		return sl_fail(err, SL_ERR_UNSUPPORTED, "cold slime file version %d is not known (offset 4)", src[4]);
+	if (src[5] != 0xB1 || src[6] != 0x0B || src[7] != SL_SLIMEFILE_WRITE_VERSION)
+		return sl_fail(err, SL_ERR_CORRUPT, "cold slime file does not hold a version-13 header (offset 5)");
 	chunk_len = sl_get_u32le(src + 13);
 	extra_len = sl_get_u32le(src + 17);
 	if (chunk_len + extra_len > lim->max_value_raw)
