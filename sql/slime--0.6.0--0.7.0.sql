@@ -98,10 +98,10 @@ AS $$
 	WHERE s.hash OPERATOR(pg_catalog.=) ANY (@extschema@.slime_refs(world))
 $$;
 
--- Cold loader files (doc/format.md, "Loader tables"): slime_settle() no
--- longer drops the cached file of a cold world but keeps its cold form
--- (magic "SLCF"): the file's blocks as one zstd-19 frame against the newest
--- save's chunks, a few KB; a load gives the version-13 file back from it.
+-- Cold loader files: slime_settle() no longer drops the cached file of a
+-- cold world but keeps its cold form (magic "SLCF", doc/format.md "The
+-- loader's cold files"): the file's blocks as one zstd-19 frame against the
+-- newest save's chunks, a few KB; a load gives the version-13 file back.
 CREATE FUNCTION slime_loader_file_cold(file bytea, world slime) RETURNS bytea
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 DROP FUNCTION slime_settle_loader_files(regclass, timestamptz, integer);

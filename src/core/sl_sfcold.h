@@ -16,7 +16,7 @@
  * file's 8 header bytes as they were, u32le raw length of the chunk block,
  * u32le raw length of the extra block, then the zstd frame (content size,
  * checksum) of both blocks' raw bytes back to back, against the prefix.
- * doc/format.md, "Loader tables", is the authority.
+ * doc/format.md, "The loader's cold files", is the authority.
  */
 #ifndef SL_SFCOLD_H
 #define SL_SFCOLD_H
