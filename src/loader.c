@@ -304,7 +304,7 @@ typedef enum save_query
 	LQ_CHECK,					/* slime_lease_check(): why it does not */
 	LQ_FILE,					/* the next save number, the world's file and memo */
 	LQ_INSERT,					/* the save and the retention */
-	LQ_LOAD_FILE,				/* the kept file, while its save is the newest */
+	LQ_LOAD_FILE,				/* the kept file, while its save is the newest, and that save */
 	LQ_LOAD_VALUE,				/* the newest save's value */
 	LQ_COUNT
 } save_query;
@@ -327,8 +327,8 @@ static const char *const save_sql[LQ_COUNT] = {
 	"gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 "
 	"AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) "
 	"SELECT save FROM ins",
-	"SELECT w.file FROM %s w WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL "
-	"AND EXISTS (SELECT FROM %s s WHERE s.world OPERATOR(pg_catalog.=) w.world AND s.save OPERATOR(pg_catalog.=) w.saves)",
+	"SELECT w.file, s.data FROM %s w JOIN %s s ON s.world OPERATOR(pg_catalog.=) w.world "
+	"AND s.save OPERATOR(pg_catalog.=) w.saves WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL",
 	"SELECT data FROM %s WHERE world OPERATOR(pg_catalog.=) $1 ORDER BY save DESC LIMIT 1"
 };
 
@@ -616,8 +616,9 @@ load_as_owner(PG_FUNCTION_ARGS)
 		spi = MemoryContextSwitchTo(outer);
 		f = PG_DETOAST_DATUM_COPY(r);
 		MemoryContextSwitchTo(spi);
+		/* the save the file was kept for, read by the same statement */
 		if (sl_sfcold_is((const uint8_t *) VARDATA_ANY(f), VARSIZE_ANY_EXHDR(f)))
-			f = warm_file(f, run_save(LQ_LOAD_VALUE, &arg, NULL, SPI_OK_SELECT, &isnull), outer);
+			f = warm_file(f, SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull), outer);
 		SPI_finish();
 		PG_RETURN_BYTEA_P(f);
 	}

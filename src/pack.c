@@ -213,43 +213,88 @@ encode_checked(const sl_buf *all, const size_t *off, int n, sl_buf *out)
 	sl_buf_free(&back);
 }
 
+/*
+ * Pack entries hash[0..n) (their canonical bytes all->data + off[i], stored
+ * in before bytes) into one new pack and point their rows into it, unless
+ * the pack is not smaller; then they are settled as they are (added to
+ * keep). Returns the bytes they take after.
+ */
+static int64
+pack_group(const char *nsp, const sl_buf *all, const size_t *off, Datum *hash, int n,
+		   int64 before, Datum *keep, int *nkeep)
+{
+	sl_buf		pack = {0};
+	Datum		args[3];
+	Oid			types[3] = {INT8OID, BYTEAARRAYOID, BYTEAARRAYOID};
+	Oid			t = BYTEAOID;
+	Datum	   *point = palloc(sizeof(Datum) * n);
+	bool		isnull;
+	int64		after = (int64) SL_PACKED_SIZE * n;
+
+	encode_checked(all, off, n, &pack);
+	after += (int64) pack.len;
+	if (after >= before)
+	{
+		memcpy(keep + *nkeep, hash, sizeof(Datum) * n);
+		*nkeep += n;
+		sl_buf_free(&pack);
+		return before;
+	}
+	args[0] = PointerGetDatum(slime_from_bytes(pack.data, pack.len));
+	sl_buf_free(&pack);
+	run_pack(PQ_INSERT, nsp, 1, &t, args, SPI_OK_INSERT_RETURNING);
+	args[0] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	for (int i = 0; i < n; i++)
+	{
+		uint8_t		p[SL_PACKED_SIZE] = {SL_ENTRY_PACKED};
+
+		sl_put_u32le(p + 1, (uint32_t) i);
+		point[i] = PointerGetDatum(slime_from_bytes(p, sizeof(p)));
+	}
+	args[1] = bytea_array(hash, n);
+	args[2] = bytea_array(point, n);
+	run_pack(PQ_POINT, nsp, 3, types, args, SPI_OK_UPDATE);
+	return after;
+}
+
 PG_FUNCTION_INFO_V1(slime_settle_pack);
 /*
  * slime_settle_pack(cutoff timestamptz, batch int, OUT items, OUT
  * bytes_before, OUT bytes_after, OUT bad, OUT first_bad): one batch of
  * slime_settle(): up to batch unsettled entries stored by cutoff (oldest
- * first, locked FOR NO KEY UPDATE SKIP LOCKED, at most SL_PACK_MAX_RAW of
- * documents) each checked against its key and packed into one new pack
- * (slime.settle_codec), which is decoded and compared before the rows point
- * into it. Entries that do not match their key are left as they are
- * (bad, first_bad), as is the batch when the pack would not be smaller.
- * A packed entry made unsettled again (to change codecs, or to leave a
- * pack most of whose entries were collected) is read out of its pack and
- * repacked; a pack no entry points into any more is then deleted.
- * Runs inside slime_settle (the store's owner, search_path pinned).
+ * first, locked FOR NO KEY UPDATE SKIP LOCKED), each checked against its
+ * key and packed (slime.settle_codec), a pack per SL_PACK_MAX_RAW bytes of
+ * documents; each pack is decoded and compared before the rows point into
+ * it. Entries that do not match their key are left as they are (bad,
+ * first_bad), as are entries whose pack would not be smaller. A packed
+ * entry made unsettled again (to change codecs, or to leave a pack most of
+ * whose entries were collected) is read out of its pack and repacked; a
+ * pack no entry points into any more is then deleted. Runs inside
+ * slime_settle (the store's owner, search_path pinned).
  */
 Datum
 slime_settle_pack(PG_FUNCTION_ARGS)
 {
-	const char *nsp = quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
-	Datum		args[3] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
-	Oid			types[3] = {TIMESTAMPTZOID, INT4OID};
+	Oid			ext = get_func_namespace(fcinfo->flinfo->fn_oid);
+	const char *nsp = quote_identifier(get_namespace_name(ext));
+	Datum		args[2] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
+	Oid			types[2] = {TIMESTAMPTZOID, INT4OID};
 	int64		before = 0,
-				after = 0;
+				after = 0,
+				group_before = 0;
 	int			n = 0,
 				nbad = 0,
+				nold = 0,
+				group = 0,
 				rows;
 	Datum	   *hash,
-			   *point,
-			   *bad;
+			   *bad,
+			   *keep,
+			   *old_packs;
+	int			nkeep = 0;
 	size_t	   *off;
 	sl_buf		all = {0};
-	sl_buf		pack = {0};
-	bool		packed = false;
-	Datum	   *old_packs;
-	int			nold = 0;
-	Oid			ext = get_func_namespace(fcinfo->flinfo->fn_oid);
-	int			nsettled;
+	SPITupleTable *tt;
 	MemoryContext outer = CurrentMemoryContext;
 	TupleDesc	td;
 	Datum		vals[5];
@@ -265,38 +310,34 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 	run_pack(PQ_BATCH, nsp, 2, types, args, SPI_OK_SELECT);
 	rows = (int) SPI_processed;
 	hash = palloc(sizeof(Datum) * (rows + 1));
-	point = palloc(sizeof(Datum) * (rows + 1));
 	bad = palloc(sizeof(Datum) * (rows + 1));
 	old_packs = palloc(sizeof(Datum) * (rows + 1));
 	off = palloc(sizeof(size_t) * (rows + 1));
+	keep = palloc(sizeof(Datum) * (rows + 1));
 	off[0] = 0;
+	tt = SPI_tuptable;			/* the batch's rows, kept while packs are written */
 	for (int i = 0; i < rows; i++)
 	{
 		bool		isnull;
 		MemoryContext spi = MemoryContextSwitchTo(outer);
-		bytea	   *h = DatumGetByteaPCopy(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		bytea	   *h = DatumGetByteaPCopy(SPI_getbinval(tt->vals[i], tt->tupdesc, 1, &isnull));
 		bytea	   *d;
 		Datum		from;
 		size_t		was = all.len;
 		sl_err		err;
 
 		MemoryContextSwitchTo(spi);
-		d = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
-		from = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull);
+		CHECK_FOR_INTERRUPTS();
+		d = DatumGetByteaPP(SPI_getbinval(tt->vals[i], tt->tupdesc, 2, &isnull));
+		from = SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &isnull);
 		if (!isnull)
 		{
 			/* a packed entry made unsettled again: repacked, read out of its pack */
 			old_packs[nold++] = from;
 			d = (bytea *) slime_pack_read(ext, DatumGetInt64(from), (struct varlena *) d, GetActiveSnapshot());
-			if (d == NULL)
-			{
-				bad[nbad++] = PointerGetDatum(h);
-				continue;
-			}
 		}
-
-		CHECK_FOR_INTERRUPTS();
-		if (sl_store_entry_canonical((const uint8_t *) VARDATA_ANY(h), VARSIZE_ANY_EXHDR(h),
+		if (d == NULL ||
+			sl_store_entry_canonical((const uint8_t *) VARDATA_ANY(h), VARSIZE_ANY_EXHDR(h),
 									 (const uint8_t *) VARDATA_ANY(d), VARSIZE_ANY_EXHDR(d),
 									 slime_limits(), &all, &err))
 		{
@@ -304,63 +345,41 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 			bad[nbad++] = PointerGetDatum(h);
 			continue;
 		}
-		if (n > 0 && all.len - SL_ENTRY_HEADER * (size_t) (n + 1) > SL_PACK_MAX_RAW)
+		/* a pack full: it goes before this entry starts the next */
+		if (n > group && all.len - off[group] - SL_ENTRY_HEADER * (size_t) (n + 1 - group) > SL_PACK_MAX_RAW)
 		{
-			all.len = was;		/* the next batch takes it and the rest */
-			break;
+			after += pack_group(nsp, &all, off + group, hash + group, n - group, group_before, keep, &nkeep);
+			group = n;
+			group_before = 0;
 		}
 		before += VARSIZE_ANY_EXHDR(d);
+		group_before += VARSIZE_ANY_EXHDR(d);
 		hash[n++] = PointerGetDatum(h);
 		off[n] = all.len;
 	}
-	if (n > 0)
-		encode_checked(&all, off, n, &pack);
-	if (n > 0 && pack.len + (size_t) SL_PACKED_SIZE * n < (size_t) before)
-	{
-		bool		isnull;
-		Oid			ptypes[3] = {INT8OID, BYTEAARRAYOID, BYTEAARRAYOID};
-
-		args[0] = PointerGetDatum(slime_from_bytes(pack.data, pack.len));
-		types[0] = BYTEAOID;
-		run_pack(PQ_INSERT, nsp, 1, types, args, SPI_OK_INSERT_RETURNING);
-		args[0] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-		for (int i = 0; i < n; i++)
-		{
-			uint8_t		p[SL_PACKED_SIZE] = {SL_ENTRY_PACKED};
-
-			sl_put_u32le(p + 1, (uint32_t) i);
-			point[i] = PointerGetDatum(slime_from_bytes(p, sizeof(p)));
-		}
-		args[1] = bytea_array(hash, n);
-		args[2] = bytea_array(point, n);
-		run_pack(PQ_POINT, nsp, 3, ptypes, args, SPI_OK_UPDATE);
-		after = (int64) pack.len + (int64) SL_PACKED_SIZE * n;
-		packed = true;
-	}
-	else
-		after = before;
-	/* the bad entries, and a batch not worth packing, are settled as they are */
-	nsettled = nbad;
-	if (!packed)
-	{
-		memcpy(bad + nbad, hash, sizeof(Datum) * n);
-		nsettled += n;
-	}
-	if (nsettled > 0)
+	if (n > group)
+		after += pack_group(nsp, &all, off + group, hash + group, n - group, group_before, keep, &nkeep);
+	sl_buf_free(&all);
+	/* the bad entries, and those whose pack would not be smaller, are settled as they are */
+	if (nbad + nkeep > 0)
 	{
 		Oid			t = BYTEAARRAYOID;
-		Datum		a = bytea_array(bad, nsettled);
+		Datum		a;
+
+		memcpy(bad + nbad, keep, sizeof(Datum) * nkeep);
+		a = bytea_array(bad, nbad + nkeep);
 
 		run_pack(PQ_SETTLED, nsp, 1, &t, &a, SPI_OK_UPDATE);
 	}
-	if (packed && nold > 0)
+	if (nold > 0)
 	{
 		Oid			t = INT8ARRAYOID;
 		Datum		a = PointerGetDatum(construct_array(old_packs, nold, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 
 		run_pack(PQ_FREE, nsp, 1, &t, &a, SPI_OK_DELETE);
 	}
-	vals[0] = Int64GetDatum((int64) n + nbad);
+	SPI_finish();
+	vals[0] = Int64GetDatum((int64) rows);
 	vals[1] = Int64GetDatum(before);
 	vals[2] = Int64GetDatum(after);
 	vals[3] = Int64GetDatum(nbad);
@@ -369,8 +388,5 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 		vals[4] = bad[0];
 		nulls[4] = false;
 	}
-	sl_buf_free(&all);
-	sl_buf_free(&pack);
-	SPI_finish();
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(td), vals, nulls)));
 }

@@ -126,8 +126,7 @@ islands() {
 SELECT slime_loader_create('ldr');
 CREATE TABLE region AS SELECT slime_import_region(pg_read_binary_file($(slime_sq "$R")), 0, 0) AS w;
 CREATE TABLE island_chunks AS
-SELECT k, c.x + 32 * (k / 9) AS x, c.z, (c.x % 5) * 5 + c.z % 5 AS m,
-       slime_chunk_json(r.w, c.x, c.z) || jsonb_build_object('xPos', jsonb_build_object('int', c.x + 32 * (k / 9))) AS j
+SELECT k, c.x + 32 * (k / 9) AS x, c.z, (c.x % 5) * 5 + c.z % 5 AS m, slime_chunk_json(r.w, c.x, c.z) AS j
 FROM region r, generate_series(0, $n - 1) k, slime_chunks(r.w) c
 WHERE c.x >= (k % 9 % 3) * 5 AND c.x < (k % 9 % 3) * 5 + 5 AND c.z >= (k % 9 / 3) * 5 AND c.z < (k % 9 / 3) * 5 + 5;
 SELECT slime_lease_acquire('ldr', 'i' || k, 'bench', '1 hour') FROM generate_series(0, $n - 1) k;
@@ -135,8 +134,8 @@ DO \$\$
 BEGIN
   FOR s IN 0 .. 10 LOOP
     PERFORM slime_loader_save('ldr', 'i' || k, 1, slime_to_slimefile(w), 11)
-    FROM (SELECT k, slime_agg(slime_put_chunk(NULL, x, z, slime_json_to_nbt(
-                   CASE WHEN m < s THEN replace(j::text, 'minecraft:air"', 'minecraft:cave_air"')::jsonb ELSE j END))) AS w
+    FROM (SELECT k, slime_agg(slime_put_chunk(NULL, x, z, slime_chunk_relocate(slime_json_to_nbt(
+                   CASE WHEN m < s THEN replace(j::text, 'minecraft:air"', 'minecraft:cave_air"')::jsonb ELSE j END), x, z))) AS w
           FROM island_chunks GROUP BY k) i;
   END LOOP;
 END \$\$;
