@@ -44,23 +44,25 @@ $$;
 
 -- A pack is freed with the last store row that points into it: whatever
 -- deletes store rows (slime_gc()'s phase 3) deletes, in the same
--- statement's trigger, the packs none of the remaining rows names. Packs
--- are only made by slime_settle(), which excludes slime_gc() (the GC's lock),
--- and only new packs gain rows, so a pack found empty stays empty.
+-- statement's trigger, every pack no remaining row names (one pass over the
+-- store, as the collection's own scan). Packs are only made by
+-- slime_settle(), whose new packs come with their rows in one transaction,
+-- and only new packs gain rows, so a pack found empty stays empty. This
+-- also frees a pack two settles repacking its entries at once each left
+-- to the other (neither saw the other's rows go).
 CREATE FUNCTION slime_store_free_packs() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
 	DELETE FROM @extschema@.slime_store_packs p
-	WHERE p.id IN (SELECT g.pack FROM gone g WHERE g.pack IS NOT NULL)
-	  AND NOT EXISTS (SELECT 1 FROM @extschema@.slime_store s WHERE s.pack OPERATOR(pg_catalog.=) p.id);
+	WHERE NOT EXISTS (SELECT 1 FROM @extschema@.slime_store s WHERE s.pack OPERATOR(pg_catalog.=) p.id);
 	RETURN NULL;
 END
 $$;
 REVOKE ALL ON FUNCTION slime_store_free_packs() FROM PUBLIC;
 CREATE TRIGGER slime_store_free_packs AFTER DELETE ON slime_store
-	REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION slime_store_free_packs();
+	FOR EACH STATEMENT EXECUTE FUNCTION slime_store_free_packs();
 
 -- One batch of slime_settle(): up to batch unsettled entries stored by
 -- cutoff, checked against their keys, packed into one new pack (src/pack.c).
