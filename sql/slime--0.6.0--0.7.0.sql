@@ -12,7 +12,7 @@
 -- ==== storage at rest (issue #22) ===========================================
 -- Settled store entries live in packs (doc/format.md, "Chunk store"): one
 -- row of slime_store_packs holds many entries' documents in one frame
--- (zstd-19, or the block codec with slime.settle_codec = dense), and a
+-- (the block codec, or zstd-19 with slime.settle_codec = fast), and a
 -- packed store row keeps its hash, its pack's id and u8 0x02 with its index
 -- in the pack as data. Entries settled before 0.7.0 keep their own forms.
 CREATE SEQUENCE slime_store_pack_ids;

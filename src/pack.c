@@ -7,7 +7,7 @@
  * in the extension's schema; a packed store row names it in its pack column
  * and holds u8 0x02 and the entry's index in data (sl_pack.h, doc/format.md
  * "Chunk store"). Packs never change once written, and ids are never used
- * twice, so a decoded pack is kept by id across statements.
+ * twice, so decoded packs are kept by id across statements.
  */
 #include "slime.h"
 
@@ -31,18 +31,68 @@
 #include "sl_store.h"
 
 /*
- * The pack decoded last, in TopMemoryContext, and the row it came from: the
- * table, the id and the row's xmin, so that a pack table made again (the
- * extension dropped and created, ids counted from 1 again) is never read
- * through a stale copy.
+ * The packs decoded last (up to KEPT_PACKS, KEPT_BYTES of documents in
+ * all), in TopMemoryContext, each with the row it came from: the table, the
+ * id and the row's xmin, so that a pack table made again (the extension
+ * dropped and created, ids counted from 1 again) is never read through a
+ * stale copy. A world's chunks lie in a few packs (those of the saves that
+ * wrote them); reading them in directory order goes back and forth between
+ * them, each decoded once.
  */
-static struct
+#define KEPT_PACKS 8
+#define KEPT_BYTES ((size_t) 64 * 1024 * 1024)
+typedef struct kept_pack
 {
-	Oid			rel;
+	Oid			rel;			/* InvalidOid: the slot is free */
 	int64		id;
 	TransactionId xmin;
-}			kept_key;
-static sl_pack kept;
+	uint64		used;			/* when last read (a counter) */
+	sl_pack		p;
+} kept_pack;
+static kept_pack kept[KEPT_PACKS];
+static uint64 kept_clock = 0;
+
+/* The kept pack of (rel, id, xmin), or NULL. */
+static const sl_pack *
+kept_find(Oid rel, int64 id, TransactionId xmin)
+{
+	for (int i = 0; i < KEPT_PACKS; i++)
+		if (kept[i].rel == rel && kept[i].id == id && kept[i].xmin == xmin)
+		{
+			kept[i].used = ++kept_clock;
+			return &kept[i].p;
+		}
+	return NULL;
+}
+
+/* A free slot, after dropping the least recently read packs to make room for raw_len bytes. */
+static kept_pack *
+kept_slot(size_t raw_len)
+{
+	for (;;)
+	{
+		kept_pack  *lru = NULL;
+		size_t		total = raw_len;
+		int			used = 0;
+
+		for (int i = 0; i < KEPT_PACKS; i++)
+			if (OidIsValid(kept[i].rel))
+			{
+				used++;
+				total += kept[i].p.raw_len;
+				if (lru == NULL || kept[i].used < lru->used)
+					lru = &kept[i];
+			}
+		if (lru == NULL || (used < KEPT_PACKS && total <= KEPT_BYTES))
+			break;
+		sl_pack_free(&lru->p);
+		lru->rel = InvalidOid;
+	}
+	for (int i = 0; i < KEPT_PACKS; i++)
+		if (!OidIsValid(kept[i].rel))
+			return &kept[i];
+	return &kept[0];			/* not reached */
+}
 
 /* The packs table of the store's schema nsp, opened with its primary key index in *idx. */
 static Relation
@@ -64,8 +114,8 @@ open_packs(Oid nsp, Oid *idx)
 	return r;
 }
 
-/* Make pack id (read under snapshot from the packs table of schema nsp) the kept one; false when absent. */
-static bool
+/* Pack id read under snapshot from the packs table of schema nsp, decoded (kept); NULL when absent. */
+static const sl_pack *
 keep_pack(Oid nsp, int64 id, Snapshot snapshot)
 {
 	Oid			idx;
@@ -73,7 +123,7 @@ keep_pack(Oid nsp, int64 id, Snapshot snapshot)
 	SysScanDesc scan;
 	ScanKeyData key;
 	HeapTuple	tup;
-	bool		found = false;
+	const sl_pack *r = NULL;
 
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(id));
 	scan = systable_beginscan(rel, idx, true, snapshot, 1, &key);
@@ -82,34 +132,38 @@ keep_pack(Oid nsp, int64 id, Snapshot snapshot)
 	{
 		bool		isnull;
 		Datum		data = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull);
+		TransactionId xmin = HeapTupleHeaderGetXmin(tup->t_data);
 
-		found = !isnull;
-		if (found && (kept_key.rel != RelationGetRelid(rel) || kept_key.id != id ||
-					  kept_key.xmin != HeapTupleHeaderGetXmin(tup->t_data)))
+		r = isnull ? NULL : kept_find(RelationGetRelid(rel), id, xmin);
+		if (!isnull && r == NULL)
 		{
 			bytea	   *b = DatumGetByteaPP(data);
 			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+			sl_pack		p;
+			kept_pack  *k;
 			sl_err		err;
 			int			rc;
 
-			sl_pack_free(&kept);
-			kept_key.rel = InvalidOid;
 			rc = sl_pack_open((const uint8_t *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b),
-							  slime_limits(), &kept, &err);
+							  slime_limits(), &p, &err);
 			MemoryContextSwitchTo(old);
 			if (rc)
 			{
 				sl_err_prefix(&err, "chunk store pack %lld", (long long) id);
 				slime_raise(&err, false);
 			}
-			kept_key.rel = RelationGetRelid(rel);
-			kept_key.id = id;
-			kept_key.xmin = HeapTupleHeaderGetXmin(tup->t_data);
+			k = kept_slot(p.raw_len);
+			k->p = p;
+			k->rel = RelationGetRelid(rel);
+			k->id = id;
+			k->xmin = xmin;
+			k->used = ++kept_clock;
+			r = &k->p;
 		}
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
-	return found;
+	return r;
 }
 
 /*
@@ -123,16 +177,18 @@ slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot
 	sl_buf		out = {0};
 	sl_err		err;
 	uint8_t		form[5] = {0, 0, 0, 0, SL_ENTRY_RAW};
+	const sl_pack *p;
 
 	if (VARSIZE_ANY_EXHDR(data) != SL_PACKED_SIZE || ((const uint8_t *) VARDATA_ANY(data))[0] != SL_ENTRY_PACKED)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("packed chunk store entry of pack %lld is malformed", (long long) id)));
-	if (!keep_pack(nsp, id, snapshot))
+	p = keep_pack(nsp, id, snapshot);
+	if (p == NULL)
 		return NULL;
 	/* a varlena header, the form byte, then the entry */
 	if (sl_buf_put(&out, form, sizeof(form), &err) ||
-		sl_pack_entry(&kept, sl_get_u32le((const uint8_t *) VARDATA_ANY(data) + 1), &out, &err))
+		sl_pack_entry(p, sl_get_u32le((const uint8_t *) VARDATA_ANY(data) + 1), &out, &err))
 		slime_raise(&err, false);
 	SET_VARSIZE(out.data, out.len);
 	return (struct varlena *) out.data;

@@ -62,7 +62,7 @@ static const struct config_enum_entry input_check_options[] = {
 	{NULL, 0, false}
 };
 static int	text_output = 0;
-static int	settle_codec = 0;
+static int	settle_codec = 1;
 static const struct config_enum_entry settle_codec_options[] = {
 	{"fast", 0, false},
 	{"dense", 1, false},
@@ -104,9 +104,9 @@ _PG_init(void)
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("slime.settle_codec",
 							 "How slime_settle() codes the packs it settles store entries into.",
-							 "fast: zstd-19, read at zstd's speed (cold loads, scans); dense: the "
-							 "block codec, smaller, read at the block codec's speed.",
-							 &settle_codec, 0, settle_codec_options,
+							 "dense: the block codec (smaller, settled faster, read at the block "
+							 "codec's speed); fast: zstd-19 (read at zstd's speed: first cold loads, scans).",
+							 &settle_codec, 1, settle_codec_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("slime.max_chunk_size",
 							"Largest uncompressed NBT document (one chunk, or level.dat) accepted.",

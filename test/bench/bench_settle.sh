@@ -67,8 +67,8 @@ while read -r era _ _ raw _ z19 _; do
 done < <(grep -E "^($(IFS='|'; echo "${ERAS[*]}")) " "$work/bcodec.txt")
 
 # ---- 2. the corpus through the store, settled ------------------------------
-# settled twice: into fast packs (zstd-19, the default), then repacked into
-# dense ones (slime.settle_codec = dense: the block codec)
+# settled twice: into fast packs (slime.settle_codec = fast: zstd-19), then
+# repacked into dense ones (the default: the block codec)
 settle_into() {     # settle_into DB CODEC: the settle's ms, then VACUUM FULL
     q "$1" -c "SET slime.settle_codec = $2" -c "SELECT best_ms('SELECT * FROM slime_settle(''0'')', 1)" | tail -1
     q "$1" -c "VACUUM FULL ANALYZE" >/dev/null
@@ -166,9 +166,13 @@ read -r l_before l_before_logical <<<"$(sizes "$db")"
 l_raw=$(q "$db" -c "SELECT sum(n) FROM (SELECT DISTINCT c.hash, c.raw_bytes AS n FROM ldr, slime_chunks(data) c) d")
 printf '%s\n' '\set w random(0, 7)' "SELECT data FROM bytea_worlds WHERE world = 'i' || :w;" >"$work/load-bytea.sql"
 printf '%s\n' '\set w random(0, 7)' "SELECT slime_loader_load('ldr', 'i' || :w);" >"$work/load-slime.sql"
-# tps of one pgbench script, one client
+# tps of one pgbench script, one client, in database $db
 tps() { PGDATABASE=$db "$SLIME_PG_BIN/pgbench" -n -c 1 -T "$SECS" -M prepared -f "$work/$1.sql" 2>/dev/null |
         awk '/^tps/ { printf "%.1f", $3 }'; }
+# first_ms: the mean time of each island's first load in a new session (its packs not yet decoded there)
+first_ms() { local w t=0; for w in 0 1 2 3 4 5 6 7; do
+        t=$(awk -v t="$t" -v m="$(q "$db" -c "SELECT best_ms('SELECT slime_loader_load(''ldr'', ''i$w'')', 1)")" 'BEGIN { print t + m }'); done
+    awk -v t="$t" 'BEGIN { printf "%.2f", t / 8 }'; }
 hot_bytea=$(tps load-bytea); hot_before=$(tps load-slime)
 # settle with every lease running (hot): only store entries settle
 l_settle_hot=$(q "$db" -c "SELECT best_ms('SELECT * FROM slime_settle(''0'')', 1)")
@@ -178,7 +182,7 @@ q "$db" -c "UPDATE ldr_worlds SET holder = NULL, expires = NULL" >/dev/null
 read -r files files_before files_after <<<"$(q "$db" -c "SELECT items, bytes_before, bytes_after FROM slime_settle('0') WHERE what = 'loader files'")"
 q "$db" -c "VACUUM FULL ANALYZE" >/dev/null
 read -r l_after l_after_logical <<<"$(sizes "$db")"
-cold_after=$(tps load-slime); cold_bytea=$(tps load-bytea)
+cold_first=$(first_ms); cold_after=$(tps load-slime); cold_bytea=$(tps load-bytea)
 # where the bytes go: every relation of the loader and the store, by fork
 q "$db" -c "SELECT c.relname, c.relkind, pg_relation_size(c.oid, 'main'), pg_relation_size(c.oid, 'fsm') + pg_relation_size(c.oid, 'vm')
     FROM pg_class c WHERE c.oid IN (
@@ -187,11 +191,23 @@ q "$db" -c "SELECT c.relname, c.relkind, pg_relation_size(c.oid, 'main'), pg_rel
                       UNION ALL SELECT reltoastrelid FROM pg_class WHERE oid = t.t AND reltoastrelid <> 0
                       UNION ALL SELECT i.indexrelid FROM pg_index i, pg_class x WHERE x.oid = t.t AND i.indrelid = x.reltoastrelid) u(r))
     ORDER BY 3 DESC, 1" >"$work/relations.txt"
-# the same, packed densely (the block codec)
+# the same, repacked fast (zstd-19)
 q "$db" -c "UPDATE slime_store SET settled = false" >/dev/null
-settle_into "$db" dense >/dev/null
-read -r l_dense l_dense_logical <<<"$(sizes "$db")"
-cold_dense=$(tps load-slime); cold_bytea3=$(tps load-bytea)
+settle_into "$db" fast >/dev/null
+read -r l_fast l_fast_logical <<<"$(sizes "$db")"
+fast_first=$(first_ms); cold_fast=$(tps load-slime); cold_bytea3=$(tps load-bytea)
+
+# 0.6.0's settle on the same islands, for comparison: every entry coded
+# alone (slime_store_entry_settle, kept where smaller), the cold files dropped
+slime_log "3. the same islands settled as 0.6.0 did"
+db=slime_bench_settle_loader_06
+islands "$db" 8
+q "$db" -c "UPDATE ldr_worlds SET holder = NULL, expires = NULL, file = NULL" \
+       -c "UPDATE slime_store s SET data = CASE WHEN octet_length(d.d) < octet_length(s.data) THEN d.d ELSE s.data END, settled = true
+           FROM (SELECT hash, slime_store_entry_settle(hash, data) AS d FROM slime_store) d WHERE d.hash = s.hash" \
+       -c "VACUUM FULL ANALYZE" >/dev/null
+read -r l_06 l_06_logical <<<"$(sizes "$db")"
+first_06=$(first_ms); cold_06=$(tps load-slime); cold_bytea6=$(tps load-bytea)
 
 slime_log "3. per island: a loader of $MANY islands"
 dbm=slime_bench_settle_loader_many
@@ -201,6 +217,9 @@ q "$dbm" -c "UPDATE ldr_worlds SET holder = NULL, expires = NULL" >/dev/null
 q "$dbm" -c "SELECT * FROM slime_settle('0')" >/dev/null
 q "$dbm" -c "VACUUM FULL ANALYZE" >/dev/null
 read -r m_after m_after_logical <<<"$(sizes "$dbm")"
+q "$dbm" -c "UPDATE slime_store SET settled = false" >/dev/null
+settle_into "$dbm" fast >/dev/null
+read -r m_fast m_fast_logical <<<"$(sizes "$dbm")"
 per() { awk -v a="$1" -v b="$2" -v n="$((MANY - 8))" 'BEGIN { printf "%.0f", (a - b) / n }'; }
 
 # ---- the tables ----------------------------------------------------------------
@@ -212,7 +231,7 @@ sed -n '2,$p' "$work/bcodec.txt"
 echo
 echo "2. Regions saved through the chunk store, after slime_gc(), then slime_settle(older_than => '0')"
 echo "   bytes at rest = table + indexes + store + packs (pg_total_relation_size after VACUUM FULL); z19l = zstd-19 long per region (table 1)"
-echo "   fast: packs of zstd-19 (the default); dense: the same entries repacked with the block codec (slime.settle_codec = dense)"
+echo "   fast: packs of zstd-19 (slime.settle_codec = fast); dense: the same entries repacked with the block codec (the default)"
 fmt='%-16s %10s %9s %9s %9s %6s %9s %6s %9s %6s %7s %7s %6s %6s %6s %6s %6s %6s %4s\n'
 printf "$fmt" era "raw NBT" z19l plain store st/z fast fa/z dense de/z settle settle read read read totals totals totals pk
 printf "$fmt" "" "" "" values default "" packs "" packs "" "fa MB/s" "de MB/s" before fast dense before fast dense %
@@ -234,23 +253,31 @@ printf "$lfmt" "" relations "x bytea" logical "x bytea"
 printf "$lfmt" "a bytea row a world (the newest file)" "$l_bytea" 1.000 "$l_bytea_logical" 1.000
 printf "$lfmt" "loader (saves + worlds with files + store)" "$l_before" "$(ratio "$l_before" "$l_bytea")" \
     "$l_before_logical" "$(ratio "$l_before_logical" "$l_bytea_logical")"
-printf "$lfmt" "after slime_settle('0'), leases released (fast packs)" "$l_after" "$(ratio "$l_after" "$l_bytea")" \
+printf "$lfmt" "after slime_settle('0'), leases released (dense packs)" "$l_after" "$(ratio "$l_after" "$l_bytea")" \
     "$l_after_logical" "$(ratio "$l_after_logical" "$l_bytea_logical")"
-printf "$lfmt" "the same, repacked dense" "$l_dense" "$(ratio "$l_dense" "$l_bytea")" \
-    "$l_dense_logical" "$(ratio "$l_dense_logical" "$l_bytea_logical")"
-printf "$lfmt" "per island more, $MANY islands against 8 (fast packs)" "$(per "$m_after" "$l_after")" \
+printf "$lfmt" "the same, repacked fast" "$l_fast" "$(ratio "$l_fast" "$l_bytea")" \
+    "$l_fast_logical" "$(ratio "$l_fast_logical" "$l_bytea_logical")"
+printf "$lfmt" "0.6.0's settle (each entry alone, cold files dropped)" "$l_06" "$(ratio "$l_06" "$l_bytea")" \
+    "$l_06_logical" "$(ratio "$l_06_logical" "$l_bytea_logical")"
+printf "$lfmt" "per island more, $MANY islands against 8, dense packs" "$(per "$m_after" "$l_after")" \
     "$(ratio "$(per "$m_after" "$l_after")" "$(per "$m_bytea" "$l_bytea")")" "$(per "$m_after_logical" "$l_after_logical")" \
     "$(ratio "$(per "$m_after_logical" "$l_after_logical")" "$(per "$m_bytea_logical" "$l_bytea_logical")")"
+printf "$lfmt" "per island more, $MANY islands against 8, fast packs" "$(per "$m_fast" "$l_fast")" \
+    "$(ratio "$(per "$m_fast" "$l_fast")" "$(per "$m_bytea" "$l_bytea")")" "$(per "$m_fast_logical" "$l_fast_logical")" \
+    "$(ratio "$(per "$m_fast_logical" "$l_fast_logical")" "$(per "$m_bytea_logical" "$l_bytea_logical")")"
 echo "   relations: pg_total_relation_size after VACUUM FULL; logical: octet_length of the saves' values, the files (or their cold forms),"
 echo "   the memos, the store entries and the packs; $files cold files: $files_before bytes as files, $files_after as cold forms"
-echo "   settling the islands' $l_raw bytes of distinct chunk NBT: $(mbs "$l_raw" "$l_settle_hot") MB/s"
-echo "   where the settled loader's bytes go (fast packs; relation, kind, main fork, fsm + vm):"
+echo "   settling the islands' $l_raw bytes of distinct chunk NBT (dense packs): $(mbs "$l_raw" "$l_settle_hot") MB/s"
+echo "   where the settled loader's bytes go (dense packs; relation, kind, main fork, fsm + vm):"
 sed 's/^/     /' "$work/relations.txt"
 tfmt='   %-58s %10s %7s\n'
 printf "$tfmt" "loads (pgbench -c 1, $SECS s each)" "tps" "x bytea"
 printf "$tfmt" "bytea select" "$hot_bytea" 1.000
 printf "$tfmt" "hot island (lease running), before settling" "$hot_before" "$(ratio "$hot_before" "$hot_bytea")"
 printf "$tfmt" "hot island, after settling" "$hot_after" "$(ratio "$hot_after" "$hot_bytea2")"
-printf "$tfmt" "cold island (no lease, cold form), fast packs" "$cold_after" "$(ratio "$cold_after" "$cold_bytea")"
-printf "$tfmt" "cold island, dense packs" "$cold_dense" "$(ratio "$cold_dense" "$cold_bytea3")"
+printf "$tfmt" "cold island (no lease, cold form), dense packs" "$cold_after" "$(ratio "$cold_after" "$cold_bytea")"
+printf "$tfmt" "cold island, fast packs" "$cold_fast" "$(ratio "$cold_fast" "$cold_bytea3")"
+printf "$tfmt" "cold island, 0.6.0's settle (file written from the value)" "$cold_06" "$(ratio "$cold_06" "$cold_bytea6")"
+echo "   a cold island's first load in a new session (its packs not decoded there yet), mean of the 8, ms:"
+echo "   dense packs $cold_first, fast packs $fast_first, 0.6.0's settle $first_06"
 echo "   (each slime row's x bytea is against the bytea select run right after it)"
