@@ -8,18 +8,24 @@
 #      encode and decode MB/s of raw NBT;
 #   2. per era, every region file (lenient import, default level) saved
 #      through the chunk store into a table of its own database: the bytes
-#      at rest (table + indexes + store, after VACUUM FULL) after slime_gc(),
-#      then after slime_settle(older_than => '0'), against 1's zstd-19 long;
-#      settle throughput (MB/s of raw NBT); every chunk read back through the
-#      store before and after; slime_block_totals over the stored rows
-#      against the same worlds as self-contained default-level values;
+#      at rest (table + indexes + store + packs, after VACUUM FULL) after
+#      slime_gc(), after slime_settle(older_than => '0') into fast packs
+#      (zstd-19) and after repacking them dense (the block codec, the
+#      default), against 1's zstd-19 long; settle throughput (MB/s of raw
+#      NBT); every chunk read back through the store; slime_block_totals
+#      over the stored rows against the same worlds as self-contained
+#      default-level values;
 #   3. a loader (slime_loader_create) of 8 islands of 5x5 chunks (the 15x15
 #      chunks of prismarine-provider-anvil/1.21.1/r.0.0.mca), each saved 11
-#      times (one chunk changed a save, keep 11), after slime_gc(): loader
-#      tables + store against a bytea row a world (the newest file), before
-#      and after settling; loads (pgbench, one client, BENCH_SECONDS each)
-#      of a cold island (no lease: its file dropped) and of a hot one (a
-#      lease running) against a bytea select.
+#      times (save s changes chunks 0..s-1: one more changed chunk a save,
+#      keep 11), after slime_gc(): loader tables + store + packs against a
+#      bytea row a world (the newest file), before and after settling
+#      (dense, then repacked fast, and 0.6.0's settle on the same islands),
+#      where the bytes go (every relation and fork), and per island from
+#      BENCH_ISLANDS (72) islands against 8; loads (pgbench, one client,
+#      BENCH_SECONDS each) of a cold island (no lease: its file in the cold
+#      form) and of a hot one (a lease running) against a bytea select, and
+#      each cold island's first load in a new session.
 #
 #     bash test/bench/bench_settle.sh      # Debian 12, as root, repo root
 #
