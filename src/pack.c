@@ -322,7 +322,8 @@ PG_FUNCTION_INFO_V1(slime_settle_pack);
  * key and packed (slime.settle_codec), a pack per SL_PACK_MAX_RAW bytes of
  * documents; each pack is decoded and compared before the rows point into
  * it. Entries that do not match their key are left as they are (bad,
- * first_bad), as are entries whose pack would not be smaller. A packed
+ * first_bad), as are entries whose pack would not be smaller and chunks of
+ * more than SL_PACK_MAX_RAW bytes. A packed
  * entry made unsettled again (to change codecs, or to leave a pack most of
  * whose entries were collected) is read out of its pack and repacked; a
  * pack no entry points into any more is then deleted. Runs inside
@@ -399,6 +400,13 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 		{
 			all.len = was;
 			bad[nbad++] = PointerGetDatum(h);
+			continue;
+		}
+		/* a chunk larger than a pack stays in its own form */
+		if (all.len - was - SL_ENTRY_HEADER > SL_PACK_MAX_RAW)
+		{
+			all.len = was;
+			keep[nkeep++] = PointerGetDatum(h);
 			continue;
 		}
 		/* a pack full: it goes before this entry starts the next */
