@@ -66,16 +66,22 @@ SELECT s.resolved = slime_resolve(t.world)::bytea AS same_content,
        s.row_bytes = t.world::bytea AS same_row
 FROM settle_seen s JOIN settle_saves t USING (id);
 
--- every entry keeps its key, never grows, and passes the store's checks; the
--- terrain chunks are in the dense form (first byte 1), the others may be
--- zstd-19 frames where those are smaller
+-- every entry keeps its key and passes the store's checks; a batch of
+-- entries went into one pack (slime_store_packs): a packed row holds u8 2
+-- and its index in the pack, and the packs hold fewer bytes than the
+-- entries did
 SELECT count(*) AS entries, bool_and(s.settled) AS all_settled,
-       bool_and(octet_length(s.data) <= octet_length(b.data)) AS none_larger,
-       count(*) FILTER (WHERE get_byte(s.data, 0) = 1) >= 9 AS dense_terrain
+       bool_and(s.pack IS NOT NULL AND get_byte(s.data, 0) = 2 AND octet_length(s.data) = 5) AS all_packed,
+       count(DISTINCT s.pack) AS packs
 FROM slime_store s JOIN settle_before b USING (hash);
+SELECT (SELECT sum(octet_length(data)) FROM slime_store_packs) < (SELECT sum(octet_length(data)) FROM settle_before)
+       AS packs_smaller;
 SELECT count(*) AS problems FROM slime_store_verify();
-SELECT bool_and(get_byte(s.data, 0) = 1) AS terrain_dense
-FROM settle_saves t, unnest(slime_refs(t.world)) r(h) JOIN slime_store s ON s.hash = r.h;
+-- a copy of a packed entry (slime_store_entries, for backups) is whole: the
+-- raw form (u8 0), which slime_store_add takes back
+SELECT count(*) AS copies, bool_and(get_byte(e.data, 0) = 0) AS raw_form,
+       bool_and(slime_store_entry_check(e.hash, e.data) IS NULL) AS copies_check
+FROM settle_saves t, slime_store_entries(t.world) e;
 
 -- every accessor reads dense entries
 SELECT count(*) AS blocks_kinds, sum(count) AS blocks FROM settle_saves, slime_block_counts(world);
@@ -101,12 +107,50 @@ SELECT what, items FROM slime_settle('0') WHERE what = 'store entries';
 SELECT s.data = b.data AS unchanged FROM slime_store s JOIN settle_bad b USING (hash);
 DELETE FROM slime_store WHERE hash = sha256('settle');
 
--- garbage collection removes settled entries no value refers to
+-- garbage collection removes settled entries no value refers to; a pack
+-- goes with the last entry that points into it
 DELETE FROM settle_saves WHERE id = 2;
 SELECT removed_entries AS removed FROM slime_gc();
+SELECT count(*) AS packs_without_entries FROM slime_store_packs p
+WHERE NOT EXISTS (SELECT 1 FROM slime_store s WHERE s.pack = p.id);
+SELECT count(*) AS entries_without_pack FROM slime_store s
+WHERE s.pack IS NOT NULL AND NOT EXISTS (SELECT 1 FROM slime_store_packs p WHERE p.id = s.pack);
 
--- loaders: a world with no running lease and no recent save drops its
--- cached file; its next load writes the file from the newest save
+-- slime.settle_codec = fast: packs coded with zstd-19 (larger, read at
+-- zstd's speed); the default, dense, codes them with the block codec
+INSERT INTO settle_saves
+SELECT 5, slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+FROM generate_series(30, 32) x, generate_series(0, 2) z;
+SET slime.settle_codec = fast;
+SELECT items FROM slime_settle('0') WHERE what = 'store entries';
+RESET slime.settle_codec;
+-- (a pack's frame starts after its 6-byte header and 12 bytes an entry)
+SELECT bool_and((get_byte(p.data, 6 + 12 * get_byte(p.data, 2)) = 40) = (p.id = m.id)) AS newest_zstd_others_not,
+       bool_and(p.id = m.id OR get_byte(p.data, 6 + 12 * get_byte(p.data, 2)) & 240 = 176) AS others_block_codec
+FROM slime_store_packs p, (SELECT max(id) AS id FROM slime_store_packs) m;
+SELECT slime_resolve(world) = (SELECT slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+                               FROM generate_series(30, 32) x, generate_series(0, 2) z) AS same_world
+FROM settle_saves WHERE id = 5;
+-- packed entries made unsettled again (to change codecs, say) are
+-- repacked; the packs they leave empty are deleted
+CREATE TABLE settle_packs_before AS SELECT id FROM slime_store_packs;
+UPDATE slime_store SET settled = false WHERE pack IS NOT NULL;
+SELECT items FROM slime_settle('0') WHERE what = 'store entries';
+SELECT count(*) AS old_packs_left FROM slime_store_packs JOIN settle_packs_before USING (id);
+SELECT count(*) AS entries, bool_and(settled AND pack IS NOT NULL) AS all_packed FROM slime_store;
+SELECT bool_and(slime_verify_refs(world)) AS refs_ok FROM settle_saves;
+DROP TABLE settle_packs_before;
+-- a damaged pack is an error for its readers (the frame's checksum)
+UPDATE slime_store_packs SET data = overlay(data placing '\xffff'::bytea from 200)
+WHERE id = (SELECT max(id) FROM slime_store_packs);
+SELECT slime_resolve(world) IS NOT NULL FROM settle_saves WHERE id = 5;
+DELETE FROM settle_saves WHERE id = 5;
+SELECT removed_entries AS removed FROM slime_gc();
+
+-- loaders: a world with no running lease and no recent save keeps its
+-- cached file in the cold form ("SLCF": the file's blocks compressed against
+-- the newest save's chunks, a small part of the file); its next load gives
+-- the version-13 file back from it
 SELECT slime_loader_create('cold_isl');
 CREATE TABLE settle_files AS
 SELECT slime_to_slimefile(slime_agg(slime_put_chunk(NULL, x, z, sf_chunk(x, z)))) AS f
@@ -116,11 +160,15 @@ SELECT slime_loader_save('cold_isl', w, 1, f) AS save FROM settle_files, (VALUES
 SELECT slime_lease_release('cold_isl', 'cold', 1) AS released;
 -- saved just now: both keep their file under the default older_than
 SELECT what, items FROM slime_settle() WHERE what = 'loader files';
-SELECT what, items, bytes_before = (SELECT octet_length(f) FROM settle_files) AS file_bytes, bytes_after
+SELECT what, items, bytes_before = (SELECT octet_length(f) FROM settle_files) AS file_bytes,
+       bytes_after < bytes_before / 2 AS cold_form_smaller
 FROM slime_settle('0') WHERE what = 'loader files';
-SELECT world, file IS NOT NULL AS has_file FROM cold_isl_worlds ORDER BY world;
--- both load the same world (the cold one's file is written from the value:
--- the same bytes here, since this file was written by slime_to_slimefile too)
+SELECT world, file IS NOT NULL AS has_file, CASE WHEN substring(file, 1, 4) = 'SLCF'::bytea THEN 'cold' ELSE 'v13' END AS form
+FROM cold_isl_worlds ORDER BY world;
+-- idempotent: a cold form is not settled again
+SELECT what, items FROM slime_settle('0') WHERE what = 'loader files';
+-- both load the same world, in the same bytes (the cold form gives back the
+-- file's blocks, compressed again at the level this file was written at)
 SELECT w, slime_from_slimefile(slime_loader_load('cold_isl', w)) = slime_from_slimefile(f) AS same_world,
        slime_loader_load('cold_isl', w) = f AS same_bytes
 FROM settle_files, (VALUES ('hot'), ('cold')) v(w) ORDER BY w;

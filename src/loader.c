@@ -20,6 +20,7 @@
 
 #include "sl_build.h"
 #include "sl_lmemo.h"
+#include "sl_sfcold.h"
 #include "sl_slimefile.h"
 #include "sl_store.h"
 
@@ -303,7 +304,7 @@ typedef enum save_query
 	LQ_CHECK,					/* slime_lease_check(): why it does not */
 	LQ_FILE,					/* the next save number, the world's file and memo */
 	LQ_INSERT,					/* the save and the retention */
-	LQ_LOAD_FILE,				/* the kept file, while its save is the newest */
+	LQ_LOAD_FILE,				/* the kept file, while its save is the newest, and that save */
 	LQ_LOAD_VALUE,				/* the newest save's value */
 	LQ_COUNT
 } save_query;
@@ -326,8 +327,8 @@ static const char *const save_sql[LQ_COUNT] = {
 	"gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 "
 	"AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) "
 	"SELECT save FROM ins",
-	"SELECT w.file FROM %s w WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL "
-	"AND EXISTS (SELECT FROM %s s WHERE s.world OPERATOR(pg_catalog.=) w.world AND s.save OPERATOR(pg_catalog.=) w.saves)",
+	"SELECT w.file, s.data FROM %s w JOIN %s s ON s.world OPERATOR(pg_catalog.=) w.world "
+	"AND s.save OPERATOR(pg_catalog.=) w.saves WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL",
 	"SELECT data FROM %s WHERE world OPERATOR(pg_catalog.=) $1 ORDER BY save DESC LIMIT 1"
 };
 
@@ -558,9 +559,38 @@ save_as_owner(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The version-13 file of a cold form (slime_settle) kept for the newest
+ * save, whose value is world, allocated in cxt.
+ */
+static bytea *
+warm_file(bytea *cold, Datum world, MemoryContext cxt)
+{
+	slime_open_value o;
+	sl_buf		prefix = {0};
+	sl_buf		out = {0};
+	sl_err		err;
+	MemoryContext old;
+	bytea	   *r;
+
+	slime_open(&o, world, true);
+	if (sl_sfcold_prefix(&o.v, &prefix, &err) ||
+		sl_sfcold_decode((const uint8_t *) VARDATA_ANY(cold), VARSIZE_ANY_EXHDR(cold),
+						 prefix.data, prefix.len, SL_DEFAULT_LEVEL, slime_limits(), &out, &err))
+		slime_raise(&err, false);
+	sl_value_close(&o.v);
+	old = MemoryContextSwitchTo(cxt);
+	r = (bytea *) slime_from_bytes(out.data, out.len);
+	MemoryContextSwitchTo(old);
+	sl_buf_free(&out);
+	sl_buf_free(&prefix);
+	return r;
+}
+
+/*
  * The newest save of world as a slime file, or NULL: the file kept in the
- * world's row while its save is the newest, else version 13 written from
- * the value. Its statements are the save's, prepared once per saves table.
+ * world's row while its save is the newest (from its cold form, when
+ * slime_settle left that), else version 13 written from the value. Its
+ * statements are the save's, prepared once per saves table.
  */
 static Datum
 load_as_owner(PG_FUNCTION_ARGS)
@@ -581,11 +611,16 @@ load_as_owner(PG_FUNCTION_ARGS)
 		r = run_save(LQ_LOAD_VALUE, &arg, NULL, SPI_OK_SELECT, &isnull);
 	else
 	{
+		bytea	   *f;
+
 		spi = MemoryContextSwitchTo(outer);
-		r = PointerGetDatum(PG_DETOAST_DATUM_COPY(r));
+		f = PG_DETOAST_DATUM_COPY(r);
 		MemoryContextSwitchTo(spi);
+		/* the save the file was kept for, read by the same statement */
+		if (sl_sfcold_is((const uint8_t *) VARDATA_ANY(f), VARSIZE_ANY_EXHDR(f)))
+			f = warm_file(f, SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull), outer);
 		SPI_finish();
-		PG_RETURN_DATUM(r);
+		PG_RETURN_BYTEA_P(f);
 	}
 	if (!isnull)
 	{

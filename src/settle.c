@@ -1,7 +1,8 @@
 /*
  * settle.c - the C parts of slime_settle() (SQL, issue #22): a chunk store
- * entry rewritten into its densest form, and the cached files of a loader's
- * cold worlds dropped, as the loader tables' owner.
+ * entry rewritten into its densest form (0.5.0-0.6.0; packs since 0.7.0 are
+ * pack.c's), and the cached files of a loader's cold worlds put in their
+ * cold form (sl_sfcold.h), as the loader tables' owner.
  */
 #include "slime.h"
 
@@ -16,6 +17,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
 
+#include "sl_sfcold.h"
 #include "sl_store.h"
 
 PG_FUNCTION_INFO_V1(slime_store_entry_settle);
@@ -40,33 +42,41 @@ slime_store_entry_settle(PG_FUNCTION_ARGS)
 }
 
 /*
- * Drop the cached file of up to batch worlds of a loader whose lease is not
- * running and whose newest save is not newer than cutoff, when it is a
- * version-13 file (one a load writes again from the value: a file of an
- * older version is kept because no version-13 file holds its world); counts into
- * files/bytes (the files' sizes). Runs as the tables' owner.
+ * Settle the cached file of up to batch worlds of a loader whose lease is
+ * not running and whose newest save is not newer than cutoff, when it is a
+ * version-13 file: it is replaced by its cold form against the newest
+ * save's chunks (slime_loader_file_cold of schema ext; a file it cannot
+ * hold is dropped, and a load writes it again from the value). A file of
+ * an older version is kept: no version-13 file holds its world. Counts into
+ * files/bytes/after (the files' sizes before and after). Runs as the
+ * tables' owner.
  */
 static void
-drop_cold_files(Oid saves, Oid worlds, Datum cutoff, int32 batch, int64 *files, int64 *bytes)
+settle_cold_files(Oid saves, Oid worlds, const char *ext, Datum cutoff, int32 batch,
+				  int64 *files, int64 *bytes, int64 *after)
 {
 	const char *w = slime_rel_qualified(worlds);
 	const char *s = slime_rel_qualified(saves);
 	char	   *q = psprintf(
 		"WITH cold AS MATERIALIZED ("
-		" SELECT w.world, pg_catalog.octet_length(w.file) AS n FROM %s w"
+		" SELECT w.world, pg_catalog.octet_length(w.file) AS n FROM %1$s w"
 		" WHERE w.file IS NOT NULL"
 		/* a version-13 file a load can write again; another is a world no v13 file holds */
 		"  AND pg_catalog.substring(w.file, 1, 3) OPERATOR(pg_catalog.=) '\\xb10b0d'::pg_catalog.bytea"
 		"  AND (w.holder IS NULL OR w.expires OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp())"
-		"  AND NOT EXISTS (SELECT 1 FROM %s s WHERE s.world OPERATOR(pg_catalog.=) w.world"
+		"  AND NOT EXISTS (SELECT 1 FROM %2$s s WHERE s.world OPERATOR(pg_catalog.=) w.world"
 		"                   AND s.saved_at OPERATOR(pg_catalog.>) $1)"
 		" LIMIT $2 FOR NO KEY UPDATE OF w SKIP LOCKED), "
-		"gone AS (UPDATE %s w SET file = NULL FROM cold c"
+		"gone AS (UPDATE %1$s w SET file = %3$s.slime_loader_file_cold(w.file,"
+		"   (SELECT s.data FROM %2$s s WHERE s.world OPERATOR(pg_catalog.=) w.world"
+		"     AND s.save OPERATOR(pg_catalog.=) w.saves))"
+		" FROM cold c"
 		" WHERE w.world OPERATOR(pg_catalog.=) c.world AND w.file IS NOT NULL"
 		"  AND (w.holder IS NULL OR w.expires OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp())"
-		" RETURNING c.n) "
-		"SELECT pg_catalog.count(*), COALESCE(pg_catalog.sum(n), 0)::pg_catalog.int8 FROM gone",
-		w, s, w);
+		" RETURNING c.n, COALESCE(pg_catalog.octet_length(w.file), 0) AS m) "
+		"SELECT pg_catalog.count(*), COALESCE(pg_catalog.sum(n), 0)::pg_catalog.int8,"
+		" COALESCE(pg_catalog.sum(m), 0)::pg_catalog.int8 FROM gone",
+		w, s, ext);
 	Oid			types[2] = {TIMESTAMPTZOID, INT4OID};
 	Datum		args[2] = {cutoff, Int32GetDatum(batch)};
 	bool		isnull;
@@ -74,21 +84,56 @@ drop_cold_files(Oid saves, Oid worlds, Datum cutoff, int32 batch, int64 *files, 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute_with_args(q, 2, types, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "dropping the cold files of %s failed", w);
+		elog(ERROR, "settling the cold files of %s failed", w);
 	*files = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	*bytes = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	*after = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
 	SPI_finish();
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_file_cold);
+/*
+ * slime_loader_file_cold(file bytea, world slime): the cold form of a
+ * version-13 file against the chunks of world (the save it was cached
+ * for), or NULL when the file is not one the cold form holds.
+ */
+Datum
+slime_loader_file_cold(PG_FUNCTION_ARGS)
+{
+	bytea	   *file = PG_GETARG_BYTEA_PP(0);
+	slime_open_value o;
+	sl_buf		prefix = {0};
+	sl_buf		out = {0};
+	sl_err		err;
+	bytea	   *r;
+
+	slime_open(&o, PG_GETARG_DATUM(1), true);
+	if (sl_sfcold_prefix(&o.v, &prefix, &err))
+		slime_raise(&err, false);
+	sl_value_close(&o.v);
+	if (sl_sfcold_encode((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
+						 prefix.data, prefix.len, slime_limits(), &out, &err))
+	{
+		if (err.code != SL_ERR_UNSUPPORTED)
+			slime_raise(&err, false);
+		PG_RETURN_NULL();
+	}
+	r = (bytea *) slime_from_bytes(out.data, out.len);
+	sl_buf_free(&out);
+	sl_buf_free(&prefix);
+	PG_RETURN_BYTEA_P(r);
 }
 
 PG_FUNCTION_INFO_V1(slime_settle_loader_files);
 /*
  * slime_settle_loader_files(saves regclass, cutoff timestamptz, batch int,
- * OUT files bigint, OUT bytes bigint): drop the cached files of up to batch
- * cold worlds of the loader whose saves table is saves. The statement runs
- * as the owner of the loader's tables (a restricted operation with the
- * search_path pinned, as VACUUM runs index functions), so that a trigger or
- * an index expression on them never runs with the caller's rights; the two
- * tables must have one owner, else nothing is done.
+ * OUT files bigint, OUT bytes bigint, OUT bytes_after bigint): settle the
+ * cached files of up to batch cold worlds of the loader whose saves table
+ * is saves (settle_cold_files). The statement runs as the owner of the
+ * loader's tables (a restricted operation with the search_path pinned, as
+ * VACUUM runs index functions), so that a trigger or an index expression on
+ * them never runs with the caller's rights; the two tables must have one
+ * owner, else nothing is done.
  */
 Datum
 slime_settle_loader_files(PG_FUNCTION_ARGS)
@@ -97,11 +142,11 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 	Datum		cutoff = PG_GETARG_DATUM(1);
 	int32		batch = PG_GETARG_INT32(2);
 	Oid			worlds = slime_loader_worlds_of(saves);
-	int64		files = 0;
-	int64		bytes = 0;
+	const char *ext = quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
+	int64		n[3] = {0, 0, 0};
 	TupleDesc	td;
-	Datum		vals[2];
-	bool		nulls[2] = {false, false};
+	Datum		vals[3];
+	bool		nulls[3] = {false, false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "slime_settle_loader_files must return a record");
@@ -117,10 +162,10 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 		slime_role_ctx rc;
 
 		slime_become(slime_rel_owner(worlds), SECURITY_RESTRICTED_OPERATION, &rc);
-		drop_cold_files(saves, worlds, cutoff, batch, &files, &bytes);
+		settle_cold_files(saves, worlds, ext, cutoff, batch, &n[0], &n[1], &n[2]);
 		slime_unbecome(&rc);
 	}
-	vals[0] = Int64GetDatum(files);
-	vals[1] = Int64GetDatum(bytes);
+	for (int i = 0; i < 3; i++)
+		vals[i] = Int64GetDatum(n[i]);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(td), vals, nulls)));
 }

@@ -62,6 +62,12 @@ static const struct config_enum_entry input_check_options[] = {
 	{NULL, 0, false}
 };
 static int	text_output = 0;
+static int	settle_codec = 1;
+static const struct config_enum_entry settle_codec_options[] = {
+	{"fast", 0, false},
+	{"dense", 1, false},
+	{NULL, 0, false}
+};
 static const struct config_enum_entry text_output_options[] = {
 	{"base64", 0, false},
 	{"hex", 1, false},
@@ -96,6 +102,12 @@ _PG_init(void)
 							"fast, and slime_settle() rewrites them densely once cold.",
 							&loader_level, 1, SL_MIN_LEVEL, SL_MAX_LEVEL - 1,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("slime.settle_codec",
+							 "How slime_settle() codes the packs it settles store entries into.",
+							 "dense: the block codec (smaller, settled faster, read at the block "
+							 "codec's speed); fast: zstd-19 (read at zstd's speed: first cold loads, scans).",
+							 &settle_codec, 1, settle_codec_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("slime.max_chunk_size",
 							"Largest uncompressed NBT document (one chunk, or level.dat) accepted.",
 							"Caps every decompression, whatever a file declares.",
@@ -358,6 +370,13 @@ int
 slime_loader_level(void)
 {
 	return loader_level;
+}
+
+/* Whether slime_settle() packs with the block codec (slime.settle_codec). */
+bool
+slime_settle_dense(void)
+{
+	return settle_codec == 1;
 }
 
 /* Whether loader saves are checked against a whole conversion (slime.loader_verify). */

@@ -6,6 +6,7 @@
 
 #include "postgres.h"
 #include "fmgr.h"
+#include "utils/snapshot.h"
 #include "nodes/parsenodes.h"
 
 #include "sl_common.h"
@@ -130,6 +131,16 @@ Datum		slime_loader_caller_name(void);
 
 /* Put n entries (bytea hashes and entries) in the store unless there (store.c). */
 void		slime_store_put(Datum *hashes, Datum *entries, int n);
+
+/* Whether slime_settle() packs with the block codec (slime.settle_codec = dense) rather than zstd. */
+bool		slime_settle_dense(void);
+
+/*
+ * A packed store entry (data: u8 0x02, u32le index) of pack id read out of
+ * the packs table of schema nsp under snapshot, in the raw entry form
+ * (u8 0x00, the canonical bytes); NULL when the pack is not there (pack.c).
+ */
+struct varlena *slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot);
 
 /* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
 Datum		slime_to_slimefile(PG_FUNCTION_ARGS);

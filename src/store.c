@@ -49,9 +49,10 @@ typedef struct slime_hashed
 	uint32_t	index;
 } slime_hashed;
 
-/* The store table and its primary key index, as last looked up. */
+/* The store table, its primary key index and its pack column (0: none), as last looked up. */
 static Oid	store_rel = InvalidOid;
 static Oid	store_idx = InvalidOid;
+static AttrNumber store_pack_att = 0;
 
 /* Schema of the installed extension, or InvalidOid. */
 static Oid
@@ -99,6 +100,11 @@ open_store(void)
 				 errhint("The value holds chunks stored by reference; install the slime extension in this database.")));
 	rel = table_open(store_rel, AccessShareLock);
 	store_idx = RelationGetPrimaryKeyIndex(rel);
+	store_pack_att = 0;
+	for (int i = 0; i < RelationGetDescr(rel)->natts; i++)
+		if (!TupleDescAttr(RelationGetDescr(rel), i)->attisdropped &&
+			strcmp(NameStr(TupleDescAttr(RelationGetDescr(rel), i)->attname), "pack") == 0)
+			store_pack_att = i + 1;
 	if (!OidIsValid(store_idx))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -108,8 +114,9 @@ open_store(void)
 
 /*
  * Look the entry keyed by hash up under snapshot; with copy, return a
- * detoasted copy of its data (NULL when absent), else just whether it is
- * there ((void *) 1 or NULL).
+ * detoasted copy of its data (NULL when absent; a packed entry read out of
+ * its pack, under the same snapshot, in the raw form), else just whether it
+ * is there ((void *) 1 or NULL).
  */
 static struct varlena *
 lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy)
@@ -131,6 +138,13 @@ lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy)
 		if (!isnull)
 			r = copy ? pg_detoast_datum_copy((struct varlena *) DatumGetPointer(data)) :
 				(struct varlena *) 1;
+		if (copy && r && store_pack_att > 0)
+		{
+			Datum		pack = heap_getattr(tup, store_pack_att, RelationGetDescr(rel), &isnull);
+
+			if (!isnull)
+				r = slime_pack_read(RelationGetNamespace(rel), DatumGetInt64(pack), r, snapshot);
+		}
 	}
 	systable_endscan(scan);
 	pfree(key_datum);
@@ -729,6 +743,29 @@ slime_verify_refs(PG_FUNCTION_ARGS)
 	}
 	sl_value_close(&o.v);
 	PG_RETURN_BOOL(true);
+}
+
+PG_FUNCTION_INFO_V1(slime_store_entry_read);
+/*
+ * The store entry keyed by hash as a reader gets it (a packed entry read out
+ * of its pack, in the raw form), or NULL: for slime_store_verify() and
+ * slime_store_entries().
+ */
+Datum
+slime_store_entry_read(PG_FUNCTION_ARGS)
+{
+	bytea	   *hash = PG_GETARG_BYTEA_PP(0);
+	Relation	rel;
+	struct varlena *r;
+
+	if (VARSIZE_ANY_EXHDR(hash) != 32)
+		PG_RETURN_NULL();
+	rel = open_store();
+	r = lookup_entry(rel, (const uint8_t *) VARDATA_ANY(hash), GetActiveSnapshot(), true);
+	table_close(rel, AccessShareLock);
+	if (r == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_BYTEA_P(r);
 }
 
 PG_FUNCTION_INFO_V1(slime_store_entry_check);

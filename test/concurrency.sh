@@ -43,14 +43,17 @@
 # Then the same store scripts once more with slime_settle() (issue #22)
 # beside them, and a loader (slime_loader_create) in the same database:
 #   settle   slime_settle(older_than => '0') in small batches, results logged
-#            (must settle store entries and drop cold loader files); and
-#            CALL slime_settle_batches(older_than => '0'), a batch a commit
+#            (must pack store entries and put cold loader files in their
+#            cold form); CALL slime_settle_batches(older_than => '0'), a batch
+#            a commit; and one pack's entries made unsettled again, so that
+#            the next settle repacks them (and deletes the pack it leaves)
 #   lsave    lease one of 4 loader worlds, save one of 4 slime files into it
 #            (keep 3), release the lease: the world is cold at once
-#   lload    a loader world's load (its cached file, or written from the
-#            value once settle dropped the file) holds the newest save's
-#            content (one snapshot)
-# with the checks above, and every loader world loading its newest save.
+#   lload    a loader world's load (its cached file, or given back from
+#            its cold form) holds the newest save's content (one snapshot)
+# with the checks above, every loader world loading its newest save, and
+# no packed entry without its pack nor (after the last slime_gc()) a pack
+# without an entry.
 #
 #
 # Last, a second loader: memoised slime_loader_save calls racing
@@ -428,6 +431,10 @@ EOF
 cat >"$WORK/store-settle-batches.sql" <<'EOF'
 CALL slime_settle_batches(older_than => '0', batch_size => 10);
 EOF
+# (e') one pack's entries unsettled again: the next settle repacks them
+cat >"$WORK/store-repack.sql" <<'EOF'
+UPDATE slime_store SET settled = false WHERE pack = (SELECT min(pack) FROM slime_store);
+EOF
 # (f) a loader save: lease a world, save one of the files, release (the world is cold then)
 cat >"$WORK/loader-save.sql" <<'EOF'
 \set w random(0, 3)
@@ -524,11 +531,21 @@ check_settle() {
     read -r entries files <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "
         SELECT coalesce(sum(items) FILTER (WHERE what = 'store entries'), 0),
                coalesce(sum(items) FILTER (WHERE what = 'loader files'), 0) FROM settle_log")"
-    echo "  slime_settle() ran $(slime_psql -d "$SDB" -At -c "SELECT count(*) / 2 FROM settle_log") times: $entries store entries settled, $files loader files dropped"
+    echo "  slime_settle() ran $(slime_psql -d "$SDB" -At -c "SELECT count(*) / 2 FROM settle_log") times: $entries store entries settled, $files loader files put in their cold form"
     if [ "$entries" -gt 0 ] && [ "$files" -gt 0 ]; then
-        result OK "$1: slime_settle() settled store entries and dropped cold loader files while saves, loads and slime_gc() ran"
+        result OK "$1: slime_settle() packed store entries and settled cold loader files while saves, loads and slime_gc() ran"
     else
-        result FAIL "$1: slime_settle() settled $entries store entries and dropped $files loader files during the run"
+        result FAIL "$1: slime_settle() settled $entries store entries and $files loader files during the run"
+    fi
+    read -r packs lost empty <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "
+        SELECT (SELECT count(*) FROM slime_store_packs),
+               (SELECT count(*) FROM slime_store s WHERE s.pack IS NOT NULL
+                  AND NOT EXISTS (SELECT 1 FROM slime_store_packs p WHERE p.id = s.pack)),
+               (SELECT count(*) FROM slime_store_packs p WHERE NOT EXISTS (SELECT 1 FROM slime_store s WHERE s.pack = p.id))")"
+    if [ "$packs" -gt 0 ] && [ "$lost" = 0 ] && [ "$empty" = 0 ]; then
+        result OK "$1: $packs packs, every packed entry's pack there, no pack without an entry"
+    else
+        result FAIL "$1: $packs packs, $lost packed entries without their pack, $empty packs without an entry"
     fi
     bad=$(slime_psql -d "$SDB" -At -c "SELECT string_agg(world || ': ' || p, '; ')
         FROM (SELECT world, load_problem(world) p FROM ldr_worlds) s WHERE p IS NOT NULL")
@@ -541,7 +558,7 @@ run_store store-repeatable-read store-save-rr " (save script at repeatable read)
 if [ -f "$WORK/store-repeatable-read.states" ] && ! grep -q '^40001 ' "$WORK/store-repeatable-read.states"; then
     echo "NOTE: no serialization failure in the chunk-store run at repeatable read this time"
 fi
-run_store store-settle store-save " (with slime_settle and a loader)" store-settle@1 store-settle-batches@1 loader-save@2 loader-load@2
+run_store store-settle store-save " (with slime_settle and a loader)" store-settle@1 store-settle-batches@1 store-repack@1 loader-save@2 loader-load@2
 check_settle store-settle
 
 # ---- the loader's memoised saves racing deletes and slime_gc() ---------------

@@ -73,14 +73,16 @@ SELECT 'schematic', d FROM unnest(ARRAY['fastasyncworldedit/sponge2.schem', 'pri
   LATERAL (SELECT pg_read_binary_file(:'corpus' || '/schematic/' || f) AS g) q,
   LATERAL (VALUES (g), (slime_json_to_nbt(slime_nbt_to_json(g)))) v(d);
 -- chunk store entries, key || entry: as saves write them (zstd) and as
--- slime_settle() leaves them (the dense form: block codec version 3 streams, or zstd-19); hostile_store's value
+-- slime_settle() wrote them before 0.7.0 (the dense form, slime_store_entry_settle: block codec version 3 streams now); hostile_store's value
 -- refers to them, so a damaged entry is also read through it (read_through)
 INSERT INTO hostile_store SELECT 1, slime_import_region(
   pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2);
 INSERT INTO seed_files (kind, data) SELECT 'entry', hash || data FROM slime_store ORDER BY hash LIMIT 6;
-SELECT count(*) FROM slime_settle('0');
 INSERT INTO seed_files (kind, data)
-SELECT 'entry', hash || data FROM slime_store WHERE get_byte(data, 0) = 1 ORDER BY hash LIMIT 10;
+SELECT 'entry', hash || slime_store_entry_settle(hash, data) FROM slime_store ORDER BY hash LIMIT 10;
+SELECT count(*) FROM slime_settle('0', batch_size => 16);
+-- packs, id || pack: what slime_settle() settles entries into since 0.7.0
+INSERT INTO seed_files (kind, data) SELECT 'pack', int8send(id) || data FROM slime_store_packs ORDER BY id LIMIT 4;
 DELETE FROM seed_files WHERE data IS NULL;
 INSERT INTO hostile_world SELECT slime_import_region(
   pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2);
@@ -108,8 +110,9 @@ BEGIN
   FOR i IN 1 .. $n LOOP
     SELECT * INTO s FROM seed_files ORDER BY random() LIMIT 1;
     SELECT data INTO other FROM seed_files ORDER BY random() LIMIT 1;
-    -- a store entry keeps its key: the entry after it is what is mutated
+    -- a store entry keeps its key, a pack its id: what follows is mutated
     m := CASE WHEN s.kind = 'entry' THEN substring(s.data FOR 32) || mutate(substring(s.data FROM 33), substring(other FROM 33))
+              WHEN s.kind = 'pack' THEN substring(s.data FOR 8) || mutate(substring(s.data FROM 9), substring(other FROM 9))
               ELSE mutate(s.data, other) END;
     PERFORM hostile_input(s.kind, m);
   END LOOP;

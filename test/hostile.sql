@@ -23,12 +23,29 @@ CREATE TRIGGER hostile_store_store BEFORE INSERT ON hostile_store
 -- the entry under key k replaced by e while one chunk of the value is read
 -- through it, then put back (an error rolls the replacement back with it)
 CREATE FUNCTION read_through(k bytea, e bytea) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE old bytea;
+DECLARE
+  old bytea;
+  old_pack bigint;
 BEGIN
-  UPDATE slime_store s SET data = e FROM slime_store o WHERE s.hash = k AND o.hash = k RETURNING o.data INTO old;
+  UPDATE slime_store s SET data = e, pack = NULL FROM slime_store o WHERE s.hash = k AND o.hash = k
+    RETURNING o.data, o.pack INTO old, old_pack;
   PERFORM octet_length(slime_chunk_nbt(h.world, c.x, c.z)), (SELECT count(*) FROM slime_block_counts(slime_put_chunk(NULL, c.x, c.z, slime_chunk_nbt(h.world, c.x, c.z))))
     FROM hostile_store h, slime_chunks(h.world) c WHERE c.hash = k;
-  UPDATE slime_store SET data = old WHERE hash = k;
+  UPDATE slime_store SET data = old, pack = old_pack WHERE hash = k;
+END $$;
+
+-- a damaged pack (p: its id, 8 bytes, then its bytes) read through every
+-- chunk of hostile_store's value that points into it
+CREATE FUNCTION read_through_pack(p bytea) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  pid bigint := ('x' || encode(substring(p FOR 8), 'hex'))::bit(64)::bigint;
+  old bytea;
+BEGIN
+  UPDATE slime_store_packs s SET data = substring(p FROM 9) FROM slime_store_packs o
+    WHERE s.id = pid AND o.id = pid RETURNING o.data INTO old;
+  PERFORM octet_length(slime_chunk_nbt(h.world, c.x, c.z))
+    FROM hostile_store h, slime_chunks(h.world) c JOIN slime_store s ON s.hash = c.hash WHERE s.pack = pid;
+  UPDATE slime_store_packs SET data = old WHERE slime_store_packs.id = pid;
 END $$;
 
 -- one mutation of b: bit flip, truncation, splice, a length field set to
@@ -109,6 +126,8 @@ BEGIN
     PERFORM try('slime_store_entry_check', 'SELECT slime_store_entry_check(substring($1 FOR 32), substring($1 FROM 33))', p_input);
     PERFORM try('slime_store_entry_settle', 'SELECT slime_store_entry_settle(substring($1 FOR 32), substring($1 FROM 33))', p_input);
     PERFORM try('read through a damaged entry', 'SELECT read_through(substring($1 FOR 32), substring($1 FROM 33))', p_input);
+  ELSIF p_kind = 'pack' THEN
+    PERFORM try('read through a damaged pack', 'SELECT read_through_pack($1)', p_input);
   ELSIF p_kind = 'value' THEN
     PERFORM try('bytea::slime', 'SELECT $1::slime', p_input);
     PERFORM try('slime_in', 'SELECT (''\x'' || encode($1, ''hex''))::slime', p_input);

@@ -171,6 +171,10 @@ slime_log "pgdump: building $SRC from ${#REGIONS[@]} corpus regions + merged + l
 } >"$WORK/src.sql"
 createdb "$SRC"
 slime_psql -d "$SRC" -f "$WORK/src.sql"
+# part of the store settled into packs (slime_store_packs; packed rows point
+# into them), part left as entries: both must come back as they were
+slime_psql -d "$SRC" -At -c "SELECT items FROM slime_settle('0', batch_size => 8, max_batches => 3) WHERE what = 'store entries'" |
+    sed 's/^/  source: entries settled into packs: /'
 
 # (\copy must be on one line)
 slime_psql -d "$SRC" -c "\\copy ($(tr '\n' ' ' <<<"$HASHES")) TO '$WORK/hashes.tsv'"
@@ -182,7 +186,7 @@ if [ "$NVAL" = 0 ] || [ "$bad_src" != 0 ]; then echo "pgdump: source hashes inco
 
 # the chunk store part: its values and the store's entries
 slime_psql -d "$SRC" -c "\\copy ($(tr '\n' ' ' <<<"$STORE_HASHES")) TO '$WORK/store-hashes.tsv'"
-slime_psql -d "$SRC" -c "\\copy (SELECT encode(hash, 'hex'), md5(data) FROM slime_store) TO '$WORK/store-entries.tsv'"
+slime_psql -d "$SRC" -c "\\copy (SELECT encode(s.hash, 'hex'), md5(s.data) || coalesce(md5(p.data), '') FROM slime_store s LEFT JOIN slime_store_packs p ON p.id = s.pack) TO '$WORK/store-entries.tsv'"
 NSVAL=$(wc -l <"$WORK/store-hashes.tsv")
 NALL=$(slime_psql -d "$SRC" -At -c "SELECT count(*) FROM ($ALL_VALUES) a WHERE v IS NOT NULL")
 NENTRIES=$(wc -l <"$WORK/store-entries.tsv")
@@ -249,7 +253,7 @@ CREATE TEMP TABLE expect(tbl text, id int, col text, chash text, md5 text, refs 
 CREATE TEMP TABLE got AS $STORE_HASHES;
 CREATE TEMP TABLE expect_store(hash text, md5 text);
 \copy expect_store FROM '$WORK/store-entries.tsv'
-CREATE TEMP TABLE got_store AS SELECT encode(hash, 'hex') AS hash, md5(data) AS md5 FROM slime_store;
+CREATE TEMP TABLE got_store AS SELECT encode(s.hash, 'hex') AS hash, md5(s.data) || coalesce(md5(p.data), '') AS md5 FROM slime_store s LEFT JOIN slime_store_packs p ON p.id = s.pack;
 CREATE TEMP TABLE problems AS SELECT what, pg_temp.problem(v) AS p FROM ($ALL_VALUES) a WHERE v IS NOT NULL;
 SELECT count(*) FILTER (WHERE e.id IS NOT NULL AND g.id IS NOT NULL AND e.chash IS NOT DISTINCT FROM g.chash
                           AND e.md5 IS NOT DISTINCT FROM g.md5 AND e.refs IS NOT DISTINCT FROM g.refs),

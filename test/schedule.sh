@@ -85,14 +85,14 @@ for job in slime-settle slime-settle-batches; do
         result FAIL "no successful run of the $job job in ${WAIT}s (status '${status:-none}')"
     fi
 done
-read -r entries settled dense same <<<"$(slime_psql -At -F ' ' -c "
-    SELECT count(*), count(*) FILTER (WHERE settled), count(*) FILTER (WHERE get_byte(data, 0) = 1),
+read -r entries settled packed same <<<"$(slime_psql -At -F ' ' -c "
+    SELECT count(*), count(*) FILTER (WHERE settled), count(*) FILTER (WHERE pack IS NOT NULL),
            (SELECT bool_and(s.resolved = slime_resolve(i.world)::bytea) FROM seen s JOIN islands i USING (id))
     FROM slime_store")"
-if [ "$entries" -gt 0 ] && [ "$settled" = "$entries" ] && [ "$dense" -gt 0 ] && [ "$same" = t ]; then
-    result OK "the job settled all $entries store entries ($dense in the dense form), every world unchanged"
+if [ "$entries" -gt 0 ] && [ "$settled" = "$entries" ] && [ "$packed" -gt 0 ] && [ "$same" = t ]; then
+    result OK "the job settled all $entries store entries ($packed packed), every world unchanged"
 else
-    result FAIL "after the job: $settled of $entries entries settled, $dense dense, worlds unchanged: $same"
+    result FAIL "after the job: $settled of $entries entries settled, $packed packed, worlds unchanged: $same"
 fi
 slime_psql -At -c "SELECT cron.unschedule('slime-settle')" -c "SELECT cron.unschedule('slime-settle-batches')" >/dev/null
 finish

@@ -91,4 +91,7 @@ int			sl_slimefile_write(sl_value *v, int level, const sl_limits *lim,
 /* DataVersion AdvancedSlimePaper gives a v6-v9 world version byte (1..8), else SL_NO_DV. */
 int32_t		sl_slimefile_world_dv(int world_version);
 
+/* Append "u32be compressed, u32be raw, zstd frame" of raw at level: a version-13 file's block. */
+int			sl_sf_put_zblock(sl_buf *out, const uint8_t *raw, size_t len, int level, sl_err *err);
+
 #endif

@@ -411,23 +411,23 @@ write_chunk(sw *w, sl_buf *out, const sl_dirent *d, const uint8_t *const comp[SL
 }
 
 /* Write "i32 compressed, i32 raw, zstd frame" (no checksum, as zstd-jni's Zstd.compress). */
-static int
-put_zblock(sw *w, sl_buf *out, const uint8_t *raw, size_t len, int level)
+int
+sl_sf_put_zblock(sl_buf *out, const uint8_t *raw, size_t len, int level, sl_err *err)
 {
 	size_t		bound = ZSTD_compressBound(len);
 	size_t		at = out->len;
 	size_t		n;
 
 	if (len > (size_t) INT32_MAX)
-		return sl_fail(w->err, SL_ERR_LIMIT,
+		return sl_fail(err, SL_ERR_LIMIT,
 					   "the slime file's data of %zu bytes exceeds the format's 2 GiB per block", len);
-	if (sl_buf_reserve(out, 8 + bound, w->err))
+	if (sl_buf_reserve(out, 8 + bound, err))
 		return -1;
 	n = ZSTD_compress(out->data + at + 8, bound, raw, len, level);
 	if (ZSTD_isError(n))
-		return sl_fail(w->err, SL_ERR_LIMIT, "zstd compression failed: %s", ZSTD_getErrorName(n));
+		return sl_fail(err, SL_ERR_LIMIT, "zstd compression failed: %s", ZSTD_getErrorName(n));
 	if (n > (size_t) INT32_MAX)
-		return sl_fail(w->err, SL_ERR_LIMIT, "compressed slime file block exceeds 2 GiB");
+		return sl_fail(err, SL_ERR_LIMIT, "compressed slime file block exceeds 2 GiB");
 	sl_put_u32be(out->data + at, (uint32_t) n);
 	sl_put_u32be(out->data + at + 4, (uint32_t) len);
 	out->len += 8 + n;
@@ -680,8 +680,8 @@ sl_slimefile_write(sl_value *v, int level, const sl_limits *lim, sl_buf *out,
 	out->data[out->len++] = SL_SLIMEFILE_WRITE_VERSION;
 	if (sl_buf_put_u32be(out, (uint32_t) w.dv, err) ||
 		sl_buf_put_u8(out, (uint8_t) w.flags, err) ||
-		put_zblock(&w, out, blob.data, blob.len, level) ||
-		put_zblock(&w, out, xbuf.data, xbuf.len, level))
+		sl_sf_put_zblock(out, blob.data, blob.len, level, err) ||
+		sl_sf_put_zblock(out, xbuf.data, xbuf.len, level, err))
 		goto done;
 	info->version = SL_SLIMEFILE_WRITE_VERSION;
 	info->data_version = w.dv;

@@ -57,6 +57,8 @@ entry_declared_size(const uint8_t *entry, size_t len)
 {
 	if (len >= SL_DENSE_HEADER && entry[0] == SL_ENTRY_DENSE)
 		return (int64_t) dense_size(entry);
+	if (len > SL_ENTRY_HEADER && entry[0] == SL_ENTRY_RAW)
+		return (int64_t) len - 1;
 	return sl_zstd_declared_size(entry, len);
 }
 
@@ -77,6 +79,14 @@ unframe_entry(const uint8_t *entry, size_t len, uint64_t raw_len, const sl_limit
 						   (unsigned long long) raw_len);
 		*buf = nb;
 		*cap = raw_len;
+	}
+	if (len > 0 && entry[0] == SL_ENTRY_RAW)
+	{
+		if (len - 1 != raw_len)
+			return sl_fail(err, SL_ERR_CORRUPT, "entry does not hold its %llu raw bytes",
+						   (unsigned long long) raw_len);
+		memcpy(*buf, entry + 1, raw_len);
+		return 0;
 	}
 	if (len > 0 && entry[0] == SL_ENTRY_DENSE)
 	{
@@ -209,6 +219,27 @@ done:
 	sl_free(buf);
 	if (rc && err)
 		err->code = SL_ERR_CORRUPT;
+	return rc;
+}
+
+/* Append the canonical bytes of a checked entry. */
+int
+sl_store_entry_canonical(const uint8_t *hash, size_t hash_len, const uint8_t *entry,
+						 size_t len, const sl_limits *lim, sl_buf *out, sl_err *err)
+{
+	uint8_t    *raw = NULL;
+	size_t		cap = 0;
+	int64_t		raw_len;
+	int			rc;
+
+	if (lim == NULL)
+		lim = &sl_default_limits;
+	if (sl_store_entry_check(hash, hash_len, entry, len, lim, err))
+		return -1;
+	raw_len = entry_declared_size(entry, len);
+	rc = unframe_entry(entry, len, (uint64_t) raw_len, lim, &raw, &cap, err) ||
+		sl_buf_put(out, raw, (size_t) raw_len, err) ? -1 : 0;
+	sl_free(raw);
 	return rc;
 }
 

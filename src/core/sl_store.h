@@ -7,17 +7,22 @@
  * of them, or (once settled, slime_settle) the dense form: u8 0x01, the
  * three lengths as they are, a block codec stream (sl_bcodec) of the
  * documents: version 1 (0xB1, written by 0.5.0), version 2 (0xB2, written
- * by 0.6.0) or version 3 (0xB3, written since 0.7.0). doc/format.md,
- * "Chunk store", is the authority.
+ * by 0.6.0) or version 3 (0xB3, written since 0.7.0); or (settled since
+ * 0.7.0) a packed entry: u8 0x02 and its index in the pack (sl_pack.h) its
+ * row names. doc/format.md, "Chunk store", is the authority.
  */
 #ifndef SL_STORE_H
 #define SL_STORE_H
 
 #include "sl_common.h"
 #include "sl_value.h"
+#include "sl_bcodec.h"
 
 #define SL_ENTRY_HEADER 12		/* the three lengths */
 #define SL_ENTRY_DENSE 0x01		/* first byte of a dense entry (a zstd frame's is 0x28) */
+#define SL_ENTRY_PACKED 0x02	/* first byte of a packed entry: u32le index in its pack */
+#define SL_ENTRY_RAW 0x00		/* an entry read out of its pack: the canonical bytes as they are (never stored) */
+#define SL_PACKED_SIZE 5		/* 0x02 and the index */
 #define SL_DENSE_HEADER 13		/* that byte and the three lengths */
 /*
  * The block codec version settled entries get: 3, which decodes 1.9-2.0x
@@ -51,6 +56,14 @@ int			sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d
 int			sl_store_entry_check(const uint8_t *hash, size_t hash_len,
 								 const uint8_t *entry, size_t len,
 								 const sl_limits *lim, sl_err *err);
+
+/*
+ * Append the canonical bytes of an entry that passes sl_store_entry_check
+ * under hash to out; fails like sl_store_entry_check.
+ */
+int			sl_store_entry_canonical(const uint8_t *hash, size_t hash_len,
+									 const uint8_t *entry, size_t len,
+									 const sl_limits *lim, sl_buf *out, sl_err *err);
 
 /*
  * Rewrite an entry that passes sl_store_entry_check under hash into its

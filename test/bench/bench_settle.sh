@@ -8,18 +8,24 @@
 #      encode and decode MB/s of raw NBT;
 #   2. per era, every region file (lenient import, default level) saved
 #      through the chunk store into a table of its own database: the bytes
-#      at rest (table + indexes + store, after VACUUM FULL) after slime_gc(),
-#      then after slime_settle(older_than => '0'), against 1's zstd-19 long;
-#      settle throughput (MB/s of raw NBT); every chunk read back through the
-#      store before and after; slime_block_totals over the stored rows
-#      against the same worlds as self-contained default-level values;
+#      at rest (table + indexes + store + packs, after VACUUM FULL) after
+#      slime_gc(), after slime_settle(older_than => '0') into fast packs
+#      (zstd-19) and after repacking them dense (the block codec, the
+#      default), against 1's zstd-19 long; settle throughput (MB/s of raw
+#      NBT); every chunk read back through the store; slime_block_totals
+#      over the stored rows against the same worlds as self-contained
+#      default-level values;
 #   3. a loader (slime_loader_create) of 8 islands of 5x5 chunks (the 15x15
 #      chunks of prismarine-provider-anvil/1.21.1/r.0.0.mca), each saved 11
-#      times (one chunk changed a save, keep 11), after slime_gc(): loader
-#      tables + store against a bytea row a world (the newest file), before
-#      and after settling; loads (pgbench, one client, BENCH_SECONDS each)
-#      of a cold island (no lease: its file dropped) and of a hot one (a
-#      lease running) against a bytea select.
+#      times (save s changes chunks 0..s-1: one more changed chunk a save,
+#      keep 11), after slime_gc(): loader tables + store + packs against a
+#      bytea row a world (the newest file), before and after settling
+#      (dense, then repacked fast, and 0.6.0's settle on the same islands),
+#      where the bytes go (every relation and fork), and per island from
+#      BENCH_ISLANDS (72) islands against 8; loads (pgbench, one client,
+#      BENCH_SECONDS each) of a cold island (no lease: its file in the cold
+#      form) and of a hot one (a lease running) against a bytea select, and
+#      each cold island's first load in a new session.
 #
 #     bash test/bench/bench_settle.sh      # Debian 12, as root, repo root
 #
@@ -39,6 +45,7 @@ cd "$SLIME_ROOT"
 
 SECS=${BENCH_SECONDS:-5}
 part() { [[ " ${SETTLE_PARTS:-1 2 3} " == *" $1 "* ]]; }
+MANY=${BENCH_ISLANDS:-72}
 ERAS=(anvil-1.2-1.12 anvil-1.13-1.17 anvil-1.18plus mcregion)
 
 slime_bench_begin settle
@@ -70,6 +77,12 @@ while read -r era _ _ raw _ z19 _; do
 done < <(grep -E "^($(IFS='|'; echo "${ERAS[*]}")) " "$work/bcodec.txt")
 
 # ---- 2. the corpus through the store, settled ------------------------------
+# settled twice: into fast packs (slime.settle_codec = fast: zstd-19), then
+# repacked into dense ones (the default: the block codec)
+settle_into() {     # settle_into DB CODEC: the settle's ms, then VACUUM FULL
+    q "$1" -c "SET slime.settle_codec = $2" -c "SELECT best_ms('SELECT * FROM slime_settle(''0'')', 1)" | tail -1
+    q "$1" -c "VACUUM FULL ANALYZE" >/dev/null
+}
 declare -A OUT
 for era in "${ERAS[@]}"; do
     part 2 || break
@@ -95,79 +108,131 @@ for era in "${ERAS[@]}"; do
     entries_raw=$(q "$db" -c "SELECT sum(n) FROM (SELECT DISTINCT c.hash, c.raw_bytes AS n FROM stored, slime_chunks(world) c) d")
     before=$(q "$db" -c "SELECT at_rest('stored')")
     plain=$(q "$db" -c "SELECT pg_total_relation_size('plain')")
-    read_before=$(q "$db" -c "SELECT best_ms('SELECT sum(octet_length(slime_chunk_nbt(world, c.x, c.z))) FROM stored, slime_chunks(world) c', 3)")
+    read_q="SELECT best_ms('SELECT sum(octet_length(slime_chunk_nbt(world, c.x, c.z))) FROM stored, slime_chunks(world) c', 3)"
+    tot_q="SELECT best_ms('SELECT slime_block_totals(world) FROM stored', 3)"
+    read_before=$(q "$db" -c "$read_q")
     tot_plain=$(q "$db" -c "SELECT best_ms('SELECT slime_block_totals(world) FROM plain', 3)")
-    tot_before=$(q "$db" -c "SELECT best_ms('SELECT slime_block_totals(world) FROM stored', 3)")
-    settle=$(q "$db" -c "SELECT best_ms('SELECT * FROM slime_settle(''0'')', 1)")
-    q "$db" -c "VACUUM FULL ANALYZE" >/dev/null
-    after=$(q "$db" -c "SELECT at_rest('stored')")
-    read_after=$(q "$db" -c "SELECT best_ms('SELECT sum(octet_length(slime_chunk_nbt(world, c.x, c.z))) FROM stored, slime_chunks(world) c', 3)")
-    tot_after=$(q "$db" -c "SELECT best_ms('SELECT slime_block_totals(world) FROM stored', 3)")
-    dense=$(q "$db" -c "SELECT round(100.0 * count(*) FILTER (WHERE get_byte(data, 0) = 1) / greatest(count(*), 1)) FROM slime_store")
-    OUT[$era]="$raw $entries_raw $plain $before $after $settle $read_before $read_after $tot_plain $tot_before $tot_after $dense"
+    tot_before=$(q "$db" -c "$tot_q")
+    row="$raw $entries_raw $plain $before $read_before $tot_plain $tot_before"
+    for codec in fast dense; do
+        [ $codec = dense ] && q "$db" -c "UPDATE slime_store SET settled = false" >/dev/null
+        settle=$(settle_into "$db" $codec)
+        row="$row $(q "$db" -c "SELECT at_rest('stored')") $settle $(q "$db" -c "$read_q") $(q "$db" -c "$tot_q")"
+    done
+    packed=$(q "$db" -c "SELECT round(100.0 * count(*) FILTER (WHERE pack IS NOT NULL) / greatest(count(*), 1)) FROM slime_store")
+    OUT[$era]="$row $packed"
 done
 
 if part 3; then
 # ---- 3. loader islands -------------------------------------------------------
-slime_log "3. a loader of 8 islands, 11 saves each"
-db=slime_bench_settle_loader
-newdb "$db"
 R=$CORPUS/anvil-1.18plus/prismarine-provider-anvil/1.21.1/r.0.0.mca
-q "$db" >/dev/null <<SQL
+# islands DB N: a loader of N islands, 11 saves each, then slime_gc() and a
+# bytea table of each world's newest file. Island k is the 5x5 block k % 9
+# of the region's 15x15 chunks, moved 32 chunks east per 9 islands (so no
+# two islands share a chunk); save s changes chunks 0 .. s-1 (air becomes
+# cave air: a change a slime file keeps), one new chunk a save, keep 11.
+islands() {
+    local db=$1 n=$2
+    newdb "$db"
+    q "$db" >/dev/null <<SQL
 SELECT slime_loader_create('ldr');
 CREATE TABLE region AS SELECT slime_import_region(pg_read_binary_file($(slime_sq "$R")), 0, 0) AS w;
--- island k: the 5x5 block k of the region's 15x15 chunks
 CREATE TABLE island_chunks AS
-SELECT k, c.x, c.z, (c.x % 5) * 5 + c.z % 5 AS m, slime_chunk_json(r.w, c.x, c.z) AS j
-FROM region r, generate_series(0, 7) k, slime_chunks(r.w) c
-WHERE c.x >= (k % 3) * 5 AND c.x < (k % 3) * 5 + 5 AND c.z >= (k / 3) * 5 AND c.z < (k / 3) * 5 + 5;
-SELECT slime_lease_acquire('ldr', 'i' || k, 'bench', '1 hour') FROM generate_series(0, 7) k;
--- save s: chunks 0 .. s-1 of the island changed (edits accumulate), one new chunk a save
+SELECT k, c.x + 32 * (k / 9) AS x, c.z, (c.x % 5) * 5 + c.z % 5 AS m, slime_chunk_json(r.w, c.x, c.z) AS j
+FROM region r, generate_series(0, $n - 1) k, slime_chunks(r.w) c
+WHERE c.x >= (k % 9 % 3) * 5 AND c.x < (k % 9 % 3) * 5 + 5 AND c.z >= (k % 9 / 3) * 5 AND c.z < (k % 9 / 3) * 5 + 5;
+SELECT slime_lease_acquire('ldr', 'i' || k, 'bench', '1 hour') FROM generate_series(0, $n - 1) k;
 DO \$\$
 BEGIN
   FOR s IN 0 .. 10 LOOP
     PERFORM slime_loader_save('ldr', 'i' || k, 1, slime_to_slimefile(w), 11)
-    FROM (SELECT k, slime_agg(slime_put_chunk(NULL, x, z, slime_json_to_nbt(
-                   CASE WHEN m < s THEN j || jsonb_build_object('SlimeBenchSave', m) ELSE j END))) AS w
+    FROM (SELECT k, slime_agg(slime_put_chunk(NULL, x, z, slime_chunk_relocate(slime_json_to_nbt(
+                   CASE WHEN m < s THEN replace(j::text, 'minecraft:air"', 'minecraft:cave_air"')::jsonb ELSE j END), x, z))) AS w
           FROM island_chunks GROUP BY k) i;
   END LOOP;
 END \$\$;
 CREATE TABLE bytea_worlds(world text PRIMARY KEY, data bytea);
 ALTER TABLE bytea_worlds ALTER COLUMN data SET STORAGE EXTERNAL;
 INSERT INTO bytea_worlds SELECT world, file FROM ldr_worlds;
+DROP TABLE region, island_chunks;
 SELECT removed_entries FROM slime_gc();
 VACUUM FULL ANALYZE;
 SQL
+}
+# sizes DB: relations and logical bytes of the loader (saves, worlds, store, packs)
+sizes() {
+    q "$1" -c "SELECT at_rest('ldr') + pg_total_relation_size('ldr_worlds'),
+        (SELECT sum(octet_length(data::bytea)) FROM ldr) + (SELECT coalesce(sum(octet_length(file)), 0) FROM ldr_worlds)
+        + (SELECT coalesce(sum(octet_length(memo)), 0) FROM ldr_worlds)
+        + (SELECT sum(octet_length(data)) FROM slime_store) + (SELECT coalesce(sum(octet_length(data)), 0) FROM slime_store_packs)"
+}
+bytea_sizes() { q "$1" -c "SELECT pg_total_relation_size('bytea_worlds'), sum(octet_length(data)) FROM bytea_worlds"; }
+
+slime_log "3. a loader of 8 islands, 11 saves each"
+db=slime_bench_settle_loader
+islands "$db" 8
 l_saves=$(q "$db" -c "SELECT count(*) FROM ldr")
-l_bytea=$(q "$db" -c "SELECT pg_total_relation_size('bytea_worlds')")
-l_before=$(q "$db" -c "SELECT at_rest('ldr') + pg_total_relation_size('ldr_worlds')")
-logical="SELECT (SELECT sum(octet_length(data::bytea)) FROM ldr) + (SELECT coalesce(sum(octet_length(file)), 0) FROM ldr_worlds)
-                + (SELECT sum(octet_length(data)) FROM slime_store)"
-l_bytea_logical=$(q "$db" -c "SELECT sum(octet_length(data)) FROM bytea_worlds")
-l_before_logical=$(q "$db" -c "$logical")
+l_entries=$(q "$db" -c "SELECT count(*) FROM slime_store")
+read -r l_bytea l_bytea_logical <<<"$(bytea_sizes "$db")"
+read -r l_before l_before_logical <<<"$(sizes "$db")"
 l_raw=$(q "$db" -c "SELECT sum(n) FROM (SELECT DISTINCT c.hash, c.raw_bytes AS n FROM ldr, slime_chunks(data) c) d")
-cat >"$work/load-bytea.sql" <<'EOF'
-\set w random(0, 7)
-SELECT data FROM bytea_worlds WHERE world = 'i' || :w;
-EOF
-cat >"$work/load-slime.sql" <<'EOF'
-\set w random(0, 7)
-SELECT slime_loader_load('ldr', 'i' || :w);
-EOF
-# tps of one pgbench script, one client
+printf '%s\n' '\set w random(0, 7)' "SELECT data FROM bytea_worlds WHERE world = 'i' || :w;" >"$work/load-bytea.sql"
+printf '%s\n' '\set w random(0, 7)' "SELECT slime_loader_load('ldr', 'i' || :w);" >"$work/load-slime.sql"
+# tps of one pgbench script, one client, in database $db
 tps() { PGDATABASE=$db "$SLIME_PG_BIN/pgbench" -n -c 1 -T "$SECS" -M prepared -f "$work/$1.sql" 2>/dev/null |
         awk '/^tps/ { printf "%.1f", $3 }'; }
+# first_ms: the mean time of each island's first load in a new session (its packs not yet decoded there)
+first_ms() { local w t=0; for w in 0 1 2 3 4 5 6 7; do
+        t=$(awk -v t="$t" -v m="$(q "$db" -c "SELECT best_ms('SELECT slime_loader_load(''ldr'', ''i$w'')', 1)")" 'BEGIN { print t + m }'); done
+    awk -v t="$t" 'BEGIN { printf "%.2f", t / 8 }'; }
 hot_bytea=$(tps load-bytea); hot_before=$(tps load-slime)
 # settle with every lease running (hot): only store entries settle
 l_settle_hot=$(q "$db" -c "SELECT best_ms('SELECT * FROM slime_settle(''0'')', 1)")
 hot_after=$(tps load-slime); hot_bytea2=$(tps load-bytea)
-# the leases released (cold): settle drops the files
+# the leases released (cold): settle keeps the files' cold forms
 q "$db" -c "UPDATE ldr_worlds SET holder = NULL, expires = NULL" >/dev/null
-files=$(q "$db" -c "SELECT items FROM slime_settle('0') WHERE what = 'loader files'")
+read -r files files_before files_after <<<"$(q "$db" -c "SELECT items, bytes_before, bytes_after FROM slime_settle('0') WHERE what = 'loader files'")"
 q "$db" -c "VACUUM FULL ANALYZE" >/dev/null
-l_after=$(q "$db" -c "SELECT at_rest('ldr') + pg_total_relation_size('ldr_worlds')")
-l_after_logical=$(q "$db" -c "$logical")
-cold_after=$(tps load-slime); cold_bytea=$(tps load-bytea)
+read -r l_after l_after_logical <<<"$(sizes "$db")"
+cold_first=$(first_ms); cold_after=$(tps load-slime); cold_bytea=$(tps load-bytea)
+# where the bytes go: every relation of the loader and the store, by fork
+q "$db" -c "SELECT c.relname, c.relkind, pg_relation_size(c.oid, 'main'), pg_relation_size(c.oid, 'fsm') + pg_relation_size(c.oid, 'vm')
+    FROM pg_class c WHERE c.oid IN (
+        SELECT u.r FROM unnest(ARRAY['ldr', 'ldr_worlds', 'slime_store', 'slime_store_packs', 'slime_store_pins']::regclass[]) t(t),
+             LATERAL (SELECT t.t::oid UNION ALL SELECT indexrelid FROM pg_index WHERE indrelid = t.t
+                      UNION ALL SELECT reltoastrelid FROM pg_class WHERE oid = t.t AND reltoastrelid <> 0
+                      UNION ALL SELECT i.indexrelid FROM pg_index i, pg_class x WHERE x.oid = t.t AND i.indrelid = x.reltoastrelid) u(r))
+    ORDER BY 3 DESC, 1" >"$work/relations.txt"
+# the same, repacked fast (zstd-19)
+q "$db" -c "UPDATE slime_store SET settled = false" >/dev/null
+settle_into "$db" fast >/dev/null
+read -r l_fast l_fast_logical <<<"$(sizes "$db")"
+fast_first=$(first_ms); cold_fast=$(tps load-slime); cold_bytea3=$(tps load-bytea)
+
+# 0.6.0's settle on the same islands, for comparison: every entry coded
+# alone (slime_store_entry_settle, kept where smaller), the cold files dropped
+slime_log "3. the same islands settled as 0.6.0 did"
+db=slime_bench_settle_loader_06
+islands "$db" 8
+q "$db" -c "UPDATE ldr_worlds SET holder = NULL, expires = NULL, file = NULL" \
+       -c "UPDATE slime_store s SET data = CASE WHEN octet_length(d.d) < octet_length(s.data) THEN d.d ELSE s.data END, settled = true
+           FROM (SELECT hash, slime_store_entry_settle(hash, data) AS d FROM slime_store) d WHERE d.hash = s.hash" \
+       -c "VACUUM FULL ANALYZE" >/dev/null
+read -r l_06 l_06_logical <<<"$(sizes "$db")"
+first_06=$(first_ms); cold_06=$(tps load-slime); cold_bytea6=$(tps load-bytea)
+
+slime_log "3. per island: a loader of $MANY islands"
+dbm=slime_bench_settle_loader_many
+islands "$dbm" "$MANY"
+read -r m_bytea m_bytea_logical <<<"$(bytea_sizes "$dbm")"
+q "$dbm" -c "UPDATE ldr_worlds SET holder = NULL, expires = NULL" >/dev/null
+q "$dbm" -c "SELECT * FROM slime_settle('0')" >/dev/null
+q "$dbm" -c "VACUUM FULL ANALYZE" >/dev/null
+read -r m_after m_after_logical <<<"$(sizes "$dbm")"
+q "$dbm" -c "UPDATE slime_store SET settled = false" >/dev/null
+settle_into "$dbm" fast >/dev/null
+read -r m_fast m_fast_logical <<<"$(sizes "$dbm")"
+per() { awk -v a="$1" -v b="$2" -v n="$((MANY - 8))" 'BEGIN { printf "%.0f", (a - b) / n }'; }
 fi
 
 # ---- the tables ----------------------------------------------------------------
@@ -178,34 +243,55 @@ part 1 && echo "1. The block codec, one input per region file (build/bench_bcode
     sed -n '2,$p' "$work/bcodec.txt" && echo
 part 2 || exit 0
 echo "2. Regions saved through the chunk store, after slime_gc(), then slime_settle(older_than => '0')"
-echo "   bytes at rest = table + indexes + store (pg_total_relation_size after VACUUM FULL); z19l = zstd-19 long per region (table 1)"
-printf '%-16s %11s %11s %11s %11s %7s %7s %7s %9s %9s %9s %7s %7s %7s %6s\n' era "raw NBT" "z19l" "plain" "store" "st/z19" "settled" "se/z19" "settle" "read" "read" "totals" "totals" "totals" "dense"
-printf '%-16s %11s %11s %11s %11s %7s %11s %7s %9s %9s %9s %7s %7s %7s %6s\n' "" "" "" "values" "default" "" "" "" "MB/s" "MB/s bef" "MB/s aft" "plain" "before" "after" "%"
+echo "   bytes at rest = table + indexes + store + packs (pg_total_relation_size after VACUUM FULL); z19l = zstd-19 long per region (table 1)"
+echo "   fast: packs of zstd-19 (slime.settle_codec = fast); dense: the same entries repacked with the block codec (the default)"
+fmt='%-16s %10s %9s %9s %9s %6s %9s %6s %9s %6s %7s %7s %6s %6s %6s %6s %6s %6s %4s\n'
+printf "$fmt" era "raw NBT" z19l plain store st/z fast fa/z dense de/z settle settle read read read totals totals totals pk
+printf "$fmt" "" "" "" values default "" packs "" packs "" "fa MB/s" "de MB/s" before fast dense before fast dense %
+mbs() { awk -v r="$1" -v t="$2" 'BEGIN { printf "%.1f", r / t / 1000 }'; }
 for era in "${ERAS[@]}"; do
-    read -r raw eraw plain before after settle rb ra tp tb ta dense <<<"${OUT[$era]}"
+    read -r raw eraw plain before rb tp tb fa fs fr ft de ds dr dt packed <<<"${OUT[$era]}"
     z=${Z19[$era]:-0}
-    printf '%-16s %11s %11s %11s %11s %7s %11s %7s %9.1f %9.1f %9.1f %7s %7s %7s %6s\n' "$era" "$raw" "$z" "$plain" "$before" \
-        "$(ratio "$before" "$z")" "$after" "$(ratio "$after" "$z")" \
-        "$(awk -v r="$eraw" -v t="$settle" 'BEGIN { print r / t / 1000 }')" \
-        "$(awk -v r="$raw" -v t="$rb" 'BEGIN { print r / t / 1000 }')" \
-        "$(awk -v r="$raw" -v t="$ra" 'BEGIN { print r / t / 1000 }')" \
-        "1.000" "$(ratio "$tb" "$tp")" "$(ratio "$ta" "$tp")" "$dense"
+    printf "$fmt" "$era" "$raw" "$z" "$plain" "$before" \
+        "$(ratio "$before" "$z")" "$fa" "$(ratio "$fa" "$z")" "$de" "$(ratio "$de" "$z")" \
+        "$(mbs "$eraw" "$fs")" "$(mbs "$eraw" "$ds")" "$(mbs "$raw" "$rb")" "$(mbs "$raw" "$fr")" "$(mbs "$raw" "$dr")" \
+        "$(ratio "$tb" "$tp")" "$(ratio "$ft" "$tp")" "$(ratio "$dt" "$tp")" "$packed"
 done
-echo "   settle MB/s: raw NBT of the distinct entries over the slime_settle() call; read: every chunk's NBT through the store;"
-echo "   totals: slime_block_totals over the stored rows, time / the same worlds as self-contained default-level values (best of 3)"
+echo "   settle MB/s: raw NBT of the distinct entries over the slime_settle() call; read MB/s: every chunk's NBT through the store;"
+echo "   totals: slime_block_totals over the stored rows, time / the same worlds as self-contained default-level values (best of 3); pk: entries packed"
 part 3 || exit 0
 echo
-echo "3. Loader islands: 8 islands of 5x5 chunks (1.21.1), 11 saves each ($l_saves saves kept), after slime_gc()"
-printf '   %-52s %10s %7s %10s %7s\n' "" relations "x bytea" logical "x bytea"
-printf '   %-52s %10s %7s %10s %7s\n' "a bytea row a world (the newest file)" "$l_bytea" 1.000 "$l_bytea_logical" 1.000
-printf '   %-52s %10s %7s %10s %7s\n' "loader (saves + worlds with files + store)" "$l_before" "$(ratio "$l_before" "$l_bytea")" \
+echo "3. Loader islands: 8 islands of 5x5 chunks (1.21.1), 11 saves each ($l_saves saves kept, $l_entries store entries), after slime_gc()"
+lfmt='   %-58s %10s %7s %10s %7s\n'
+printf "$lfmt" "" relations "x bytea" logical "x bytea"
+printf "$lfmt" "a bytea row a world (the newest file)" "$l_bytea" 1.000 "$l_bytea_logical" 1.000
+printf "$lfmt" "loader (saves + worlds with files + store)" "$l_before" "$(ratio "$l_before" "$l_bytea")" \
     "$l_before_logical" "$(ratio "$l_before_logical" "$l_bytea_logical")"
-printf '   %-52s %10s %7s %10s %7s\n' "after slime_settle('0'), leases released ($files files dropped)" "$l_after" "$(ratio "$l_after" "$l_bytea")" \
+printf "$lfmt" "after slime_settle('0'), leases released (dense packs)" "$l_after" "$(ratio "$l_after" "$l_bytea")" \
     "$l_after_logical" "$(ratio "$l_after_logical" "$l_bytea_logical")"
-echo "   relations: pg_total_relation_size after VACUUM FULL; logical: octet_length of the rows' values, the files and the store entries"
-echo "   settling the islands' $l_raw bytes of distinct chunk NBT: $(awk -v r="$l_raw" -v t="$l_settle_hot" 'BEGIN { printf "%.1f MB/s", r / t / 1000 }')"
-printf '   %-52s %10s %7s\n' "loads (pgbench -c 1, $SECS s each)" "tps" "x bytea"
-printf '   %-52s %10s %7s\n' "bytea select" "$hot_bytea" 1.000
-printf '   %-52s %10s %7s\n' "hot island (lease running), before settling" "$hot_before" "$(ratio "$hot_before" "$hot_bytea")"
-printf '   %-52s %10s %7s\n' "hot island, after settling" "$hot_after" "$(ratio "$hot_after" "$hot_bytea2")"
-printf '   %-52s %10s %7s\n' "cold island (no lease, file dropped), after settling" "$cold_after" "$(ratio "$cold_after" "$cold_bytea")"
+printf "$lfmt" "the same, repacked fast" "$l_fast" "$(ratio "$l_fast" "$l_bytea")" \
+    "$l_fast_logical" "$(ratio "$l_fast_logical" "$l_bytea_logical")"
+printf "$lfmt" "0.6.0's settle (each entry alone, cold files dropped)" "$l_06" "$(ratio "$l_06" "$l_bytea")" \
+    "$l_06_logical" "$(ratio "$l_06_logical" "$l_bytea_logical")"
+printf "$lfmt" "per island more, $MANY islands against 8, dense packs" "$(per "$m_after" "$l_after")" \
+    "$(ratio "$(per "$m_after" "$l_after")" "$(per "$m_bytea" "$l_bytea")")" "$(per "$m_after_logical" "$l_after_logical")" \
+    "$(ratio "$(per "$m_after_logical" "$l_after_logical")" "$(per "$m_bytea_logical" "$l_bytea_logical")")"
+printf "$lfmt" "per island more, $MANY islands against 8, fast packs" "$(per "$m_fast" "$l_fast")" \
+    "$(ratio "$(per "$m_fast" "$l_fast")" "$(per "$m_bytea" "$l_bytea")")" "$(per "$m_fast_logical" "$l_fast_logical")" \
+    "$(ratio "$(per "$m_fast_logical" "$l_fast_logical")" "$(per "$m_bytea_logical" "$l_bytea_logical")")"
+echo "   relations: pg_total_relation_size after VACUUM FULL; logical: octet_length of the saves' values, the files (or their cold forms),"
+echo "   the memos, the store entries and the packs; $files cold files: $files_before bytes as files, $files_after as cold forms"
+echo "   settling the islands' $l_raw bytes of distinct chunk NBT (dense packs): $(mbs "$l_raw" "$l_settle_hot") MB/s"
+echo "   where the settled loader's bytes go (dense packs; relation, kind, main fork, fsm + vm):"
+sed 's/^/     /' "$work/relations.txt"
+tfmt='   %-58s %10s %7s\n'
+printf "$tfmt" "loads (pgbench -c 1, $SECS s each)" "tps" "x bytea"
+printf "$tfmt" "bytea select" "$hot_bytea" 1.000
+printf "$tfmt" "hot island (lease running), before settling" "$hot_before" "$(ratio "$hot_before" "$hot_bytea")"
+printf "$tfmt" "hot island, after settling" "$hot_after" "$(ratio "$hot_after" "$hot_bytea2")"
+printf "$tfmt" "cold island (no lease, cold form), dense packs" "$cold_after" "$(ratio "$cold_after" "$cold_bytea")"
+printf "$tfmt" "cold island, fast packs" "$cold_fast" "$(ratio "$cold_fast" "$cold_bytea3")"
+printf "$tfmt" "cold island, 0.6.0's settle (file written from the value)" "$cold_06" "$(ratio "$cold_06" "$cold_bytea6")"
+echo "   a cold island's first load in a new session (its packs not decoded there yet), mean of the 8, ms:"
+echo "   dense packs $cold_first, fast packs $fast_first, 0.6.0's settle $first_06"
+echo "   (each slime row's x bytea is against the bytea select run right after it)"

@@ -4,7 +4,8 @@
  * Input: 32 bytes of key (a SHA-256), then the entry: one zstd frame of
  * "u32le region_len, entities_len, poi_len, then the documents", or the
  * dense form (u8 0x01, those three lengths, a block codec stream of the
- * documents). Each input
+ * documents), or the raw form a packed entry is read out in (u8 0x00, the
+ * bytes as they are). Each input
  * is tried with its own key and, so that mutations reach past the SHA-256
  * comparison, once more with the key the entry's bytes really hash to.
  *   - sl_store_entry_check: errors are SL_ERR_CORRUPT; it passes exactly
@@ -48,9 +49,10 @@ static uint8_t *
 unframe(const uint8_t *entry, size_t len, size_t *raw_len)
 {
 	int			dense = len >= SL_DENSE_HEADER && entry[0] == SL_ENTRY_DENSE;
+	int			plain = len > SL_ENTRY_HEADER && entry[0] == SL_ENTRY_RAW;
 	int64_t		n = dense ? (int64_t) (SL_ENTRY_HEADER + (uint64_t) sl_get_u32le(entry + 1) +
 									   sl_get_u32le(entry + 5) + sl_get_u32le(entry + 9))
-		: sl_zstd_declared_size(entry, len);
+		: plain ? (int64_t) len - 1 : sl_zstd_declared_size(entry, len);
 	uint8_t    *raw;
 	sl_err		err;
 
@@ -59,6 +61,12 @@ unframe(const uint8_t *entry, size_t len, size_t *raw_len)
 	raw = malloc((size_t) n);
 	if (raw == NULL)
 		abort();
+	if (plain)
+	{
+		memcpy(raw, entry + 1, (size_t) n);
+		*raw_len = (size_t) n;
+		return raw;
+	}
 	if (dense)
 		memcpy(raw, entry + 1, SL_ENTRY_HEADER);
 	if (dense ? sl_bcodec_decode(entry + SL_DENSE_HEADER, len - SL_DENSE_HEADER,

@@ -25,6 +25,9 @@
 #include "sl_codec.h"
 #include "sl_nbt.h"
 #include "sl_region.h"
+#include "sl_pack.h"
+#include "sl_sfcold.h"
+#include "sl_slimefile.h"
 #include "sl_store.h"
 #include "sl_value.h"
 
@@ -627,6 +630,79 @@ gen_store(void)
 	sl_buf_free(&t);
 }
 
+/* ---- packs and cold slime files (fuzz_pack: selector, then the input) ---- */
+
+/* Write selector + b as a fuzz_pack input. */
+static void
+put_pack(const char *name, uint8_t selector, const sl_buf *b)
+{
+	sl_buf		o = {0};
+	sl_err		err;
+
+	if (sl_buf_put_u8(&o, selector, &err) || sl_buf_put(&o, b->data, b->len, &err))
+		die("out of memory", NULL);
+	put_buf("pack", name, &o);
+	sl_buf_free(&o);
+}
+
+/* Packs of generated entries in both codecs, and a cold form with its prefix. */
+static void
+gen_pack(void)
+{
+	sl_buf		all = {0},
+				pack = {0},
+				file = {0},
+				cold = {0};
+	const uint8_t *e[6];
+	size_t		size[6],
+				off[7];
+	uint8_t		head[8] = {0xB1, 0x0B, 13, 0, 0, 0x0E, 0x80, 0};
+	sl_err		err;
+
+	for (int i = 0; i < 6; i++)
+	{
+		uint8_t		lens[12];
+
+		off[i] = all.len;
+		sl_put_u32le(lens, 64 + 16 * (uint32_t) i);
+		sl_put_u32le(lens + 4, (uint32_t) (i % 2) * 8);
+		sl_put_u32le(lens + 8, 0);
+		sl_buf_put(&all, lens, sizeof(lens), &err);
+		for (uint32_t n = 0; n < 64 + 16 * (uint32_t) i + (uint32_t) (i % 2) * 8; n++)
+			sl_buf_put_u8(&all, (uint8_t) (n % 9 ? n % 4 : n * 31 + (uint32_t) i), &err);
+	}
+	off[6] = all.len;
+	for (int i = 0; i < 6; i++)
+	{
+		e[i] = all.data + off[i];
+		size[i] = off[i + 1] - off[i];
+	}
+	for (int codec = SL_PACK_FAST; codec <= SL_PACK_DENSE; codec++)
+	{
+		pack.len = 0;
+		if (sl_pack_encode(e, size, codec == SL_PACK_FAST ? 6 : 3, (sl_pack_codec) codec, &pack, &err))
+			die("pack encode", &err);
+		put_pack(codec == SL_PACK_FAST ? "gen-pack-fast" : "gen-pack-dense", 0, &pack);
+	}
+	/* a cold form: u16le prefix length, the prefix (the entries' bytes), the cold form */
+	if (sl_buf_put(&file, head, sizeof(head), &err) ||
+		sl_sf_put_zblock(&file, all.data + 12, all.len - 40, 3, &err) ||
+		sl_sf_put_zblock(&file, (const uint8_t *) "", 0, 3, &err))
+		die("cold file", &err);
+	pack.len = 0;
+	sl_buf_put_u8(&pack, (uint8_t) (all.len & 0xFF), &err);
+	sl_buf_put_u8(&pack, (uint8_t) (all.len >> 8), &err);
+	sl_buf_put(&pack, all.data, all.len, &err);
+	if (sl_sfcold_encode(file.data, file.len, all.data, all.len, NULL, &cold, &err) ||
+		sl_buf_put(&pack, cold.data, cold.len, &err))
+		die("cold form", &err);
+	put_pack("gen-cold", 1, &pack);
+	sl_buf_free(&all);
+	sl_buf_free(&pack);
+	sl_buf_free(&file);
+	sl_buf_free(&cold);
+}
+
 /* ---- values with store references (fuzz_value: value, then store records) ---- */
 
 /* Append a store record: key, u32le length, entry. */
@@ -1064,6 +1140,7 @@ main(int argc, char **argv)
 	gen_regions();
 	gen_values();
 	gen_store();
+	gen_pack();
 	gen_slimefiles();
 	for (int i = 2; i < argc; i++)
 		from_region(argv[i], i - 2);

@@ -17,6 +17,8 @@
 #             chunks (our encoder) and generated
 #   store/    key + store entry of corpus chunks (our encoder) and generated,
 #             good and damaged
+#   pack/     generated packs (both codecs) and cold forms of slime files
+#             with their prefixes
 #
 # Needs build/fuzz/gen_seeds and build/slimetool (`make fuzz-seeds` builds
 # both). Deterministic; rebuilds the directory from scratch each time.
@@ -34,7 +36,7 @@ for b in build/fuzz/gen_seeds build/slimetool; do
 	[ -x "$b" ] || { echo "seeds.sh: $b missing (make fuzz-seeds)" >&2; exit 1; }
 done
 rm -rf "$out"
-mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks,store,slimefile,schem,bcodec,bcodec2,bcodec3,lmemo}
+mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks,store,slimefile,schem,bcodec,bcodec2,bcodec3,lmemo,pack}
 
 # a file name from a corpus path: anvil-1.18plus/x/r.0.0.mca -> anvil-1.18plus_x_r.0.0.mca
 flat() { local p=${1#"$corpus"/}; printf '%s' "${p//\//_}"; }
