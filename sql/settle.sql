@@ -140,6 +140,24 @@ SELECT count(*) AS old_packs_left FROM slime_store_packs JOIN settle_packs_befor
 SELECT count(*) AS entries, bool_and(settled AND pack IS NOT NULL) AS all_packed FROM slime_store;
 SELECT bool_and(slime_verify_refs(world)) AS refs_ok FROM settle_saves;
 DROP TABLE settle_packs_before;
+-- a reader checks an entry it reads out of a pack against its key once and
+-- remembers it; a row pointing at that entry under another key is still
+-- refused (its own bytes are checked)
+BEGIN;
+SELECT slime_resolve(world) IS NOT NULL AS read_and_checked FROM settle_saves WHERE id = 5;
+UPDATE slime_store t SET data = f.data, pack = f.pack
+FROM (SELECT s.data, s.pack FROM slime_store s
+      WHERE s.hash = (SELECT h FROM settle_saves, unnest(slime_refs(world)) h WHERE id = 5 ORDER BY h OFFSET 1 LIMIT 1)) f
+WHERE t.hash = (SELECT h FROM settle_saves, unnest(slime_refs(world)) h WHERE id = 5 ORDER BY h LIMIT 1);
+DO $$
+BEGIN
+	PERFORM slime_resolve(world) FROM settle_saves WHERE id = 5;
+	RAISE NOTICE 'read';
+EXCEPTION WHEN data_corrupted THEN
+	RAISE NOTICE 'refused (%)', SQLSTATE;
+END
+$$;
+ROLLBACK;
 -- a damaged pack is an error for its readers (the frame's checksum)
 UPDATE slime_store_packs SET data = overlay(data placing '\xffff'::bytea from 200)
 WHERE id = (SELECT max(id) FROM slime_store_packs);
@@ -167,11 +185,15 @@ SELECT world, file IS NOT NULL AS has_file, CASE WHEN substring(file, 1, 4) = 'S
 FROM cold_isl_worlds ORDER BY world;
 -- idempotent: a cold form is not settled again
 SELECT what, items FROM slime_settle('0') WHERE what = 'loader files';
--- both load the same world, in the same bytes (the cold form gives back the
--- file's blocks, compressed again at the level this file was written at)
+-- both load the same world; the cold form gives back the file's blocks,
+-- compressed again at slime.loader_level (1, fast, as a save's new chunks),
+-- so in the file's very bytes only at the level it was written at (3)
 SELECT w, slime_from_slimefile(slime_loader_load('cold_isl', w)) = slime_from_slimefile(f) AS same_world,
        slime_loader_load('cold_isl', w) = f AS same_bytes
 FROM settle_files, (VALUES ('hot'), ('cold')) v(w) ORDER BY w;
+SET slime.loader_level = 3;
+SELECT slime_loader_load('cold_isl', 'cold') = f AS same_bytes_at_3 FROM settle_files;
+RESET slime.loader_level;
 -- the next save of the cold world caches its file again
 SELECT slime_lease_acquire('cold_isl', 'cold', 'srv', '1 hour') AS token;
 SELECT slime_loader_save('cold_isl', 'cold', 2, f) AS save FROM settle_files;

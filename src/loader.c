@@ -575,7 +575,7 @@ warm_file(bytea *cold, Datum world, MemoryContext cxt)
 	slime_open(&o, world, true);
 	if (sl_sfcold_prefix(&o.v, &prefix, &err) ||
 		sl_sfcold_decode((const uint8_t *) VARDATA_ANY(cold), VARSIZE_ANY_EXHDR(cold),
-						 prefix.data, prefix.len, SL_DEFAULT_LEVEL, slime_limits(), &out, &err))
+						 prefix.data, prefix.len, slime_loader_level(), slime_limits(), &out, &err))
 		slime_raise(&err, false);
 	sl_value_close(&o.v);
 	old = MemoryContextSwitchTo(cxt);

@@ -48,19 +48,21 @@ typedef struct kept_pack
 	TransactionId xmin;
 	uint64		used;			/* when last read (a counter) */
 	sl_pack		p;
+	uint8_t    *keys;			/* p.count x 32: the key entry i was found to hash to */
+	bool	   *checked;		/* p.count: keys[i] is set */
 } kept_pack;
 static kept_pack kept[KEPT_PACKS];
 static uint64 kept_clock = 0;
 
 /* The kept pack of (rel, id, xmin), or NULL. */
-static const sl_pack *
+static kept_pack *
 kept_find(Oid rel, int64 id, TransactionId xmin)
 {
 	for (int i = 0; i < KEPT_PACKS; i++)
 		if (kept[i].rel == rel && kept[i].id == id && kept[i].xmin == xmin)
 		{
 			kept[i].used = ++kept_clock;
-			return &kept[i].p;
+			return &kept[i];
 		}
 	return NULL;
 }
@@ -86,6 +88,8 @@ kept_slot(size_t raw_len)
 		if (lru == NULL || (used < KEPT_PACKS && total <= KEPT_BYTES))
 			break;
 		sl_pack_free(&lru->p);
+		pfree(lru->keys);
+		pfree(lru->checked);
 		lru->rel = InvalidOid;
 	}
 	for (int i = 0; i < KEPT_PACKS; i++)
@@ -115,7 +119,7 @@ open_packs(Oid nsp, Oid *idx)
 }
 
 /* Pack id read under snapshot from the packs table of schema nsp, decoded (kept); NULL when absent. */
-static const sl_pack *
+static kept_pack *
 keep_pack(Oid nsp, int64 id, Snapshot snapshot)
 {
 	Oid			idx;
@@ -123,7 +127,7 @@ keep_pack(Oid nsp, int64 id, Snapshot snapshot)
 	SysScanDesc scan;
 	ScanKeyData key;
 	HeapTuple	tup;
-	const sl_pack *r = NULL;
+	kept_pack  *r = NULL;
 
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(id));
 	scan = systable_beginscan(rel, idx, true, snapshot, 1, &key);
@@ -154,11 +158,13 @@ keep_pack(Oid nsp, int64 id, Snapshot snapshot)
 			}
 			k = kept_slot(p.raw_len);
 			k->p = p;
+			k->keys = MemoryContextAlloc(TopMemoryContext, (Size) p.count * 32 + 1);
+			k->checked = MemoryContextAllocZero(TopMemoryContext, (Size) p.count + 1);
 			k->rel = RelationGetRelid(rel);
 			k->id = id;
 			k->xmin = xmin;
 			k->used = ++kept_clock;
-			r = &k->p;
+			r = k;
 		}
 	}
 	systable_endscan(scan);
@@ -172,24 +178,42 @@ keep_pack(Oid nsp, int64 id, Snapshot snapshot)
  * schema nsp under snapshot; NULL when the pack is not there.
  */
 struct varlena *
-slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot)
+slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot,
+				const uint8_t key[32], int *checked)
 {
 	sl_buf		out = {0};
 	sl_err		err;
 	uint8_t		form[5] = {0, 0, 0, 0, SL_ENTRY_RAW};
-	const sl_pack *p;
+	kept_pack  *k;
+	uint32_t	i;
 
 	if (VARSIZE_ANY_EXHDR(data) != SL_PACKED_SIZE || ((const uint8_t *) VARDATA_ANY(data))[0] != SL_ENTRY_PACKED)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("packed chunk store entry of pack %lld is malformed", (long long) id)));
-	p = keep_pack(nsp, id, snapshot);
-	if (p == NULL)
+	k = keep_pack(nsp, id, snapshot);
+	if (k == NULL)
 		return NULL;
+	i = sl_get_u32le((const uint8_t *) VARDATA_ANY(data) + 1);
 	/* a varlena header, the form byte, then the entry */
 	if (sl_buf_put(&out, form, sizeof(form), &err) ||
-		sl_pack_entry(p, sl_get_u32le((const uint8_t *) VARDATA_ANY(data) + 1), &out, &err))
+		sl_pack_entry(&k->p, i, &out, &err))
 		slime_raise(&err, false);
+	if (checked)
+	{
+		/*
+		 * The kept pack's bytes never change: once entry i hashed to a key,
+		 * a read of it under that key need not hash it again (a row naming
+		 * it under another key is checked on its own).
+		 */
+		if (!(k->checked[i] && memcmp(k->keys + (size_t) 32 * i, key, 32) == 0) &&
+			sl_store_raw_matches((const uint8_t *) out.data + VARHDRSZ, out.len - VARHDRSZ, key))
+		{
+			memcpy(k->keys + (size_t) 32 * i, key, 32);
+			k->checked[i] = true;
+		}
+		*checked = k->checked[i] && memcmp(k->keys + (size_t) 32 * i, key, 32) == 0;
+	}
 	SET_VARSIZE(out.data, out.len);
 	return (struct varlena *) out.data;
 }
@@ -391,7 +415,8 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 		{
 			/* a packed entry made unsettled again: repacked, read out of its pack */
 			old_packs[nold++] = from;
-			d = (bytea *) slime_pack_read(ext, DatumGetInt64(from), (struct varlena *) d, GetActiveSnapshot());
+			d = (bytea *) slime_pack_read(ext, DatumGetInt64(from), (struct varlena *) d, GetActiveSnapshot(),
+										  NULL, NULL);
 		}
 		if (d == NULL ||
 			sl_store_entry_canonical((const uint8_t *) VARDATA_ANY(h), VARSIZE_ANY_EXHDR(h),

@@ -75,7 +75,7 @@ typedef struct slime_open_value
  * store table (store.c). slime_open installs it on every value it opens.
  */
 int			slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry,
-								size_t *len, sl_err *err);
+								size_t *len, int *checked, sl_err *err);
 
 /*
  * Open a slime datum. With whole, detoast it at once (for reads that touch
@@ -139,8 +139,11 @@ bool		slime_settle_dense(void);
  * A packed store entry (data: u8 0x02, u32le index) of pack id read out of
  * the packs table of schema nsp under snapshot, in the raw entry form
  * (u8 0x00, the canonical bytes); NULL when the pack is not there (pack.c).
+ * With key: *checked tells whether those bytes hash to it (checked once per
+ * kept pack entry and key, then remembered).
  */
-struct varlena *slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot);
+struct varlena *slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot,
+								const uint8_t key[32], int *checked);
 
 /* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
 Datum		slime_to_slimefile(PG_FUNCTION_ARGS);

@@ -115,11 +115,12 @@ open_store(void)
 /*
  * Look the entry keyed by hash up under snapshot; with copy, return a
  * detoasted copy of its data (NULL when absent; a packed entry read out of
- * its pack, under the same snapshot, in the raw form), else just whether it
- * is there ((void *) 1 or NULL).
+ * its pack, under the same snapshot, in the raw form, *checked set when
+ * those bytes were found to hash to the key: checked may be NULL), else
+ * just whether it is there ((void *) 1 or NULL).
  */
 static struct varlena *
-lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy)
+lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy, int *checked)
 {
 	SysScanDesc scan;
 	ScanKeyData key;
@@ -143,7 +144,8 @@ lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy)
 			Datum		pack = heap_getattr(tup, store_pack_att, RelationGetDescr(rel), &isnull);
 
 			if (!isnull)
-				r = slime_pack_read(RelationGetNamespace(rel), DatumGetInt64(pack), r, snapshot);
+				r = slime_pack_read(RelationGetNamespace(rel), DatumGetInt64(pack), r, snapshot,
+									hash, checked);
 		}
 	}
 	systable_endscan(scan);
@@ -162,7 +164,7 @@ lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy)
  */
 int
 slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t *len,
-					sl_err *err)
+					int *checked, sl_err *err)
 {
 	slime_open_value *o = ctx;
 	Relation	rel = open_store();
@@ -172,9 +174,9 @@ slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t
 		pfree(o->entry);
 	o->entry = NULL;
 	if (ActiveSnapshotSet())
-		o->entry = lookup_entry(rel, d->hash, GetActiveSnapshot(), true);
+		o->entry = lookup_entry(rel, d->hash, GetActiveSnapshot(), true, checked);
 	if (o->entry == NULL)
-		o->entry = lookup_entry(rel, d->hash, SnapshotSelf, true);
+		o->entry = lookup_entry(rel, d->hash, SnapshotSelf, true, checked);
 	table_close(rel, AccessShareLock);
 	if (o->entry == NULL)
 	{
@@ -214,8 +216,8 @@ check_refs_before_save(Datum value)
 		CHECK_FOR_INTERRUPTS();
 		if (sl_value_dirent(&o.v, i, &d, &err))
 			slime_raise(&err, false);
-		if (!d.ref || lookup_entry(rel, d.hash, SnapshotSelf, false) ||
-			!lookup_entry(rel, d.hash, GetActiveSnapshot(), false))
+		if (!d.ref || lookup_entry(rel, d.hash, SnapshotSelf, false, NULL) ||
+			!lookup_entry(rel, d.hash, GetActiveSnapshot(), false, NULL))
 			continue;
 		sl_hash_hex(d.hash, hex);
 		ereport(ERROR,
@@ -761,7 +763,7 @@ slime_store_entry_read(PG_FUNCTION_ARGS)
 	if (VARSIZE_ANY_EXHDR(hash) != 32)
 		PG_RETURN_NULL();
 	rel = open_store();
-	r = lookup_entry(rel, (const uint8_t *) VARDATA_ANY(hash), GetActiveSnapshot(), true);
+	r = lookup_entry(rel, (const uint8_t *) VARDATA_ANY(hash), GetActiveSnapshot(), true, NULL);
 	table_close(rel, AccessShareLock);
 	if (r == NULL)
 		PG_RETURN_NULL();

@@ -8,6 +8,7 @@
  */
 #include "sl_slimefile_int.h"
 #include "sl_chunk.h"
+#include "sl_zstd.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -423,7 +424,7 @@ sl_sf_put_zblock(sl_buf *out, const uint8_t *raw, size_t len, int level, sl_err 
 					   "the slime file's data of %zu bytes exceeds the format's 2 GiB per block", len);
 	if (sl_buf_reserve(out, 8 + bound, err))
 		return -1;
-	n = ZSTD_compress(out->data + at + 8, bound, raw, len, level);
+	n = sl_zstd_compress(out->data + at + 8, bound, raw, len, level);
 	if (ZSTD_isError(n))
 		return sl_fail(err, SL_ERR_LIMIT, "zstd compression failed: %s", ZSTD_getErrorName(n));
 	if (n > (size_t) INT32_MAX)

@@ -165,6 +165,52 @@ missing:
 	return sl_fail(err, SL_ERR_CORRUPT, SL_STORE_MISSING_FMT, hex);
 }
 
+/* Whether a raw-form entry hashes to key. */
+int
+sl_store_raw_matches(const uint8_t *entry, size_t len, const uint8_t key[32])
+{
+	sl_dirent	d;
+	uint64_t	sum = SL_ENTRY_HEADER;
+
+	if (len < 1 + SL_ENTRY_HEADER || entry[0] != SL_ENTRY_RAW)
+		return 0;
+	memset(&d, 0, sizeof(d));
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		d.len[k] = sl_get_u32le(entry + 1 + 4 * k);
+		sum += d.len[k];
+	}
+	if (sum != len - 1)
+		return 0;
+	return check_hash(entry + 1, &d, key, NULL) == 0;
+}
+
+/* Point comp[] into a raw-form entry of chunk d already found to match its key. */
+int
+sl_store_entry_view(const uint8_t *entry, size_t len, const sl_dirent *d,
+					const uint8_t *comp[SL_NCOMP], sl_err *err)
+{
+	size_t		at = 1 + SL_ENTRY_HEADER;
+	char		hex[65];
+
+	if (len < 1 + SL_ENTRY_HEADER || entry[0] != SL_ENTRY_RAW ||
+		len - 1 != SL_ENTRY_HEADER + (uint64_t) d->len[0] + d->len[1] + d->len[2])
+		goto missing;
+	for (int k = 0; k < SL_NCOMP; k++)
+		if (sl_get_u32le(entry + 1 + 4 * k) != d->len[k])
+			goto missing;
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		comp[k] = d->len[k] ? entry + at : NULL;
+		at += d->len[k];
+	}
+	return 0;
+missing:
+	/* as sl_store_entry_decode: other sizes say no more than a missing entry */
+	sl_hash_hex(d->hash, hex);
+	return sl_fail(err, SL_ERR_CORRUPT, SL_STORE_MISSING_FMT, hex);
+}
+
 /* Check an entry on its own against its key. */
 int
 sl_store_entry_check(const uint8_t *hash, size_t hash_len, const uint8_t *entry,

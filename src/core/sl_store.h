@@ -50,6 +50,21 @@ int			sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d
 								  const uint8_t *comp[SL_NCOMP], sl_err *err);
 
 /*
+ * Whether a raw-form entry (u8 0x00, then its canonical bytes: the three
+ * lengths and the documents) hashes to key: lengths that add up, and the
+ * SHA-256 of sl_chunk_hash. For a reader that keeps entries it checked.
+ */
+int			sl_store_raw_matches(const uint8_t *entry, size_t len, const uint8_t key[32]);
+
+/*
+ * Point comp[] into a raw-form entry holding chunk d whose bytes the caller
+ * found to hash to d's key before (sl_store_raw_matches): the lengths are
+ * checked as sl_store_entry_decode checks them, nothing is copied or hashed.
+ */
+int			sl_store_entry_view(const uint8_t *entry, size_t len, const sl_dirent *d,
+								const uint8_t *comp[SL_NCOMP], sl_err *err);
+
+/*
  * Check an entry on its own against its key: one checksummed frame, sane
  * lengths, each document one well-formed NBT compound, SHA-256 equal to hash.
  */

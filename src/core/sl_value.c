@@ -667,6 +667,7 @@ resolve_chunk(sl_value *v, const sl_dirent *d, const uint8_t *comp[SL_NCOMP], sl
 {
 	const uint8_t *entry;
 	size_t		len;
+	int			checked = 0;
 	char		hex[65];
 
 	if (v->resolve == NULL)
@@ -676,8 +677,9 @@ resolve_chunk(sl_value *v, const sl_dirent *d, const uint8_t *comp[SL_NCOMP], sl
 					   "chunk (%d,%d) is stored by reference (chunk %s) and this reader has no chunk store",
 					   d->x, d->z, hex);
 	}
-	if (v->resolve(v->resolve_ctx, d, &entry, &len, err) ||
-		sl_store_entry_decode(entry, len, d, &v->lim, &v->ref_buf, &v->ref_cap, comp, err))
+	if (v->resolve(v->resolve_ctx, d, &entry, &len, &checked, err) ||
+		(checked ? sl_store_entry_view(entry, len, d, comp, err) :
+		 sl_store_entry_decode(entry, len, d, &v->lim, &v->ref_buf, &v->ref_cap, comp, err)))
 	{
 		sl_err_prefix(err, "chunk (%d,%d)", d->x, d->z);
 		return -1;

@@ -53,6 +53,19 @@ sl_zstd_decompress(uint8_t *dst, size_t cap, const uint8_t *src, size_t len)
 	return ZSTD_decompressDCtx(dctx, dst, cap, src, len);
 }
 
+/* Compress src as ZSTD_compress does, with the cached context. */
+size_t
+sl_zstd_compress(uint8_t *dst, size_t cap, const uint8_t *src, size_t len, int level)
+{
+	ZSTD_CCtx  *cctx = cached_cctx ? cached_cctx : (cached_cctx = ZSTD_createCCtx());
+
+	if (cctx == NULL)
+		return ZSTD_compress(dst, cap, src, len, level);
+	/* what sl_zstd_frame_prefix set (checksum, a prefix) must not carry over */
+	ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+	return ZSTD_compressCCtx(cctx, dst, cap, src, len, level);
+}
+
 /* Forget the cached prefix dictionary. */
 static void
 drop_cdict(void)

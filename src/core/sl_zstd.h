@@ -40,6 +40,14 @@ int			sl_zstd_unframe_prefix(const uint8_t *src, size_t len, uint8_t *dst,
  * bytes with the cached context; as ZSTD_decompress: a size or an error code.
  */
 size_t		sl_zstd_decompress(uint8_t *dst, size_t cap, const uint8_t *src, size_t len);
+
+/*
+ * Compress src[0..len) into dst[0..cap) with the cached context, byte for
+ * byte as ZSTD_compress does (content size, no checksum: other programs'
+ * one-shot frames, as slime files hold them); as ZSTD_compress: a size or an
+ * error code.
+ */
+size_t		sl_zstd_compress(uint8_t *dst, size_t cap, const uint8_t *src, size_t len, int level);
 /* Content size a frame declares, or -1 when it declares none or is not a frame. */
 int64_t		sl_zstd_declared_size(const uint8_t *src, size_t len);
 

@@ -86,7 +86,7 @@ parse_store(fstore *st, const uint8_t *p, size_t n)
 
 /* sl_resolve_fn over the records: by key, else record (index mod n). */
 static int
-resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t *len, sl_err *err)
+resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t *len, int *checked, sl_err *err)
 {
 	fstore	   *st = ctx;
 	char		hex[65];
