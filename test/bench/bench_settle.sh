@@ -241,14 +241,14 @@ echo "slime bench_settle: $(date -u +%F), zstd $(zstd --version 2>/dev/null | gr
 echo
 part 1 && echo "1. The block codec, one input per region file (build/bench_bcodec)" &&
     sed -n '2,$p' "$work/bcodec.txt" && echo
-part 2 || exit 0
+mbs() { awk -v r="$1" -v t="$2" 'BEGIN { printf "%.1f", r / t / 1000 }'; }
+if part 2; then
 echo "2. Regions saved through the chunk store, after slime_gc(), then slime_settle(older_than => '0')"
 echo "   bytes at rest = table + indexes + store + packs (pg_total_relation_size after VACUUM FULL); z19l = zstd-19 long per region (table 1)"
 echo "   fast: packs of zstd-19 (slime.settle_codec = fast); dense: the same entries repacked with the block codec (the default)"
 fmt='%-16s %10s %9s %9s %9s %6s %9s %6s %9s %6s %7s %7s %6s %6s %6s %6s %6s %6s %4s\n'
 printf "$fmt" era "raw NBT" z19l plain store st/z fast fa/z dense de/z settle settle read read read totals totals totals pk
 printf "$fmt" "" "" "" values default "" packs "" packs "" "fa MB/s" "de MB/s" before fast dense before fast dense %
-mbs() { awk -v r="$1" -v t="$2" 'BEGIN { printf "%.1f", r / t / 1000 }'; }
 for era in "${ERAS[@]}"; do
     read -r raw eraw plain before rb tp tb fa fs fr ft de ds dr dt packed <<<"${OUT[$era]}"
     z=${Z19[$era]:-0}
@@ -259,6 +259,7 @@ for era in "${ERAS[@]}"; do
 done
 echo "   settle MB/s: raw NBT of the distinct entries over the slime_settle() call; read MB/s: every chunk's NBT through the store;"
 echo "   totals: slime_block_totals over the stored rows, time / the same worlds as self-contained default-level values (best of 3); pk: entries packed"
+fi
 part 3 || exit 0
 echo
 echo "3. Loader islands: 8 islands of 5x5 chunks (1.21.1), 11 saves each ($l_saves saves kept, $l_entries store entries), after slime_gc()"
