@@ -97,8 +97,8 @@ _PG_init(void)
 							&compression_level, SL_DEFAULT_LEVEL, SL_MIN_LEVEL, SL_MAX_LEVEL,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("slime.loader_level",
-							"zstd level (1-19) of the chunks a loader save puts in the store.",
-							"A save is on the game server's path: its new chunks are written "
+							"zstd level (1-19) of the chunks a loader save puts in the store, and of a cold file's blocks a load writes again.",
+							"Saves and loads are on the game server's path: new chunks are written "
 							"fast, and slime_settle() rewrites them densely once cold.",
 							&loader_level, 1, SL_MIN_LEVEL, SL_MAX_LEVEL - 1,
 							PGC_USERSET, 0, NULL, NULL, NULL);
