@@ -206,13 +206,16 @@ slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot
 		 * a read of it under that key need not hash it again (a row naming
 		 * it under another key is checked on its own).
 		 */
-		if (!(k->checked[i] && memcmp(k->keys + (size_t) 32 * i, key, 32) == 0) &&
+		uint8_t    *known = k->keys + (size_t) 32 * i;
+
+		*checked = k->checked[i] && memcmp(known, key, 32) == 0;
+		if (!*checked &&
 			sl_store_raw_matches((const uint8_t *) out.data + VARHDRSZ, out.len - VARHDRSZ, key))
 		{
-			memcpy(k->keys + (size_t) 32 * i, key, 32);
+			memcpy(known, key, 32);
 			k->checked[i] = true;
+			*checked = 1;
 		}
-		*checked = k->checked[i] && memcmp(k->keys + (size_t) 32 * i, key, 32) == 0;
 	}
 	SET_VARSIZE(out.data, out.len);
 	return (struct varlena *) out.data;

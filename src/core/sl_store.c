@@ -100,12 +100,10 @@ unframe_entry(const uint8_t *entry, size_t len, uint64_t raw_len, const sl_limit
 	return sl_zstd_unframe(entry, len, *buf, raw_len, err);
 }
 
-/* Compare the entry's SHA-256 with the key it is stored under. */
-static int
-check_hash(const uint8_t *raw, const sl_dirent *d, const uint8_t *key, sl_err *err)
+/* Point comp[] at the documents of chunk d in its canonical bytes raw (the lengths first). */
+static void
+point_docs(const uint8_t *raw, const sl_dirent *d, const uint8_t *comp[SL_NCOMP])
 {
-	const uint8_t *comp[SL_NCOMP];
-	uint8_t		h[32];
 	size_t		at = SL_ENTRY_HEADER;
 
 	for (int k = 0; k < SL_NCOMP; k++)
@@ -113,6 +111,42 @@ check_hash(const uint8_t *raw, const sl_dirent *d, const uint8_t *key, sl_err *e
 		comp[k] = d->len[k] ? raw + at : NULL;
 		at += d->len[k];
 	}
+}
+
+/* Whether the lengths at the head of canonical bytes raw are chunk d's. */
+static int
+lengths_are(const uint8_t *raw, const sl_dirent *d)
+{
+	for (int k = 0; k < SL_NCOMP; k++)
+		if (sl_get_u32le(raw + 4 * k) != d->len[k])
+			return 0;
+	return 1;
+}
+
+/*
+ * The error for an entry of other sizes than reference chunk d: a
+ * reference can be forged from a hash alone, so such an entry is reported
+ * as a missing one, and the error tells neither the entry's real size nor
+ * that it exists (slime_store_verify() and sl_store_entry_check, for the
+ * store's owner, say more).
+ */
+static int
+missing_entry(const sl_dirent *d, sl_err *err)
+{
+	char		hex[65];
+
+	sl_hash_hex(d->hash, hex);
+	return sl_fail(err, SL_ERR_CORRUPT, SL_STORE_MISSING_FMT, hex);
+}
+
+/* Compare the entry's SHA-256 with the key it is stored under. */
+static int
+check_hash(const uint8_t *raw, const sl_dirent *d, const uint8_t *key, sl_err *err)
+{
+	const uint8_t *comp[SL_NCOMP];
+	uint8_t		h[32];
+
+	point_docs(raw, d, comp);
 	sl_chunk_hash(d, comp, h);
 	if (memcmp(h, key, 32) != 0)
 		return sl_fail(err, SL_ERR_CORRUPT, "its bytes do not match its hash");
@@ -126,33 +160,20 @@ sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d,
 					  const uint8_t *comp[SL_NCOMP], sl_err *err)
 {
 	uint64_t	raw_len = SL_ENTRY_HEADER + (uint64_t) d->len[0] + d->len[1] + d->len[2];
-	size_t		at = SL_ENTRY_HEADER;
 	char		hex[65];
 
 	if (lim == NULL)
 		lim = &sl_default_limits;
-	/*
-	 * A reference can be forged from a hash alone: an entry whose sizes
-	 * differ from the reference's is reported as a missing one, so that the
-	 * error tells neither the entry's real size nor that it exists
-	 * (slime_store_verify() and sl_store_entry_check, for the store's
-	 * owner, say more).
-	 */
 	if (sl_zstd_declared_size(entry, len) >= 0 &&
 		(uint64_t) sl_zstd_declared_size(entry, len) != raw_len)
-		goto missing;
+		return missing_entry(d, err);
 	if (unframe_entry(entry, len, raw_len, lim, buf, cap, err))
 		goto corrupt;
-	for (int k = 0; k < SL_NCOMP; k++)
-		if (sl_get_u32le(*buf + 4 * k) != d->len[k])
-			goto missing;
+	if (!lengths_are(*buf, d))
+		return missing_entry(d, err);
 	if (check_hash(*buf, d, d->hash, err))
 		goto corrupt;
-	for (int k = 0; k < SL_NCOMP; k++)
-	{
-		comp[k] = d->len[k] ? *buf + at : NULL;
-		at += d->len[k];
-	}
+	point_docs(*buf, d, comp);
 	return 0;
 corrupt:
 	sl_hash_hex(d->hash, hex);
@@ -160,9 +181,6 @@ corrupt:
 	if (err)
 		err->code = SL_ERR_CORRUPT;
 	return -1;
-missing:
-	sl_hash_hex(d->hash, hex);
-	return sl_fail(err, SL_ERR_CORRUPT, SL_STORE_MISSING_FMT, hex);
 }
 
 /* Whether a raw-form entry hashes to key. */
@@ -190,25 +208,13 @@ int
 sl_store_entry_view(const uint8_t *entry, size_t len, const sl_dirent *d,
 					const uint8_t *comp[SL_NCOMP], sl_err *err)
 {
-	size_t		at = 1 + SL_ENTRY_HEADER;
-	char		hex[65];
-
+	/* other sizes say no more than a missing entry, as sl_store_entry_decode */
 	if (len < 1 + SL_ENTRY_HEADER || entry[0] != SL_ENTRY_RAW ||
-		len - 1 != SL_ENTRY_HEADER + (uint64_t) d->len[0] + d->len[1] + d->len[2])
-		goto missing;
-	for (int k = 0; k < SL_NCOMP; k++)
-		if (sl_get_u32le(entry + 1 + 4 * k) != d->len[k])
-			goto missing;
-	for (int k = 0; k < SL_NCOMP; k++)
-	{
-		comp[k] = d->len[k] ? entry + at : NULL;
-		at += d->len[k];
-	}
+		len - 1 != SL_ENTRY_HEADER + (uint64_t) d->len[0] + d->len[1] + d->len[2] ||
+		!lengths_are(entry + 1, d))
+		return missing_entry(d, err);
+	point_docs(entry + 1, d, comp);
 	return 0;
-missing:
-	/* as sl_store_entry_decode: other sizes say no more than a missing entry */
-	sl_hash_hex(d->hash, hex);
-	return sl_fail(err, SL_ERR_CORRUPT, SL_STORE_MISSING_FMT, hex);
 }
 
 /* Check an entry on its own against its key. */
