@@ -140,10 +140,11 @@ SELECT count(*) AS old_packs_left FROM slime_store_packs JOIN settle_packs_befor
 SELECT count(*) AS entries, bool_and(settled AND pack IS NOT NULL) AS all_packed FROM slime_store;
 SELECT bool_and(slime_verify_refs(world)) AS refs_ok FROM settle_saves;
 DROP TABLE settle_packs_before;
--- a reader checks an entry it reads out of a pack against its key once and
--- remembers it; a row pointing at that entry under another key is still
--- refused (its own bytes are checked)
+-- with slime.store_read_check = hash, a reader checks an entry it reads out
+-- of a pack against its key once and remembers it; a row pointing at that
+-- entry under another key is still refused (its own bytes are checked)
 BEGIN;
+SET LOCAL slime.store_read_check = hash;
 SELECT slime_resolve(world) IS NOT NULL AS read_and_checked FROM settle_saves WHERE id = 5;
 UPDATE slime_store t SET data = f.data, pack = f.pack
 FROM (SELECT s.data, s.pack FROM slime_store s
@@ -157,6 +158,9 @@ EXCEPTION WHEN data_corrupted THEN
 	RAISE NOTICE 'refused (%)', SQLSTATE;
 END
 $$;
+-- slime_verify_refs hashes every entry, whatever the setting
+SET LOCAL slime.store_read_check = checksum;
+SELECT slime_verify_refs(world) AS refs_ok FROM settle_saves WHERE id = 5;
 ROLLBACK;
 -- a damaged pack is an error for its readers (the frame's checksum)
 UPDATE slime_store_packs SET data = overlay(data placing '\xffff'::bytea from 200)

@@ -116,7 +116,15 @@ SELECT problem FROM slime_store_verify();
 -- slime_verify reads no table and passes the value; slime_verify_refs reads
 -- each referenced chunk from the store
 SELECT slime_verify(world), slime_verify_refs(world) FROM damaged;
+-- every way into the store checks an entry against its key, so a read
+-- checks the entry's frame (its checksum holds: these are another entry's
+-- sound bytes) and sizes, not its SHA-256 (slime.store_read_check =
+-- checksum); only a write around those ways (this UPDATE, by the store's
+-- owner) can get it there. slime.store_read_check = hash hashes every read.
 SELECT count(*) FROM damaged, slime_block_entities(world);
+SET slime.store_read_check = hash;
+SELECT count(*) FROM damaged, slime_block_entities(world);
+RESET slime.store_read_check;
 DELETE FROM slime_store WHERE hash = (SELECT hash FROM slime_chunks((SELECT world FROM damaged)) WHERE x = 2 AND z = 2);
 SELECT slime_chunk_nbt(world, 2, 2) FROM damaged;
 SELECT slime_chunk_nbt(world, 0, 0) IS NOT NULL AS other_chunks_fine FROM damaged;

@@ -39,6 +39,8 @@ SELECT slime_lease_acquire('up', 'isle', 'server-1', '1 hour') AS token;
 SELECT slime_lease_renew('up', 'isle', 2, '1 hour') AS renews, leased_by = current_user AS bound FROM up_worlds;
 ALTER EXTENSION slime UPDATE TO '0.7.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
+ALTER EXTENSION slime UPDATE TO '0.8.0';
+SELECT extversion FROM pg_extension WHERE extname = 'slime';
 DROP TABLE up, up_worlds;
 -- every function that is not C pins its search_path (README, "Security"):
 -- no rows

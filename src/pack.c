@@ -179,7 +179,7 @@ keep_pack(Oid nsp, int64 id, Snapshot snapshot)
  */
 struct varlena *
 slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot,
-				const uint8_t key[32], int *checked)
+				const uint8_t key[32], bool rehash, int *checked)
 {
 	sl_buf		out = {0};
 	sl_err		err;
@@ -199,7 +199,9 @@ slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot
 	if (sl_buf_put(&out, form, sizeof(form), &err) ||
 		sl_pack_entry(&k->p, i, &out, &err))
 		slime_raise(&err, false);
-	if (checked)
+	if (checked && !rehash)
+		*checked = 1;			/* the pack's frame passed its checksum when it was decoded */
+	else if (checked)
 	{
 		/*
 		 * The kept pack's bytes never change: once entry i hashed to a key,
@@ -419,7 +421,7 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 			/* a packed entry made unsettled again: repacked, read out of its pack */
 			old_packs[nold++] = from;
 			d = (bytea *) slime_pack_read(ext, DatumGetInt64(from), (struct varlena *) d, GetActiveSnapshot(),
-										  NULL, NULL);
+										  NULL, true, NULL);
 		}
 		if (d == NULL ||
 			sl_store_entry_canonical((const uint8_t *) VARDATA_ANY(h), VARSIZE_ANY_EXHDR(h),

@@ -68,6 +68,12 @@ static const struct config_enum_entry settle_codec_options[] = {
 	{"dense", 1, false},
 	{NULL, 0, false}
 };
+static int	store_read_check = 0;
+static const struct config_enum_entry store_read_check_options[] = {
+	{"checksum", 0, false},
+	{"hash", 1, false},
+	{NULL, 0, false}
+};
 static const struct config_enum_entry text_output_options[] = {
 	{"base64", 0, false},
 	{"hex", 1, false},
@@ -107,6 +113,15 @@ _PG_init(void)
 							 "dense: the block codec (smaller, settled faster, read at the block "
 							 "codec's speed); fast: zstd-19 (read at zstd's speed: first cold loads, scans).",
 							 &settle_codec, 1, settle_codec_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("slime.store_read_check",
+							 "What a read of a chunk store entry checks besides its sizes.",
+							 "checksum: the checksum of the frame the entry is read out of (its own "
+							 "zstd frame or block codec stream, or its pack's); every way into the "
+							 "store checks an entry against its key when it is written. hash: also "
+							 "the SHA-256 of the entry's bytes against its key, at every read, as "
+							 "0.7.0 and earlier did.",
+							 &store_read_check, 0, store_read_check_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("slime.max_chunk_size",
 							"Largest uncompressed NBT document (one chunk, or level.dat) accepted.",
@@ -296,6 +311,7 @@ slime_open(slime_open_value *o, Datum d, bool whole)
 		slime_raise(&err, false);
 	o->v.resolve = slime_store_resolve;
 	o->v.resolve_ctx = o;
+	o->hash_entries = slime_store_read_hash();
 }
 
 /* Decompress component kind of chunk (x,z); false when absent. */
@@ -377,6 +393,13 @@ bool
 slime_settle_dense(void)
 {
 	return settle_codec == 1;
+}
+
+/* Whether reads hash store entries against their keys (slime.store_read_check = hash). */
+bool
+slime_store_read_hash(void)
+{
+	return store_read_check == 1;
 }
 
 /* Whether loader saves are checked against a whole conversion (slime.loader_verify). */

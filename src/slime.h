@@ -68,6 +68,7 @@ typedef struct slime_open_value
 	struct varlena *raw;		/* the (possibly toasted) datum */
 	struct varlena *full;		/* detoasted copy, when read whole */
 	struct varlena *entry;		/* last chunk store entry read (store.c) */
+	bool		hash_entries;	/* hash every entry read against its key (slime.store_read_check) */
 } slime_open_value;
 
 /*
@@ -132,6 +133,9 @@ Datum		slime_loader_caller_name(void);
 /* Put n entries (bytea hashes and entries) in the store unless there (store.c). */
 void		slime_store_put(Datum *hashes, Datum *entries, int n);
 
+/* Whether reads hash store entries against their keys (slime.store_read_check = hash). */
+bool		slime_store_read_hash(void);
+
 /* Whether slime_settle() packs with the block codec (slime.settle_codec = dense) rather than zstd. */
 bool		slime_settle_dense(void);
 
@@ -139,11 +143,14 @@ bool		slime_settle_dense(void);
  * A packed store entry (data: u8 0x02, u32le index) of pack id read out of
  * the packs table of schema nsp under snapshot, in the raw entry form
  * (u8 0x00, the canonical bytes); NULL when the pack is not there (pack.c).
- * With key: *checked tells whether those bytes hash to it (checked once per
+ * With checked: *checked tells whether the reader need not hash those bytes
+ * against key: always without rehash (the pack's frame passed its checksum
+ * when it was decoded, and the store checked the entry against its key when
+ * it was packed), else when they were found to hash to it (checked once per
  * kept pack entry and key, then remembered).
  */
 struct varlena *slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot,
-								const uint8_t key[32], int *checked);
+								const uint8_t key[32], bool rehash, int *checked);
 
 /* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
 Datum		slime_to_slimefile(PG_FUNCTION_ARGS);

@@ -115,12 +115,14 @@ open_store(void)
 /*
  * Look the entry keyed by hash up under snapshot; with copy, return a
  * detoasted copy of its data (NULL when absent; a packed entry read out of
- * its pack, under the same snapshot, in the raw form, *checked set when
- * those bytes were found to hash to the key: checked may be NULL), else
- * just whether it is there ((void *) 1 or NULL).
+ * its pack, under the same snapshot, in the raw form), *checked set when
+ * the reader need not hash it against the key (sl_resolve_fn; checked may
+ * be NULL; never without rehash false for an entry whose form has no
+ * checksum), else just whether it is there ((void *) 1 or NULL).
  */
 static struct varlena *
-lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy, int *checked)
+lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy, bool rehash,
+			 int *checked)
 {
 	SysScanDesc scan;
 	ScanKeyData key;
@@ -139,13 +141,17 @@ lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy, in
 		if (!isnull)
 			r = copy ? pg_detoast_datum_copy((struct varlena *) DatumGetPointer(data)) :
 				(struct varlena *) 1;
+		/* an entry in a checksummed form was checked against its key when stored */
+		if (copy && r && checked && !rehash && VARSIZE_ANY_EXHDR(r) > 0 &&
+			((const uint8_t *) VARDATA_ANY(r))[0] != SL_ENTRY_RAW)
+			*checked = 1;
 		if (copy && r && store_pack_att > 0)
 		{
 			Datum		pack = heap_getattr(tup, store_pack_att, RelationGetDescr(rel), &isnull);
 
 			if (!isnull)
 				r = slime_pack_read(RelationGetNamespace(rel), DatumGetInt64(pack), r, snapshot,
-									hash, checked);
+									hash, rehash, checked);
 		}
 	}
 	systable_endscan(scan);
@@ -174,9 +180,9 @@ slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t
 		pfree(o->entry);
 	o->entry = NULL;
 	if (ActiveSnapshotSet())
-		o->entry = lookup_entry(rel, d->hash, GetActiveSnapshot(), true, checked);
+		o->entry = lookup_entry(rel, d->hash, GetActiveSnapshot(), true, o->hash_entries, checked);
 	if (o->entry == NULL)
-		o->entry = lookup_entry(rel, d->hash, SnapshotSelf, true, checked);
+		o->entry = lookup_entry(rel, d->hash, SnapshotSelf, true, o->hash_entries, checked);
 	table_close(rel, AccessShareLock);
 	if (o->entry == NULL)
 	{
@@ -216,8 +222,8 @@ check_refs_before_save(Datum value)
 		CHECK_FOR_INTERRUPTS();
 		if (sl_value_dirent(&o.v, i, &d, &err))
 			slime_raise(&err, false);
-		if (!d.ref || lookup_entry(rel, d.hash, SnapshotSelf, false, NULL) ||
-			!lookup_entry(rel, d.hash, GetActiveSnapshot(), false, NULL))
+		if (!d.ref || lookup_entry(rel, d.hash, SnapshotSelf, false, true, NULL) ||
+			!lookup_entry(rel, d.hash, GetActiveSnapshot(), false, true, NULL))
 			continue;
 		sl_hash_hex(d.hash, hex);
 		ereport(ERROR,
@@ -725,6 +731,7 @@ slime_verify_refs(PG_FUNCTION_ARGS)
 	sl_err		err;
 
 	slime_open(&o, PG_GETARG_DATUM(0), false);
+	o.hash_entries = true;		/* whatever slime.store_read_check says */
 	for (uint32_t i = 0; i < o.v.hdr.chunk_count && o.v.hdr.ref_count > 0; i++)
 	{
 		sl_dirent	d;
@@ -763,7 +770,7 @@ slime_store_entry_read(PG_FUNCTION_ARGS)
 	if (VARSIZE_ANY_EXHDR(hash) != 32)
 		PG_RETURN_NULL();
 	rel = open_store();
-	r = lookup_entry(rel, (const uint8_t *) VARDATA_ANY(hash), GetActiveSnapshot(), true, NULL);
+	r = lookup_entry(rel, (const uint8_t *) VARDATA_ANY(hash), GetActiveSnapshot(), true, true, NULL);
 	table_close(rel, AccessShareLock);
 	if (r == NULL)
 		PG_RETURN_NULL();

@@ -156,7 +156,7 @@ check_hash(const uint8_t *raw, const sl_dirent *d, const uint8_t *key, sl_err *e
 /* Decode the entry holding reference chunk d. */
 int
 sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d,
-					  const sl_limits *lim, uint8_t **buf, size_t *cap,
+					  const sl_limits *lim, int check_key, uint8_t **buf, size_t *cap,
 					  const uint8_t *comp[SL_NCOMP], sl_err *err)
 {
 	uint64_t	raw_len = SL_ENTRY_HEADER + (uint64_t) d->len[0] + d->len[1] + d->len[2];
@@ -171,7 +171,7 @@ sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d,
 		goto corrupt;
 	if (!lengths_are(*buf, d))
 		return missing_entry(d, err);
-	if (check_hash(*buf, d, d->hash, err))
+	if ((check_key || entry[0] == SL_ENTRY_RAW) && check_hash(*buf, d, d->hash, err))
 		goto corrupt;
 	point_docs(*buf, d, comp);
 	return 0;

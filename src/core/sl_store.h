@@ -43,11 +43,13 @@ int			sl_store_entry_encode(const uint32_t len[SL_NCOMP],
 /*
  * Decode the entry holding chunk d (a reference: lengths and key known) into
  * *buf (grown as needed, sl_alloc'd; *cap its size) and point comp[] into it.
- * The lengths and the SHA-256 must match d; anything else is SL_ERR_CORRUPT.
+ * Its frame's checksum and lengths must hold, and with check_key its SHA-256
+ * must be d's key (a raw-form entry, which has no checksum, is always
+ * hashed); anything else is SL_ERR_CORRUPT.
  */
 int			sl_store_entry_decode(const uint8_t *entry, size_t len, const sl_dirent *d,
-								  const sl_limits *lim, uint8_t **buf, size_t *cap,
-								  const uint8_t *comp[SL_NCOMP], sl_err *err);
+								  const sl_limits *lim, int check_key, uint8_t **buf,
+								  size_t *cap, const uint8_t *comp[SL_NCOMP], sl_err *err);
 
 /*
  * Whether a raw-form entry (u8 0x00, then its canonical bytes: the three

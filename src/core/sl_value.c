@@ -678,8 +678,10 @@ resolve_chunk(sl_value *v, const sl_dirent *d, const uint8_t *comp[SL_NCOMP], sl
 					   d->x, d->z, hex);
 	}
 	if (v->resolve(v->resolve_ctx, d, &entry, &len, &checked, err) ||
-		(checked ? sl_store_entry_view(entry, len, d, comp, err) :
-		 sl_store_entry_decode(entry, len, d, &v->lim, &v->ref_buf, &v->ref_cap, comp, err)))
+		(checked && len > 0 && entry[0] == SL_ENTRY_RAW ?
+		 sl_store_entry_view(entry, len, d, comp, err) :
+		 sl_store_entry_decode(entry, len, d, &v->lim, !checked, &v->ref_buf, &v->ref_cap,
+							   comp, err)))
 	{
 		sl_err_prefix(err, "chunk (%d,%d)", d->x, d->z);
 		return -1;

@@ -147,9 +147,11 @@ typedef int (*sl_fetch_fn) (void *ctx, size_t offset, size_t len,
  * Resolve callback: make the store entry keyed by d->hash available at
  * *entry (valid until the next call); a missing entry is an error naming
  * the hash and the chunk (x,z). Lets PostgreSQL read its chunk store.
- * *checked (0 on the way in) may be set for a raw-form entry whose very
- * bytes the resolver found to hash to d->hash (sl_store_raw_matches): the
- * reader then does not hash them again.
+ * *checked (0 on the way in) may be set when the resolver vouches for the
+ * entry's key: a raw-form entry whose very bytes it found to hash to d->hash
+ * (sl_store_raw_matches), read in place; or an entry the store was given
+ * under a checked key, whose frame's checksum the read still checks
+ * (slime.store_read_check = checksum). The reader then does not hash it.
  */
 typedef int (*sl_resolve_fn) (void *ctx, const sl_dirent *d,
 							  const uint8_t **entry, size_t *len, int *checked, sl_err *err);

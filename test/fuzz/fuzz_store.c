@@ -14,7 +14,9 @@
  *   - sl_store_entry_decode against the entry's own lengths: succeeds
  *     exactly when the lengths add up and the hash is the key, and then
  *     hands back those bytes; against lengths taken from the key bytes:
- *     no crash, and a success still hashes to the key;
+ *     no crash, and a success still hashes to the key; without the key
+ *     check (slime.store_read_check = checksum): no crash, and it succeeds
+ *     wherever the keyed decode does;
  *   - after a passing check: sl_store_entry_encode of the decoded chunk
  *     gives the same key and an entry that checks and decodes alike, and
  *     sl_store_entry_settle gives an entry that checks under the same key
@@ -80,7 +82,10 @@ unframe(const uint8_t *entry, size_t len, size_t *raw_len)
 	return raw;
 }
 
-/* Decode against d; a success must hand back bytes hashing to d->hash. */
+/*
+ * Decode against d, with and without the key check; a keyed success must
+ * hand back bytes hashing to d->hash, and the unkeyed decode must succeed too.
+ */
 static int
 decode(const uint8_t *entry, size_t len, const sl_dirent *d, const uint8_t *expect)
 {
@@ -88,30 +93,36 @@ decode(const uint8_t *entry, size_t len, const sl_dirent *d, const uint8_t *expe
 	size_t		cap = 0;
 	const uint8_t *comp[SL_NCOMP];
 	sl_err		err;
+	int			unkeyed;
 	int			rc;
+	uint8_t		h[32];
+	size_t		at = 0;
 
 	reset(&err);
-	rc = sl_store_entry_decode(entry, len, d, &fuzz_limits, &buf, &cap, comp, &err);
+	unkeyed = sl_store_entry_decode(entry, len, d, &fuzz_limits, 0, &buf, &cap, comp, &err);
+	if (unkeyed)
+		check_corrupt(&err, "decode unkeyed");
+	reset(&err);
+	rc = sl_store_entry_decode(entry, len, d, &fuzz_limits, 1, &buf, &cap, comp, &err);
 	if (rc)
-		check_corrupt(&err, "decode");
-	else
 	{
-		uint8_t		h[32];
-		size_t		at = 0;
-
-		sl_chunk_hash(d, comp, h);
-		FUZZ_CHECK(memcmp(h, d->hash, 32) == 0, "decoded bytes do not hash to the key");
-		for (int k = 0; k < SL_NCOMP; k++)
-		{
-			FUZZ_CHECK((comp[k] == NULL) == (d->len[k] == 0), "component %d pointer", k);
-			if (expect && d->len[k])
-				FUZZ_CHECK(memcmp(comp[k], expect + at, d->len[k]) == 0,
-						   "component %d decoded to other bytes", k);
-			at += d->len[k];
-		}
+		check_corrupt(&err, "decode");
+		sl_free(buf);
+		return rc;
+	}
+	FUZZ_CHECK(unkeyed == 0, "the unkeyed decode refused an entry the keyed one took");
+	sl_chunk_hash(d, comp, h);
+	FUZZ_CHECK(memcmp(h, d->hash, 32) == 0, "decoded bytes do not hash to the key");
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		FUZZ_CHECK((comp[k] == NULL) == (d->len[k] == 0), "component %d pointer", k);
+		if (expect && d->len[k])
+			FUZZ_CHECK(memcmp(comp[k], expect + at, d->len[k]) == 0,
+					   "component %d decoded to other bytes", k);
+		at += d->len[k];
 	}
 	sl_free(buf);
-	return rc;
+	return 0;
 }
 
 /* One key + entry pair; returns whether sl_store_entry_check passed. */

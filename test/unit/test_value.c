@@ -1190,16 +1190,36 @@ test_store_entry_check(void)
 		memcpy(d.hash, key, 32);
 		sl_chunk_hash(&d, s.src[i].comp, k2);
 		CHECK(memcmp(k2, key, 32) == 0);
-		CHECK_OK(sl_store_entry_decode(e.data, e.len, &d, NULL, &buf, &cap, comp, &err), &err);
+		CHECK_OK(sl_store_entry_decode(e.data, e.len, &d, NULL, 1, &buf, &cap, comp, &err), &err);
 		for (int k = 0; k < SL_NCOMP; k++)
 			CHECK(d.len[k] ? memcmp(comp[k], s.src[i].comp[k], d.len[k]) == 0 : comp[k] == NULL);
+		/*
+		 * under another key: refused when the key is checked, read when only
+		 * the frame is (slime.store_read_check = checksum); a raw-form entry,
+		 * with no checksum of its own, is hashed either way
+		 */
+		d.hash[0] ^= 1;
+		CHECK(sl_store_entry_decode(e.data, e.len, &d, NULL, 1, &buf, &cap, comp, &err) != 0 &&
+			  strstr(err.msg, "do not match its hash") != NULL);
+		CHECK_OK(sl_store_entry_decode(e.data, e.len, &d, NULL, 0, &buf, &cap, comp, &err), &err);
+		{
+			sl_buf		raw = {0};
+			uint8_t		form = SL_ENTRY_RAW;
+
+			CHECK_OK(sl_buf_put(&raw, &form, 1, &err), &err);
+			CHECK_OK(sl_buf_put(&raw, buf, SL_ENTRY_HEADER + (size_t) d.len[0] + d.len[1] + d.len[2], &err), &err);
+			CHECK(sl_store_entry_decode(raw.data, raw.len, &d, NULL, 0, &buf, &cap, comp, &err) != 0);
+			d.hash[0] ^= 1;
+			CHECK_OK(sl_store_entry_decode(raw.data, raw.len, &d, NULL, 0, &buf, &cap, comp, &err), &err);
+			sl_buf_free(&raw);
+		}
 		/* decode against other lengths of the same total */
 		if (d.len[0] > 1)
 		{
 			d.len[0]--;
 			d.len[2]++;
 			memset(&err, 0, sizeof(err));
-			CHECK(sl_store_entry_decode(e.data, e.len, &d, NULL, &buf, &cap, comp, &err) != 0);
+			CHECK(sl_store_entry_decode(e.data, e.len, &d, NULL, 1, &buf, &cap, comp, &err) != 0);
 			CHECK(err.code == SL_ERR_CORRUPT && strstr(err.msg, "is missing from the chunk store") != NULL);
 			sl_hash_hex(key, hex);
 			CHECK(strstr(err.msg, hex) != NULL);
@@ -1210,7 +1230,7 @@ test_store_entry_check(void)
 			 */
 			d.len[2] += 1000;
 			memset(&err, 0, sizeof(err));
-			CHECK(sl_store_entry_decode(e.data, e.len, &d, NULL, &buf, &cap, comp, &err) != 0);
+			CHECK(sl_store_entry_decode(e.data, e.len, &d, NULL, 1, &buf, &cap, comp, &err) != 0);
 			{
 				char		missing[128];
 
@@ -1917,7 +1937,7 @@ tv_entry_same(const sl_buf *e, const sl_dirent *d, const sl_chunk_src *c)
 	sl_err		err;
 
 	CHECK_OK(sl_store_entry_check(d->hash, 32, e->data, e->len, NULL, &err), &err);
-	CHECK_OK(sl_store_entry_decode(e->data, e->len, d, NULL, &buf, &cap, comp, &err), &err);
+	CHECK_OK(sl_store_entry_decode(e->data, e->len, d, NULL, 1, &buf, &cap, comp, &err), &err);
 	for (int k = 0; k < SL_NCOMP; k++)
 		CHECK(d->len[k] ? memcmp(comp[k], c->comp[k], d->len[k]) == 0 : comp[k] == NULL);
 	sl_free(buf);
@@ -1968,7 +1988,7 @@ test_store_entry_dense(void)
 		sl_put_u32le(bad.data + 1, s.src[i].len[0] + 1);
 		CHECK(tv_entry_bad(key, 32, bad.data, bad.len, NULL, ""));
 		memset(&err, 0, sizeof(err));
-		CHECK(sl_store_entry_decode(bad.data, bad.len, &d, NULL, &buf, &cap, comp, &err) != 0 &&
+		CHECK(sl_store_entry_decode(bad.data, bad.len, &d, NULL, 1, &buf, &cap, comp, &err) != 0 &&
 			  err.code == SL_ERR_CORRUPT);
 		st.len = 0;
 		CHECK(sl_store_entry_settle(key, bad.data, bad.len, NULL, &st, &err) != 0 && st.len == 0);
