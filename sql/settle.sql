@@ -162,6 +162,14 @@ $$;
 SET LOCAL slime.store_read_check = checksum;
 SELECT slime_verify_refs(world) AS refs_ok FROM settle_saves WHERE id = 5;
 ROLLBACK;
+-- slime.pack_cache_size bounds the decoded packs a backend keeps (64MB);
+-- at 0 it keeps only the pack being read, and reads give the same bytes
+SHOW slime.pack_cache_size;
+SET slime.pack_cache_size = 0;
+SELECT bool_and(slime_verify_refs(world)) AS refs_ok_keeping_one_pack FROM settle_saves;
+SELECT count(*) AS chunks_read FROM settle_saves, slime_chunks(world) c
+WHERE slime_chunk_nbt(world, c.x, c.z) IS NOT NULL;
+RESET slime.pack_cache_size;
 -- a damaged pack is an error for its readers (the frame's checksum)
 UPDATE slime_store_packs SET data = overlay(data placing '\xffff'::bytea from 200)
 WHERE id = (SELECT max(id) FROM slime_store_packs);

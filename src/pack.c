@@ -31,8 +31,8 @@
 #include "sl_store.h"
 
 /*
- * The packs decoded last (up to KEPT_PACKS, KEPT_BYTES of documents in
- * all), in TopMemoryContext, each with the row it came from: the table, the
+ * The packs decoded last (up to KEPT_PACKS, slime.pack_cache_size of
+ * documents in all, and always the one being read), in TopMemoryContext, each with the row it came from: the table, the
  * id and the row's xmin, so that a pack table made again (the extension
  * dropped and created, ids counted from 1 again) is never read through a
  * stale copy. A world's chunks lie in a few packs (those of the saves that
@@ -40,7 +40,6 @@
  * them, each decoded once.
  */
 #define KEPT_PACKS 8
-#define KEPT_BYTES ((size_t) 64 * 1024 * 1024)
 typedef struct kept_pack
 {
 	Oid			rel;			/* InvalidOid: the slot is free */
@@ -85,7 +84,7 @@ kept_slot(size_t raw_len)
 				if (lru == NULL || kept[i].used < lru->used)
 					lru = &kept[i];
 			}
-		if (lru == NULL || (used < KEPT_PACKS && total <= KEPT_BYTES))
+		if (lru == NULL || (used < KEPT_PACKS && total <= slime_pack_cache_bytes()))
 			break;
 		sl_pack_free(&lru->p);
 		pfree(lru->keys);

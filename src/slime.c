@@ -85,6 +85,7 @@ static int	max_nbt_depth = SL_DEFAULT_MAX_DEPTH;
 static int	max_palette = SL_DEFAULT_MAX_PALETTE;
 static int	max_render_pixels = SLIME_DEFAULT_MAX_RENDER_PIXELS;
 static int	gc_lock_wait = 10000;
+static int	pack_cache_kb = 64 * 1024;
 static bool loader_verify = false;
 static int	loader_level = 1;
 
@@ -123,6 +124,12 @@ _PG_init(void)
 							 "0.7.0 and earlier did.",
 							 &store_read_check, 0, store_read_check_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("slime.pack_cache_size",
+							"Most decoded chunk store packs a backend keeps for its next reads.",
+							"Up to 8 packs of settled entries are kept decoded, the least recently "
+							"read dropped first; the pack being read is always kept.",
+							&pack_cache_kb, 64 * 1024, 0, 1024 * 1024,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("slime.max_chunk_size",
 							"Largest uncompressed NBT document (one chunk, or level.dat) accepted.",
 							"Caps every decompression, whatever a file declares.",
@@ -400,6 +407,13 @@ bool
 slime_store_read_hash(void)
 {
 	return store_read_check == 1;
+}
+
+/* Bytes of decoded packs a backend keeps (slime.pack_cache_size). */
+size_t
+slime_pack_cache_bytes(void)
+{
+	return (size_t) pack_cache_kb * 1024;
 }
 
 /* Whether loader saves are checked against a whole conversion (slime.loader_verify). */

@@ -136,6 +136,9 @@ void		slime_store_put(Datum *hashes, Datum *entries, int n);
 /* Whether reads hash store entries against their keys (slime.store_read_check = hash). */
 bool		slime_store_read_hash(void);
 
+/* Bytes of decoded packs a backend keeps (slime.pack_cache_size). */
+size_t		slime_pack_cache_bytes(void);
+
 /* Whether slime_settle() packs with the block codec (slime.settle_codec = dense) rather than zstd. */
 bool		slime_settle_dense(void);
 

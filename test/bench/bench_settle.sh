@@ -110,9 +110,12 @@ for era in "${ERAS[@]}"; do
     plain=$(q "$db" -c "SELECT pg_total_relation_size('plain')")
     read_q="SELECT best_ms('SELECT sum(octet_length(slime_chunk_nbt(world, c.x, c.z))) FROM stored, slime_chunks(world) c', 3)"
     tot_q="SELECT best_ms('SELECT slime_block_totals(world) FROM stored', 3)"
+    # the same with every entry read hashed against its key, as 0.7.0 read
+    tot_hash_q="SET slime.store_read_check = hash; $tot_q"
     read_before=$(q "$db" -c "$read_q")
     tot_plain=$(q "$db" -c "SELECT best_ms('SELECT slime_block_totals(world) FROM plain', 3)")
     tot_before=$(q "$db" -c "$tot_q")
+    tot_before_hash=$(q "$db" -c "$tot_hash_q" | tail -1)
     row="$raw $entries_raw $plain $before $read_before $tot_plain $tot_before"
     for codec in fast dense; do
         [ $codec = dense ] && q "$db" -c "UPDATE slime_store SET settled = false" >/dev/null
@@ -120,7 +123,8 @@ for era in "${ERAS[@]}"; do
         row="$row $(q "$db" -c "SELECT at_rest('stored')") $settle $(q "$db" -c "$read_q") $(q "$db" -c "$tot_q")"
     done
     packed=$(q "$db" -c "SELECT round(100.0 * count(*) FILTER (WHERE pack IS NOT NULL) / greatest(count(*), 1)) FROM slime_store")
-    OUT[$era]="$row $packed"
+    tot_dense_hash=$(q "$db" -c "$tot_hash_q" | tail -1)
+    OUT[$era]="$row $packed $tot_before_hash $tot_dense_hash"
 done
 
 if part 3; then
@@ -179,7 +183,7 @@ l_raw=$(q "$db" -c "SELECT sum(n) FROM (SELECT DISTINCT c.hash, c.raw_bytes AS n
 printf '%s\n' '\set w random(0, 7)' "SELECT data FROM bytea_worlds WHERE world = 'i' || :w;" >"$work/load-bytea.sql"
 printf '%s\n' '\set w random(0, 7)' "SELECT slime_loader_load('ldr', 'i' || :w);" >"$work/load-slime.sql"
 # tps of one pgbench script, one client, in database $db
-tps() { PGDATABASE=$db "$SLIME_PG_BIN/pgbench" -n -c 1 -T "$SECS" -M prepared -f "$work/$1.sql" 2>/dev/null |
+tps() { PGDATABASE=$db "$SLIME_PG_BIN/pgbench" -n -c 1 -T "${2:-$SECS}" -M prepared -f "$work/$1.sql" 2>/dev/null |
         awk '/^tps/ { printf "%.1f", $3 }'; }
 # first_ms: the mean time of each island's first load in a new session (its packs not yet decoded there)
 first_ms() { local w t=0; for w in 0 1 2 3 4 5 6 7; do
@@ -195,6 +199,14 @@ read -r files files_before files_after <<<"$(q "$db" -c "SELECT items, bytes_bef
 q "$db" -c "VACUUM FULL ANALYZE" >/dev/null
 read -r l_after l_after_logical <<<"$(sizes "$db")"
 cold_first=$(first_ms); cold_after=$(tps load-slime); cold_bytea=$(tps load-bytea)
+# each island alone (2 s of pgbench each) against a bytea select of its own
+# file: the islands' files are 6-180 KB, and the mix above weighs the large
+# ones; prints "worst best" x bytea
+per_island() { local w; for w in 0 1 2 3 4 5 6 7; do
+        echo "SELECT slime_loader_load('ldr', 'i$w');" >"$work/one-slime.sql"
+        echo "SELECT data FROM bytea_worlds WHERE world = 'i$w';" >"$work/one-bytea.sql"
+        ratio "$(tps one-slime 2)" "$(tps one-bytea 2)"; echo; done | sort -n | sed -n '1p;$p' | tr '\n' ' '; }
+cold_islands=$(per_island)
 # where the bytes go: every relation of the loader and the store, by fork
 q "$db" -c "SELECT c.relname, c.relkind, pg_relation_size(c.oid, 'main'), pg_relation_size(c.oid, 'fsm') + pg_relation_size(c.oid, 'vm')
     FROM pg_class c WHERE c.oid IN (
@@ -246,19 +258,21 @@ if part 2; then
 echo "2. Regions saved through the chunk store, after slime_gc(), then slime_settle(older_than => '0')"
 echo "   bytes at rest = table + indexes + store + packs (pg_total_relation_size after VACUUM FULL); z19l = zstd-19 long per region (table 1)"
 echo "   fast: packs of zstd-19 (slime.settle_codec = fast); dense: the same entries repacked with the block codec (the default)"
-fmt='%-16s %10s %9s %9s %9s %6s %9s %6s %9s %6s %7s %7s %6s %6s %6s %6s %6s %6s %4s\n'
-printf "$fmt" era "raw NBT" z19l plain store st/z fast fa/z dense de/z settle settle read read read totals totals totals pk
-printf "$fmt" "" "" "" values default "" packs "" packs "" "fa MB/s" "de MB/s" before fast dense before fast dense %
+fmt='%-16s %10s %9s %9s %9s %6s %9s %6s %9s %6s %7s %7s %6s %6s %6s %6s %6s %6s %6s %6s %4s\n'
+printf "$fmt" era "raw NBT" z19l plain store st/z fast fa/z dense de/z settle settle read read read totals totals totals totals totals pk
+printf "$fmt" "" "" "" values default "" packs "" packs "" "fa MB/s" "de MB/s" before fast dense before fast dense "bef #" "den #" %
 for era in "${ERAS[@]}"; do
-    read -r raw eraw plain before rb tp tb fa fs fr ft de ds dr dt packed <<<"${OUT[$era]}"
+    read -r raw eraw plain before rb tp tb fa fs fr ft de ds dr dt packed tbh dth <<<"${OUT[$era]}"
     z=${Z19[$era]:-0}
     printf "$fmt" "$era" "$raw" "$z" "$plain" "$before" \
         "$(ratio "$before" "$z")" "$fa" "$(ratio "$fa" "$z")" "$de" "$(ratio "$de" "$z")" \
         "$(mbs "$eraw" "$fs")" "$(mbs "$eraw" "$ds")" "$(mbs "$raw" "$rb")" "$(mbs "$raw" "$fr")" "$(mbs "$raw" "$dr")" \
-        "$(ratio "$tb" "$tp")" "$(ratio "$ft" "$tp")" "$(ratio "$dt" "$tp")" "$packed"
+        "$(ratio "$tb" "$tp")" "$(ratio "$ft" "$tp")" "$(ratio "$dt" "$tp")" \
+        "$(ratio "$tbh" "$tp")" "$(ratio "$dth" "$tp")" "$packed"
 done
 echo "   settle MB/s: raw NBT of the distinct entries over the slime_settle() call; read MB/s: every chunk's NBT through the store;"
-echo "   totals: slime_block_totals over the stored rows, time / the same worlds as self-contained default-level values (best of 3); pk: entries packed"
+echo "   totals: slime_block_totals over the stored rows, time / the same worlds as self-contained default-level values (best of 3);"
+echo "   #: with slime.store_read_check = hash (every entry read hashed against its key, as 0.7.0 read); pk: entries packed"
 fi
 part 3 || exit 0
 echo
@@ -292,6 +306,9 @@ printf "$tfmt" "hot island (lease running), before settling" "$hot_before" "$(ra
 printf "$tfmt" "hot island, after settling" "$hot_after" "$(ratio "$hot_after" "$hot_bytea2")"
 printf "$tfmt" "cold island (no lease, cold form), dense packs" "$cold_after" "$(ratio "$cold_after" "$cold_bytea")"
 printf "$tfmt" "cold island, fast packs" "$cold_fast" "$(ratio "$cold_fast" "$cold_bytea3")"
+read -r ci_worst ci_best <<<"$cold_islands"
+printf "$tfmt" "cold island, dense packs, each island alone: worst" "" "$ci_worst"
+printf "$tfmt" "                                              best" "" "$ci_best"
 printf "$tfmt" "cold island, 0.6.0's settle (file written from the value)" "$cold_06" "$(ratio "$cold_06" "$cold_bytea6")"
 echo "   a cold island's first load in a new session (its packs not decoded there yet), mean of the 8, ms:"
 echo "   dense packs $cold_first, fast packs $fast_first, 0.6.0's settle $first_06"
