@@ -116,6 +116,39 @@ WHERE NOT EXISTS (SELECT 1 FROM slime_store s WHERE s.pack = p.id);
 SELECT count(*) AS entries_without_pack FROM slime_store s
 WHERE s.pack IS NOT NULL AND NOT EXISTS (SELECT 1 FROM slime_store_packs p WHERE p.id = s.pack);
 
+-- a pack a collection leaves with fewer live entries than half those it
+-- holds is repacked by the next settle, and its dead bytes go with it;
+-- one left half alive or more stays as it is
+INSERT INTO settle_saves
+SELECT 3, slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+FROM generate_series(10, 12) x, generate_series(0, 2) z;
+INSERT INTO settle_saves
+SELECT 4, slime_agg(slime_put_chunk(NULL, 10, z, terrain_chunk(10, z))) FROM generate_series(0, 2) z;
+INSERT INTO settle_saves
+SELECT 6, slime_agg(slime_put_chunk(NULL, 11, z, terrain_chunk(11, z))) FROM generate_series(0, 1) z;
+SELECT items FROM slime_settle('0') WHERE what = 'store entries';
+CREATE TABLE settle_pack_9 AS
+SELECT p.id, slime_pack_entries(p.data) AS entries, octet_length(p.data) AS bytes
+FROM slime_store_packs p WHERE p.id = (SELECT max(id) FROM slime_store_packs);
+SELECT entries FROM settle_pack_9;
+DELETE FROM settle_saves WHERE id = 3;
+SELECT removed_entries AS removed FROM slime_gc();
+SELECT count(*) AS rows_left, bool_and(settled) AS kept FROM slime_store s JOIN settle_pack_9 p ON s.pack = p.id;
+DELETE FROM settle_saves WHERE id = 6;
+SELECT removed_entries AS removed FROM slime_gc();
+SELECT count(*) AS rows_left, bool_and(NOT settled) AS to_repack
+FROM slime_store s JOIN settle_pack_9 p ON s.pack = p.id;
+SELECT items FROM slime_settle('0') WHERE what = 'store entries';
+SELECT count(*) AS old_pack_left FROM slime_store_packs JOIN settle_pack_9 USING (id);
+SELECT slime_pack_entries(p.data) AS entries, octet_length(p.data) < o.bytes AS smaller
+FROM slime_store_packs p, settle_pack_9 o WHERE p.id = (SELECT max(id) FROM slime_store_packs);
+SELECT slime_resolve(world) = (SELECT slime_agg(slime_put_chunk(NULL, 10, z, terrain_chunk(10, z)))
+                               FROM generate_series(0, 2) z) AS same_world
+FROM settle_saves WHERE id = 4;
+DELETE FROM settle_saves WHERE id = 4;
+SELECT removed_entries AS removed FROM slime_gc();
+DROP TABLE settle_pack_9;
+
 -- slime.settle_codec = fast: packs coded with zstd-19 (larger, read at
 -- zstd's speed); the default, dense, codes them with the block codec
 INSERT INTO settle_saves
