@@ -158,7 +158,7 @@ END \$\$;
 CREATE TABLE bytea_worlds(world text PRIMARY KEY, data bytea);
 ALTER TABLE bytea_worlds ALTER COLUMN data SET STORAGE EXTERNAL;
 INSERT INTO bytea_worlds SELECT world, file FROM ldr_worlds;
-DROP TABLE region, island_chunks;
+DROP TABLE region;
 SELECT removed_entries FROM slime_gc();
 VACUUM FULL ANALYZE;
 SQL
@@ -220,6 +220,32 @@ q "$db" -c "UPDATE slime_store SET settled = false" >/dev/null
 settle_into "$db" fast >/dev/null
 read -r l_fast l_fast_logical <<<"$(sizes "$db")"
 fast_first=$(first_ms); cold_fast=$(tps load-slime); cold_bytea3=$(tps load-bytea)
+# churn: 11 more saves an island (save s turns the cave air of chunks
+# 0..s into void air: new entries), the retention (keep 11) deleting the
+# first 11, slime_gc(): how much of the packs is dead, what is set to be
+# repacked; then slime_settle('0') with the leases released
+packs_live() { q "$db" -c "SELECT (SELECT coalesce(sum(slime_pack_entries(data)), 0) FROM slime_store_packs),
+    count(*) FILTER (WHERE pack IS NOT NULL), count(*) FILTER (WHERE pack IS NOT NULL AND NOT settled) FROM slime_store"; }
+q "$db" >/dev/null <<SQL
+CREATE TABLE lease_tokens AS
+SELECT k, slime_lease_acquire('ldr', 'i' || k, 'bench', '1 hour') AS token FROM generate_series(0, 7) k;
+DO \$\$
+BEGIN
+  FOR s IN 0 .. 10 LOOP
+    PERFORM slime_loader_save('ldr', 'i' || i.k, t.token, slime_to_slimefile(w), 11)
+    FROM (SELECT k, slime_agg(slime_put_chunk(NULL, x, z, slime_chunk_relocate(slime_json_to_nbt(
+                   CASE WHEN m <= s THEN replace(j::text, 'minecraft:air"', 'minecraft:void_air"')::jsonb ELSE j END), x, z))) AS w
+          FROM island_chunks GROUP BY k) i JOIN lease_tokens t USING (k);
+  END LOOP;
+END \$\$;
+SELECT removed_entries FROM slime_gc();
+SQL
+read -r ch_entries ch_live ch_repack <<<"$(packs_live)"
+q "$db" -c "VACUUM FULL ANALYZE" >/dev/null
+read -r ch_before ch_before_logical <<<"$(sizes "$db")"
+q "$db" -c "UPDATE ldr_worlds SET holder = NULL, expires = NULL" -c "SELECT * FROM slime_settle('0')" -c "VACUUM FULL ANALYZE" >/dev/null
+read -r ch_after_entries ch_after_live _ <<<"$(packs_live)"
+read -r ch_after ch_after_logical <<<"$(sizes "$db")"
 
 # 0.6.0's settle on the same islands, for comparison: every entry coded
 # alone (slime_store_entry_settle, kept where smaller), the cold files dropped
@@ -297,6 +323,9 @@ printf "$lfmt" "per island more, $MANY islands against 8, fast packs" "$(per "$m
 echo "   relations: pg_total_relation_size after VACUUM FULL; logical: octet_length of the saves' values, the files (or their cold forms),"
 echo "   the memos, the store entries and the packs; $files cold files: $files_before bytes as files, $files_after as cold forms"
 echo "   settling the islands' $l_raw bytes of distinct chunk NBT (dense packs): $(mbs "$l_raw" "$l_settle_hot") MB/s"
+echo "   churn (fast packs above, then 11 more saves an island, keep 11, slime_gc()): the packs hold $ch_entries entries, $ch_live live,"
+echo "   $ch_repack of them set to be repacked; loader $ch_before bytes ($(ratio "$ch_before" "$l_bytea")x bytea), logical $ch_before_logical;"
+echo "   after slime_settle('0'): packs hold $ch_after_entries entries, $ch_after_live live; loader $ch_after bytes ($(ratio "$ch_after" "$l_bytea")x), logical $ch_after_logical"
 echo "   where the settled loader's bytes go (dense packs; relation, kind, main fork, fsm + vm):"
 sed 's/^/     /' "$work/relations.txt"
 tfmt='   %-58s %10s %7s\n'
