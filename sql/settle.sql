@@ -223,13 +223,23 @@ SELECT slime_loader_save('cold_isl', w, 1, f) AS save FROM settle_files, (VALUES
 SELECT slime_lease_release('cold_isl', 'cold', 1) AS released;
 -- saved just now: both keep their file under the default older_than
 SELECT what, items FROM slime_settle() WHERE what = 'loader files';
-SELECT what, items, bytes_before = (SELECT octet_length(f) FROM settle_files) AS file_bytes,
-       bytes_after < bytes_before / 2 AS cold_form_smaller
-FROM slime_settle('0') WHERE what = 'loader files';
+-- the cold world's chunks, which the settle's first step packed beside
+-- whatever else was cold, are gathered into a pack of their own
+SELECT what, items,
+       CASE what WHEN 'loader files' THEN bytes_before = (SELECT octet_length(f) FROM settle_files) END AS file_bytes,
+       CASE what WHEN 'loader files' THEN bytes_after < bytes_before / 2 END AS cold_form_smaller
+FROM slime_settle('0') WHERE what <> 'store entries';
 SELECT world, file IS NOT NULL AS has_file, CASE WHEN substring(file, 1, 4) = 'SLCF'::bytea THEN 'cold' ELSE 'v13' END AS form
 FROM cold_isl_worlds ORDER BY world;
--- idempotent: a cold form is not settled again
-SELECT what, items FROM slime_settle('0') WHERE what = 'loader files';
+CREATE VIEW cold_isl_packs AS
+SELECT w.world, count(DISTINCT s.pack) AS packs, bool_and(p.gathered) AS gathered,
+       sum(slime_pack_entries(p.data)) / count(*) AS pack_entries
+FROM cold_isl_worlds w JOIN cold_isl l ON l.world = w.world AND l.save = w.saves,
+     unnest(slime_refs(l.data)) h JOIN slime_store s ON s.hash = h JOIN slime_store_packs p ON p.id = s.pack
+GROUP BY w.world;
+SELECT * FROM cold_isl_packs WHERE world = 'cold';
+-- idempotent: a cold form is not settled again, nor its chunks gathered
+SELECT what, items FROM slime_settle('0') WHERE what <> 'store entries';
 -- both load the same world; the cold form gives back the file's blocks,
 -- compressed again at slime.loader_level (1, fast, as a save's new chunks),
 -- so in the file's very bytes only at the level it was written at (3)
@@ -243,6 +253,14 @@ RESET slime.loader_level;
 SELECT slime_lease_acquire('cold_isl', 'cold', 'srv', '1 hour') AS token;
 SELECT slime_loader_save('cold_isl', 'cold', 2, f) AS save FROM settle_files;
 SELECT world, file IS NOT NULL AS has_file FROM cold_isl_worlds ORDER BY world;
+-- a chunk in a gathered pack stays there: the other world, gone cold with
+-- the same chunks, gathers none, and reads them where they are
+SELECT slime_lease_release('cold_isl', 'hot', 1) AS released;
+SELECT what, items FROM slime_settle('0') WHERE what <> 'store entries';
+SELECT * FROM cold_isl_packs ORDER BY world;
+SELECT slime_from_slimefile(slime_loader_load('cold_isl', 'hot')) = slime_from_slimefile(f) AS same_world
+FROM settle_files;
+DROP VIEW cold_isl_packs;
 
 -- arguments are checked
 SELECT * FROM slime_settle('-1 s');

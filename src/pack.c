@@ -222,27 +222,49 @@ slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot
 	return (struct varlena *) out.data;
 }
 
+/*
+ * Gathered entries start a new pack with each world once the pack holds
+ * this many (smaller worlds share one): a cold world's first load decodes
+ * about its own chunks.
+ */
+#define GATHER_MIN 16
+
 /* The statements of a settle batch, each with the store's schema for %1$s. */
 enum
 {
 	PQ_BATCH,					/* up to $2 unsettled entries stored by $1, oldest first, locked */
+	PQ_GATHER,					/* entries $1 (in that order; a NULL starts a world: w counts them) not in a
+								 * gathered pack nor settled alone, locked */
 	PQ_INSERT,					/* a pack; its id */
+	PQ_INSERT_GATHERED,			/* a pack of gathered entries; its id */
 	PQ_POINT,					/* entries $2 now point into pack $1 with data $3 */
 	PQ_SETTLED,					/* entries $1 left as they are, settled */
 	PQ_FREE,					/* packs $1 (repacked from) that no entry points into any more */
+	PQ_THIN,					/* packs $1 (repacked from) less than half alive: repacked next */
 	PQ_COUNT
 };
 static const char *const pack_sql[PQ_COUNT] = {
 	"SELECT s.hash, s.data, s.pack FROM %1$s.slime_store s WHERE NOT s.settled "
 	"AND s.stored_at OPERATOR(pg_catalog.<=) $1 ORDER BY s.stored_at LIMIT $2 "
 	"FOR NO KEY UPDATE OF s SKIP LOCKED",
+	"SELECT s.hash, s.data, s.pack, u.w FROM %1$s.slime_store s "
+	"JOIN (SELECT v.h, pg_catalog.min(v.i) AS i, pg_catalog.min(v.w) AS w FROM "
+	"      (SELECT u.h, u.i, pg_catalog.count(*) FILTER (WHERE u.h IS NULL) OVER (ORDER BY u.i) AS w "
+	"       FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.bytea[])) WITH ORDINALITY u(h, i)) v "
+	"      WHERE v.h IS NOT NULL GROUP BY v.h) u "
+	"ON s.hash OPERATOR(pg_catalog.=) u.h "
+	"LEFT JOIN %1$s.slime_store_packs p ON p.id OPERATOR(pg_catalog.=) s.pack "
+	"WHERE CASE WHEN s.pack IS NULL THEN NOT s.settled ELSE NOT p.gathered END "
+	"ORDER BY u.i FOR NO KEY UPDATE OF s SKIP LOCKED",
 	"INSERT INTO %1$s.slime_store_packs (data) VALUES ($1) RETURNING id",
+	"INSERT INTO %1$s.slime_store_packs (data, gathered) VALUES ($1, true) RETURNING id",
 	"UPDATE %1$s.slime_store s SET pack = $1, data = u.d, settled = true "
 	"FROM ROWS FROM (pg_catalog.unnest($2::pg_catalog.bytea[]), pg_catalog.unnest($3::pg_catalog.bytea[])) u(h, d) "
 	"WHERE s.hash OPERATOR(pg_catalog.=) u.h",
 	"UPDATE %1$s.slime_store s SET settled = true WHERE s.hash OPERATOR(pg_catalog.=) ANY ($1)",
 	"DELETE FROM %1$s.slime_store_packs p WHERE p.id OPERATOR(pg_catalog.=) ANY ($1) "
-	"AND NOT EXISTS (SELECT 1 FROM %1$s.slime_store s WHERE s.pack OPERATOR(pg_catalog.=) p.id)"
+	"AND NOT EXISTS (SELECT 1 FROM %1$s.slime_store s WHERE s.pack OPERATOR(pg_catalog.=) p.id)",
+	"SELECT %1$s.slime_store_thin_packs($1)"
 };
 
 /* Run pack statement q of schema nsp with args; SPI's result code must be expect. */
@@ -304,8 +326,8 @@ encode_checked(const sl_buf *all, const size_t *off, int n, sl_buf *out)
  * keep). Returns the bytes they take after.
  */
 static int64
-pack_group(const char *nsp, const sl_buf *all, const size_t *off, Datum *hash, int n,
-		   int64 before, Datum *keep, int *nkeep)
+pack_group(const char *nsp, bool gathered, const sl_buf *all, const size_t *off, Datum *hash,
+		   int n, int64 before, Datum *keep, int *nkeep)
 {
 	sl_buf		pack = {0};
 	Datum		args[3];
@@ -326,7 +348,7 @@ pack_group(const char *nsp, const sl_buf *all, const size_t *off, Datum *hash, i
 	}
 	args[0] = PointerGetDatum(slime_from_bytes(pack.data, pack.len));
 	sl_buf_free(&pack);
-	run_pack(PQ_INSERT, nsp, 1, &t, args, SPI_OK_INSERT_RETURNING);
+	run_pack(gathered ? PQ_INSERT_GATHERED : PQ_INSERT, nsp, 1, &t, args, SPI_OK_INSERT_RETURNING);
 	args[0] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	for (int i = 0; i < n; i++)
 	{
@@ -341,29 +363,26 @@ pack_group(const char *nsp, const sl_buf *all, const size_t *off, Datum *hash, i
 	return after;
 }
 
-PG_FUNCTION_INFO_V1(slime_settle_pack);
 /*
- * slime_settle_pack(cutoff timestamptz, batch int, OUT items, OUT
- * bytes_before, OUT bytes_after, OUT bad, OUT first_bad): one batch of
- * slime_settle(): up to batch unsettled entries stored by cutoff (oldest
- * first, locked FOR NO KEY UPDATE SKIP LOCKED), each checked against its
- * key and packed (slime.settle_codec), a pack per SL_PACK_MAX_RAW bytes of
- * documents; each pack is decoded and compared before the rows point into
- * it. Entries that do not match their key are left as they are (bad,
- * first_bad), as are entries whose pack would not be smaller and chunks of
- * more than SL_PACK_MAX_RAW bytes. A packed
- * entry made unsettled again (to change codecs, or to leave a pack most of
- * whose entries were collected) is read out of its pack and repacked; a
- * pack no entry points into any more is then deleted. Runs inside
- * slime_settle (the store's owner, search_path pinned).
+ * Pack the entries statement q (PQ_BATCH or PQ_GATHER, with args) selects
+ * and locks, in its order (slime_settle_pack, slime_settle_gather): each
+ * checked against its key and packed (slime.settle_codec), a pack per
+ * per_pack entries or SL_PACK_MAX_RAW bytes of documents, marked gathered
+ * or not; each pack is
+ * decoded and compared before the rows point into it. Entries that do not
+ * match their key are left as they are (bad, first_bad), as are entries
+ * whose pack would not be smaller and chunks of more than SL_PACK_MAX_RAW
+ * bytes. A packed entry is read out of its pack and repacked; a pack no
+ * entry points into any more is then deleted, and one left less than half
+ * alive has its rows set unsettled (slime_store_thin_packs). Returns the
+ * record of items, bytes_before, bytes_after, bad and first_bad.
  */
-Datum
-slime_settle_pack(PG_FUNCTION_ARGS)
+static Datum
+settle_rows(FunctionCallInfo fcinfo, int q, int nargs, Oid *types, Datum *args, int per_pack,
+			bool gathered)
 {
 	Oid			ext = get_func_namespace(fcinfo->flinfo->fn_oid);
 	const char *nsp = quote_identifier(get_namespace_name(ext));
-	Datum		args[2] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
-	Oid			types[2] = {TIMESTAMPTZOID, INT4OID};
 	int64		before = 0,
 				after = 0,
 				group_before = 0;
@@ -377,6 +396,8 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 			   *keep,
 			   *old_packs;
 	int			nkeep = 0;
+	int64		world = -1;
+	bool		world_starts = false;
 	size_t	   *off;
 	sl_buf		all = {0};
 	SPITupleTable *tt;
@@ -386,13 +407,10 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 	bool		nulls[5] = {false, false, false, false, true};
 
 	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "slime_settle_pack must return a record");
-	if (PG_GETARG_INT32(1) < 1)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("batch size must be positive, not %d", PG_GETARG_INT32(1))));
+		elog(ERROR, "a settle batch must return a record");
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	run_pack(PQ_BATCH, nsp, 2, types, args, SPI_OK_SELECT);
+	run_pack(q, nsp, nargs, types, args, SPI_OK_SELECT);
 	rows = (int) SPI_processed;
 	hash = palloc(sizeof(Datum) * (rows + 1));
 	bad = palloc(sizeof(Datum) * (rows + 1));
@@ -414,6 +432,14 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(spi);
 		CHECK_FOR_INTERRUPTS();
 		d = DatumGetByteaPP(SPI_getbinval(tt->vals[i], tt->tupdesc, 2, &isnull));
+		if (gathered)
+		{
+			/* a world's entries start a pack of their own once it holds GATHER_MIN */
+			int64		w = DatumGetInt64(SPI_getbinval(tt->vals[i], tt->tupdesc, 4, &isnull));
+
+			world_starts |= w != world;
+			world = w;
+		}
 		from = SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &isnull);
 		if (!isnull)
 		{
@@ -439,19 +465,23 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 			continue;
 		}
 		/* a pack full: it goes before this entry starts the next */
-		if (n > group && all.len - off[group] - SL_ENTRY_HEADER * (size_t) (n + 1 - group) > SL_PACK_MAX_RAW)
+		if (n > group && (n - group >= per_pack || (world_starts && n - group >= GATHER_MIN) ||
+						  all.len - off[group] - SL_ENTRY_HEADER * (size_t) (n + 1 - group) > SL_PACK_MAX_RAW))
 		{
-			after += pack_group(nsp, &all, off + group, hash + group, n - group, group_before, keep, &nkeep);
+			after += pack_group(nsp, gathered, &all, off + group, hash + group, n - group, group_before,
+								keep, &nkeep);
 			group = n;
 			group_before = 0;
 		}
+		world_starts = false;
 		before += VARSIZE_ANY_EXHDR(d);
 		group_before += VARSIZE_ANY_EXHDR(d);
 		hash[n++] = PointerGetDatum(h);
 		off[n] = all.len;
 	}
 	if (n > group)
-		after += pack_group(nsp, &all, off + group, hash + group, n - group, group_before, keep, &nkeep);
+		after += pack_group(nsp, gathered, &all, off + group, hash + group, n - group, group_before,
+							keep, &nkeep);
 	sl_buf_free(&all);
 	/* the bad entries, and those whose pack would not be smaller, are settled as they are */
 	if (nbad + nkeep > 0)
@@ -470,6 +500,7 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 		Datum		a = PointerGetDatum(construct_array(old_packs, nold, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 
 		run_pack(PQ_FREE, nsp, 1, &t, &a, SPI_OK_DELETE);
+		run_pack(PQ_THIN, nsp, 1, &t, &a, SPI_OK_SELECT);
 	}
 	SPI_finish();
 	vals[0] = Int64GetDatum((int64) rows);
@@ -482,4 +513,48 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 		nulls[4] = false;
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(td), vals, nulls)));
+}
+
+PG_FUNCTION_INFO_V1(slime_settle_pack);
+/*
+ * slime_settle_pack(cutoff timestamptz, batch int, OUT items, OUT
+ * bytes_before, OUT bytes_after, OUT bad, OUT first_bad): one batch of
+ * slime_settle(): up to batch unsettled entries stored by cutoff, oldest
+ * first, packed (settle_rows). Runs inside slime_settle (the store's owner,
+ * search_path pinned).
+ */
+Datum
+slime_settle_pack(PG_FUNCTION_ARGS)
+{
+	Datum		args[2] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
+	Oid			types[2] = {TIMESTAMPTZOID, INT4OID};
+
+	if (PG_GETARG_INT32(1) < 1)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("batch size must be positive, not %d", PG_GETARG_INT32(1))));
+	return settle_rows(fcinfo, PQ_BATCH, 2, types, args, PG_GETARG_INT32(1), false);
+}
+
+PG_FUNCTION_INFO_V1(slime_settle_gather);
+/*
+ * slime_settle_gather(hashes bytea[], batch int, OUT items, ...): the
+ * entries hashes names (the chunks of cold worlds' newest saves, world by
+ * world) that are neither in a gathered pack nor settled in a form of their
+ * own, packed in that order into gathered packs of up to batch entries
+ * (settle_rows), so that a cold world's
+ * first load decodes its own chunks rather than every pack its saves'
+ * settles left them in. An entry in a gathered pack is never gathered
+ * again (a chunk two worlds share stays with the first). Runs inside
+ * slime_settle.
+ */
+Datum
+slime_settle_gather(PG_FUNCTION_ARGS)
+{
+	Datum		args[1] = {PG_GETARG_DATUM(0)};
+	Oid			types[1] = {BYTEAARRAYOID};
+
+	if (PG_GETARG_INT32(1) < 1)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("batch size must be positive, not %d", PG_GETARG_INT32(1))));
+	return settle_rows(fcinfo, PQ_GATHER, 1, types, args, PG_GETARG_INT32(1), true);
 }

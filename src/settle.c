@@ -48,12 +48,13 @@ slime_store_entry_settle(PG_FUNCTION_ARGS)
  * save's chunks (slime_loader_file_cold of schema ext; a file it cannot
  * hold is dropped, and a load writes it again from the value). A file of
  * an older version is kept: no version-13 file holds its world. Counts into
- * files/bytes/after (the files' sizes before and after). Runs as the
- * tables' owner.
+ * files/bytes/after (the files' sizes before and after); returns the
+ * chunk hashes of those worlds' newest saves, each world's after a NULL
+ * (*no_refs when there are none). Runs as the tables' owner.
  */
-static void
+static Datum
 settle_cold_files(Oid saves, Oid worlds, const char *ext, Datum cutoff, int32 batch,
-				  int64 *files, int64 *bytes, int64 *after)
+				  int64 *files, int64 *bytes, int64 *after, bool *no_refs)
 {
 	const char *w = slime_rel_qualified(worlds);
 	const char *s = slime_rel_qualified(saves);
@@ -73,13 +74,21 @@ settle_cold_files(Oid saves, Oid worlds, const char *ext, Datum cutoff, int32 ba
 		" FROM cold c"
 		" WHERE w.world OPERATOR(pg_catalog.=) c.world AND w.file IS NOT NULL"
 		"  AND (w.holder IS NULL OR w.expires OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp())"
-		" RETURNING c.n, COALESCE(pg_catalog.octet_length(w.file), 0) AS m) "
+		" RETURNING c.n, COALESCE(pg_catalog.octet_length(w.file), 0) AS m, w.world, w.saves) "
 		"SELECT pg_catalog.count(*), COALESCE(pg_catalog.sum(n), 0)::pg_catalog.int8,"
-		" COALESCE(pg_catalog.sum(m), 0)::pg_catalog.int8 FROM gone",
+		" COALESCE(pg_catalog.sum(m), 0)::pg_catalog.int8,"
+		/* the chunks of their newest saves, each world's after a NULL, for slime_settle_gather */
+		" (SELECT pg_catalog.array_agg(r.h ORDER BY g.world, r.i) FROM gone g,"
+		"   LATERAL (SELECT NULL::pg_catalog.bytea, 0::pg_catalog.int8 UNION ALL"
+		"    SELECT * FROM pg_catalog.unnest(%3$s.slime_refs((SELECT s.data FROM %2$s s"
+		"     WHERE s.world OPERATOR(pg_catalog.=) g.world AND s.save OPERATOR(pg_catalog.=) g.saves)))"
+		"    WITH ORDINALITY) r(h, i))"
+		" FROM gone",
 		w, s, ext);
 	Oid			types[2] = {TIMESTAMPTZOID, INT4OID};
 	Datum		args[2] = {cutoff, Int32GetDatum(batch)};
 	bool		isnull;
+	Datum		refs;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -88,7 +97,11 @@ settle_cold_files(Oid saves, Oid worlds, const char *ext, Datum cutoff, int32 ba
 	*files = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	*bytes = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 	*after = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+	refs = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, no_refs);
+	if (!*no_refs)
+		refs = SPI_datumTransfer(refs, false, -1);
 	SPI_finish();
+	return refs;
 }
 
 PG_FUNCTION_INFO_V1(slime_loader_file_cold);
@@ -127,9 +140,10 @@ slime_loader_file_cold(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(slime_settle_loader_files);
 /*
  * slime_settle_loader_files(saves regclass, cutoff timestamptz, batch int,
- * OUT files bigint, OUT bytes bigint, OUT bytes_after bigint): settle the
- * cached files of up to batch cold worlds of the loader whose saves table
- * is saves (settle_cold_files). The statement runs as the owner of the
+ * OUT files bigint, OUT bytes bigint, OUT bytes_after bigint, OUT refs
+ * bytea[]): settle the cached files of up to batch cold worlds of the
+ * loader whose saves table is saves (settle_cold_files); refs: their
+ * newest saves' chunks, each world's after a NULL, for slime_settle_gather. The statement runs as the owner of the
  * loader's tables (a restricted operation with the search_path pinned, as
  * VACUUM runs index functions), so that a trigger or an index expression on
  * them never runs with the caller's rights; the two tables must have one
@@ -145,8 +159,8 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 	const char *ext = quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
 	int64		n[3] = {0, 0, 0};
 	TupleDesc	td;
-	Datum		vals[3];
-	bool		nulls[3] = {false, false, false};
+	Datum		vals[4];
+	bool		nulls[4] = {false, false, false, true};
 
 	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "slime_settle_loader_files must return a record");
@@ -162,7 +176,7 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 		slime_role_ctx rc;
 
 		slime_become(slime_rel_owner(worlds), SECURITY_RESTRICTED_OPERATION, &rc);
-		settle_cold_files(saves, worlds, ext, cutoff, batch, &n[0], &n[1], &n[2]);
+		vals[3] = settle_cold_files(saves, worlds, ext, cutoff, batch, &n[0], &n[1], &n[2], &nulls[3]);
 		slime_unbecome(&rc);
 	}
 	for (int i = 0; i < 3; i++)

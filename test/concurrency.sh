@@ -527,11 +527,12 @@ run_store() {
 
 # check_settle LABEL: settle worked during the run, every loader world loads its newest save
 check_settle() {
-    local entries files bad
-    read -r entries files <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "
+    local entries files gathered bad
+    read -r entries files gathered <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "
         SELECT coalesce(sum(items) FILTER (WHERE what = 'store entries'), 0),
-               coalesce(sum(items) FILTER (WHERE what = 'loader files'), 0) FROM settle_log")"
-    echo "  slime_settle() ran $(slime_psql -d "$SDB" -At -c "SELECT count(*) / 2 FROM settle_log") times: $entries store entries settled, $files loader files put in their cold form"
+               coalesce(sum(items) FILTER (WHERE what = 'loader files'), 0),
+               coalesce(sum(items) FILTER (WHERE what = 'gathered entries'), 0) FROM settle_log")"
+    echo "  slime_settle() ran $(slime_psql -d "$SDB" -At -c "SELECT count(*) FILTER (WHERE what = 'store entries') FROM settle_log") times: $entries store entries settled, $files loader files put in their cold form, $gathered entries gathered"
     if [ "$entries" -gt 0 ] && [ "$files" -gt 0 ]; then
         result OK "$1: slime_settle() packed store entries and settled cold loader files while saves, loads and slime_gc() ran"
     else
