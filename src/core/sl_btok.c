@@ -17,6 +17,7 @@
 #define HASH_MAX	16
 #define MAXNB		16			/* a count is below 2^16 */
 #define NEAR		64			/* how far ahead a token looks for a boundary beside it */
+#define NIB_COPY_MIN 6			/* the encoder's shortest copy in a nibble array */
 
 /* Element offsets of below, west and north: blocks in a 16^3 (YZX) or tall (XZY) array. */
 static const int offs_flat[3] = {256, 1, 16};
@@ -355,16 +356,44 @@ code_nliteral(btok *m, const tarr *t, int j)
 	t->p[j] = (uint8_t) out;
 }
 
-/* Encoding: the token at byte j of a nibble array; *kind 0 with a count of literal bytes, or a copy. */
+/* Whether some source copies at least min elements at i (encoding; scans no further). */
+static int
+copies_at_least(btok *m, const tarr *t, int i, int min)
+{
+	if (i + min > t->n)
+		return 0;
+	for (int k = 0; k < 3; k++)
+	{
+		int			off = t->offs[k],
+					len = 0;
+
+		while (len < min && (i + len < off ? nref(t, i + len, off) : elem(m, t, i + len - off)) == elem(m, t, i + len))
+			len++;
+		if (len == min)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Encoding: the token at byte j of a nibble array; *kind 0 with a count of
+ * literal bytes, or a copy. A short copy costs a token of its own and
+ * splits the literal run around it in two, so a literal run goes on over
+ * copies shorter than NIB_COPY_MIN and ends where a longer one starts (on
+ * the corpus, minima of 2-12 all beat 1 by 0.4-0.9% of the stream; 6 the
+ * most).
+ */
 static uint32_t
 ntoken_at(btok *m, const tarr *t, int j, int *kind)
 {
-	int			next;
 	uint32_t	len = (uint32_t) longest_copy(m, t, j, kind);
 
-	if (len == 0)
-		for (len = 1; j + (int) len < t->n && longest_copy(m, t, j + (int) len, &next) == 0;)
+	if (len < NIB_COPY_MIN)
+	{
+		*kind = 0;
+		for (len = 1; j + (int) len < t->n && !copies_at_least(m, t, j + (int) len, NIB_COPY_MIN);)
 			len++;
+	}
 	return len;
 }
 
