@@ -1,12 +1,15 @@
 /*
- * sl_btok.c - copy and literal tokens of block codec version 3 (see
- * sl_btok.h): the encoder's greedy longest copy, and one coding function
- * per token part shared by both directions (sl_rc_bit encodes the bit it
- * is given or decodes one), with small directly indexed context tables.
+ * sl_btok.c - copy and literal tokens of block codec versions 3 and 4 (see
+ * sl_btok.h; 4 also models a token's kind and count under which of its
+ * element's references agree): the encoder's greedy longest copy, and one
+ * coding function per token part shared by both directions (sl_rc_bit
+ * encodes the bit it is given or decodes one), with small directly indexed
+ * context tables.
  */
 #include <stddef.h>
 #include <string.h>
 
+#include "sl_bcodec.h"
 #include "sl_blocks.h"
 #include "sl_btok.h"
 #include "sl_schem.h"
@@ -18,6 +21,7 @@
 #define MAXNB		16			/* a count is below 2^16 */
 #define NEAR		64			/* how far ahead a token looks for a boundary beside it */
 #define NIB_COPY_MIN 6			/* the encoder's shortest copy in a nibble array */
+#define AGREE		5			/* which references agree: none, b = w, b = n, w = n, all */
 
 /* Element offsets of below, west and north: blocks in a 16^3 (YZX) or tall (XZY) array. */
 static const int offs_flat[3] = {256, 1, 16};
@@ -36,10 +40,13 @@ static const int nbnd_tall[2] = {64, 1024};
 /* Adaptive cells of one class of tokens (0 blocks, 1 nibble bytes). */
 typedef struct tcells
 {
-	uint32_t	kind[4][3][8][4][4];	/* previous kind, phase, previous count's bits,
-										 * boundaries beside; tree node */
-	uint32_t	nb[4][3][8][MAXNB];	/* kind, phase, nearest boundary ahead; unary bit length */
-	uint32_t	mant[4][MAXNB][MAXNB];	/* kind, bit length, bit */
+	uint32_t	kind[4][3][8][4][AGREE][4];	/* previous kind, phase, previous count's
+											 * bits, boundaries beside, references
+											 * agreeing (version 4); tree node */
+	uint32_t	nb[4][3][8][AGREE][MAXNB];	/* kind, phase, nearest boundary ahead, references
+											 * agreeing (version 4); unary bit length */
+	uint32_t	mant[4][AGREE][MAXNB][MAXNB];	/* kind, references agreeing (version 4), bit
+											 * length, bit */
 } tcells;
 
 /* State over one input. */
@@ -47,6 +54,7 @@ typedef struct btok
 {
 	sl_rc	   *rc;
 	sl_err	   *err;
+	int			version;		/* 3, or 4: token bits also under which references agree */
 	sl_bpal		pal;			/* palette ids and the current array's palette */
 	int32_t    *pair;			/* array -> the Data array coded with it, or -1 */
 	uint32_t	top[256];		/* ids of the top layer of the last 16^3 block array */
@@ -175,11 +183,34 @@ boundaries(btok *m, const tarr *t, int i, int *beside, int *ahead)
 	*ahead = d > NEAR ? 0 : 1 + nbits_of((uint32_t) d);
 }
 
-/* Code a token: its kind (0 literal, 1-3 copy) after prev with phase ph; count of the one before. */
-static int
-code_kind(btok *m, tcells *c, int prev, int ph, int prev_nb, int beside, int kind)
+/*
+ * Which of element i's references (below, west, north) are equal, for a
+ * version 4 token: 0 none (or version 3), 1 below and west, 2 below and
+ * north, 3 west and north, 4 all three. A missing reference equals none.
+ */
+static inline int
+agreeing(btok *m, const tarr *t, int i)
 {
-	uint32_t   *k = c->kind[prev][ph][prev_nb >> 1][beside];
+	int32_t		r[3];
+	int			bw,
+				bn,
+				wn;
+
+	if (m->version < SL_BCODEC_V4)
+		return 0;
+	for (int k = 0; k < 3; k++)
+		r[k] = t->p ? nref(t, i, t->offs[k]) : bref(m, t, i, t->offs[k]);
+	bw = r[0] >= 0 && r[0] == r[1];
+	bn = r[0] >= 0 && r[0] == r[2];
+	wn = r[1] >= 0 && r[1] == r[2];
+	return bw && bn ? 4 : bw ? 1 : bn ? 2 : wn ? 3 : 0;
+}
+
+/* Code a token: its kind (0 literal, 1-3 copy) after prev with phase ph; count of the one before; agreeing references. */
+static int
+code_kind(btok *m, tcells *c, int prev, int ph, int prev_nb, int beside, int agree, int kind)
+{
+	uint32_t   *k = c->kind[prev][ph][prev_nb >> 1][beside][agree];
 	int			hi = bit(m, &k[1], kind >> 1);
 
 	return hi << 1 | bit(m, &k[2 + hi], kind & 1);
@@ -187,13 +218,13 @@ code_kind(btok *m, tcells *c, int prev, int ph, int prev_nb, int beside, int kin
 
 /* Code count v >= 1 of a token of kind at phase ph (Elias gamma with adaptive bits); fails past max. */
 static int
-code_count(btok *m, tcells *c, int kind, int ph, int ahead, uint32_t v, uint32_t max, const tarr *t, int i,
-		   uint32_t *out)
+code_count(btok *m, tcells *c, int kind, int ph, int ahead, int agree, uint32_t v, uint32_t max, const tarr *t,
+		   int i, uint32_t *out)
 {
 	int			nb = 0,
 				want = m->rc->decoding ? 0 : nbits_of(v);
 
-	while (nb < MAXNB - 1 && bit(m, &c->nb[kind][ph][ahead][nb], nb < want))
+	while (nb < MAXNB - 1 && bit(m, &c->nb[kind][ph][ahead][agree][nb], nb < want))
 		nb++;
 	if (m->rc->decoding)
 		v = 1;
@@ -203,7 +234,7 @@ code_count(btok *m, tcells *c, int kind, int ph, int ahead, uint32_t v, uint32_t
 		uint32_t	r = 1;
 
 		for (int b = nb - 1; b >= 0; b--)
-			r = r << 1 | (uint32_t) bit(m, &c->mant[kind][nb][b], (int) (v >> b) & 1);
+			r = r << 1 | (uint32_t) bit(m, &c->mant[kind][agree][nb][b], (int) (v >> b) & 1);
 		v = r;
 	}
 	if (v > max)
@@ -303,7 +334,11 @@ code_literal(btok *m, const tarr *t, int i, int ph)
 		v = l - 1;
 	else
 	{
-		v = code_tree(m, t->tree_h, t->nbits, v);
+		int32_t		below = bref(m, t, i, t->offs[0]);
+
+		/* version 4: the tree's cells also by the block below */
+		v = code_tree(m, m->version < SL_BCODEC_V4 ? t->tree_h :
+					  sl_bmix(t->tree_h, below >= 0 ? m->pal.gid[below] : NONE), t->nbits, v);
 		if (sl_bpal_check(v, t->npal, t->ai, i, m->err))
 			return -1;
 	}
@@ -415,6 +450,7 @@ code_tokens(btok *m, const tarr *t)
 	{
 		int			kind = 0,
 					ph = phase(i, t->row, t->layer),
+					agree = agreeing(m, t, i),
 					beside,
 					ahead;
 		uint32_t	len = 0;
@@ -422,14 +458,14 @@ code_tokens(btok *m, const tarr *t)
 		if (!m->rc->decoding)
 			len = nib ? ntoken_at(m, t, i, &kind) : (uint32_t) longest_copy(m, t, i, &kind);
 		boundaries(m, t, i, &beside, &ahead);
-		kind = code_kind(m, c, prev, ph, prev_nb, beside, kind);
+		kind = code_kind(m, c, prev, ph, prev_nb, beside, agree, kind);
 		if (kind == 0 && !nib)
 		{
 			if (code_literal(m, t, i, ph))
 				return -1;
 			len = 1;
 		}
-		else if (code_count(m, c, kind, ph, ahead, len, (uint32_t) (t->n - i), t, i, &len))
+		else if (code_count(m, c, kind, ph, ahead, agree, len, (uint32_t) (t->n - i), t, i, &len))
 			return -1;
 		else if (kind == 0)
 			for (uint32_t e = 0; e < len; e++)
@@ -624,9 +660,9 @@ pair_data(btok *m, const sl_bscan *s)
 }
 
 
-/* Code every array of the scan with the tokens of version 3. */
+/* Code every array of the scan with the tokens of version (3 or 4). */
 int
-sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, sl_err *err)
+sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, int version, sl_err *err)
 {
 	btok	   *m = sl_alloc_err(sizeof(btok), err);
 	int			r = 0;
@@ -636,6 +672,7 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, sl_err *err)
 	memset(m, 0, offsetof(btok, loc));
 	m->rc = rc;
 	m->err = err;
+	m->version = version;
 	m->hbits = HASH_MIN;
 	while (m->hbits < HASH_MAX && ((uint64_t) 16 << m->hbits) < s->payload_sum)
 		m->hbits++;
@@ -647,7 +684,7 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, sl_err *err)
 	{
 		memset(m->pred, 0, sizeof(uint32_t) << m->hbits);
 		fresh(m->tree, (size_t) 1 << m->hbits);
-		fresh(&m->tc[0].kind[0][0][0][0][0], sizeof(m->tc) / (sizeof(uint32_t)));
+		fresh(&m->tc[0].kind[0][0][0][0][0][0], sizeof(m->tc) / (sizeof(uint32_t)));
 		fresh(m->hit, 3);
 		fresh(m->mode, 3);
 		fresh(&m->nlit[0][0][0], sizeof(m->nlit) / sizeof(uint32_t));

@@ -5,8 +5,8 @@
  * For every region file of the eras anvil-1.2-1.12, anvil-1.13-1.17,
  * anvil-1.18plus and mcregion, the chunks (sl_region_read, lenient) are
  * concatenated as ONE input and compressed with zstd-3, zstd-19 + long
- * matching (windowLog 27) and sl_bcodec_encode as streams of versions 1, 2
- * and 3; each output is decoded and compared byte for byte. Prints a
+ * matching (windowLog 27) and sl_bcodec_encode as streams of versions 1 to
+ * 4; each output is decoded and compared byte for byte. Prints a
  * table per version, a row per era: raw NBT, the sizes, bcodec /
  * zstd-19-long, encode and decode MB/s of raw NBT (CPU time of this
  * process, one run each, so other work on the machine moves them less),
@@ -37,7 +37,7 @@ static const char *const era_names[NERAS] = {
 	"anvil-1.2-1.12", "anvil-1.13-1.17", "anvil-1.18plus", "mcregion"
 };
 
-#define NVERS 3					/* stream versions 1, 2 and 3 */
+#define NVERS 4					/* stream versions 1 to 4 */
 
 typedef struct era_stats
 {
@@ -139,7 +139,7 @@ region_file(era_stats *e, const char *path)
 				e->worst_path[v] = path;
 			}
 	}
-	fprintf(stderr, "  %s %zu -> %zu (v1), %zu (v2), %zu (v3)\n", path, cat.len, bc[0], bc[1], bc[2]);
+	fprintf(stderr, "  %s %zu -> %zu (v1), %zu (v2), %zu (v3), %zu (v4)\n", path, cat.len, bc[0], bc[1], bc[2], bc[3]);
 	sl_buf_free(&cat);
 	sl_region_free(&r);
 }
@@ -215,7 +215,8 @@ main(int argc, char **argv)
 	for (int v = 0; v < NVERS; v++)
 	{
 		printf("\nblock codec version %d (%s)\n", v + 1,
-			   v == 2 ? "0xB3, value codec 3, settled store entries" :
+			   v == 3 ? "0xB4, value codec 4, settled store entries" :
+			   v == 2 ? "0xB3, value codec 3, settled store entries of 0.7.0" :
 			   v == 1 ? "0xB2, value codec 2" : "0xB1, value codec 1, the archive level");
 		printf("%-16s %5s %6s %12s %10s %10s %10s %7s %8s %8s  %s\n", "era", "files", "chunks",
 			   "raw NBT", "zstd-3", "zstd19L", "bcodec", "bc/19L", "enc MB/s", "dec MB/s",
