@@ -37,16 +37,13 @@ static const int bnd_tall[2] = {128, 2048};
 static const int nbnd_flat[2] = {128, 8};
 static const int nbnd_tall[2] = {64, 1024};
 
-/* Adaptive cells of one class of tokens (0 blocks, 1 nibble bytes). */
+/* Adaptive cells of one class of tokens (0 blocks, 1 nibble bytes) and, in version 4, of one agreement. */
 typedef struct tcells
 {
-	uint32_t	kind[4][3][8][4][AGREE][4];	/* previous kind, phase, previous count's
-											 * bits, boundaries beside, references
-											 * agreeing (version 4); tree node */
-	uint32_t	nb[4][3][8][AGREE][MAXNB];	/* kind, phase, nearest boundary ahead, references
-											 * agreeing (version 4); unary bit length */
-	uint32_t	mant[4][AGREE][MAXNB][MAXNB];	/* kind, references agreeing (version 4), bit
-											 * length, bit */
+	uint32_t	kind[4][3][8][4][4];	/* previous kind, phase, previous count's bits,
+										 * boundaries beside; tree node */
+	uint32_t	nb[4][3][8][MAXNB];	/* kind, phase, nearest boundary ahead; unary bit length */
+	uint32_t	mant[4][MAXNB][MAXNB];	/* kind, bit length, bit */
 } tcells;
 
 /* State over one input. */
@@ -65,7 +62,7 @@ typedef struct btok
 	uint32_t   *pred;			/* hashed: id + 1 of the block a literal context last held */
 	uint32_t   *tree;			/* hashed: palette index trees, by array */
 	uint32_t   *raw;			/* raw arrays' bytes: previous byte, node (made when first used) */
-	tcells		tc[2];
+	tcells		tc[2][AGREE];	/* by class, then which references agree (version 3: 0) */
 	uint32_t	hit[3];			/* a literal is its context's block; by phase */
 	uint32_t	mode[3];		/* a palette array is modelled; by kind */
 	uint32_t	nlit[4][17][16];	/* nibble literals: kind, the nibble below (16 none); node */
@@ -206,11 +203,11 @@ agreeing(btok *m, const tarr *t, int i)
 	return bw && bn ? 4 : bw ? 1 : bn ? 2 : wn ? 3 : 0;
 }
 
-/* Code a token: its kind (0 literal, 1-3 copy) after prev with phase ph; count of the one before; agreeing references. */
+/* Code a token: its kind (0 literal, 1-3 copy) after prev with phase ph; count of the one before. */
 static int
-code_kind(btok *m, tcells *c, int prev, int ph, int prev_nb, int beside, int agree, int kind)
+code_kind(btok *m, tcells *c, int prev, int ph, int prev_nb, int beside, int kind)
 {
-	uint32_t   *k = c->kind[prev][ph][prev_nb >> 1][beside][agree];
+	uint32_t   *k = c->kind[prev][ph][prev_nb >> 1][beside];
 	int			hi = bit(m, &k[1], kind >> 1);
 
 	return hi << 1 | bit(m, &k[2 + hi], kind & 1);
@@ -218,13 +215,13 @@ code_kind(btok *m, tcells *c, int prev, int ph, int prev_nb, int beside, int agr
 
 /* Code count v >= 1 of a token of kind at phase ph (Elias gamma with adaptive bits); fails past max. */
 static int
-code_count(btok *m, tcells *c, int kind, int ph, int ahead, int agree, uint32_t v, uint32_t max, const tarr *t,
-		   int i, uint32_t *out)
+code_count(btok *m, tcells *c, int kind, int ph, int ahead, uint32_t v, uint32_t max, const tarr *t, int i,
+		   uint32_t *out)
 {
 	int			nb = 0,
 				want = m->rc->decoding ? 0 : nbits_of(v);
 
-	while (nb < MAXNB - 1 && bit(m, &c->nb[kind][ph][ahead][agree][nb], nb < want))
+	while (nb < MAXNB - 1 && bit(m, &c->nb[kind][ph][ahead][nb], nb < want))
 		nb++;
 	if (m->rc->decoding)
 		v = 1;
@@ -234,7 +231,7 @@ code_count(btok *m, tcells *c, int kind, int ph, int ahead, int agree, uint32_t 
 		uint32_t	r = 1;
 
 		for (int b = nb - 1; b >= 0; b--)
-			r = r << 1 | (uint32_t) bit(m, &c->mant[kind][agree][nb][b], (int) (v >> b) & 1);
+			r = r << 1 | (uint32_t) bit(m, &c->mant[kind][nb][b], (int) (v >> b) & 1);
 		v = r;
 	}
 	if (v > max)
@@ -441,7 +438,6 @@ static int
 code_tokens(btok *m, const tarr *t)
 {
 	int			nib = t->p != NULL;
-	tcells	   *c = &m->tc[nib];
 	int			prev = 0,
 				prev_nb = 0;
 
@@ -450,22 +446,22 @@ code_tokens(btok *m, const tarr *t)
 	{
 		int			kind = 0,
 					ph = phase(i, t->row, t->layer),
-					agree = agreeing(m, t, i),
 					beside,
 					ahead;
+		tcells	   *c = &m->tc[nib][agreeing(m, t, i)];
 		uint32_t	len = 0;
 
 		if (!m->rc->decoding)
 			len = nib ? ntoken_at(m, t, i, &kind) : (uint32_t) longest_copy(m, t, i, &kind);
 		boundaries(m, t, i, &beside, &ahead);
-		kind = code_kind(m, c, prev, ph, prev_nb, beside, agree, kind);
+		kind = code_kind(m, c, prev, ph, prev_nb, beside, kind);
 		if (kind == 0 && !nib)
 		{
 			if (code_literal(m, t, i, ph))
 				return -1;
 			len = 1;
 		}
-		else if (code_count(m, c, kind, ph, ahead, agree, len, (uint32_t) (t->n - i), t, i, &len))
+		else if (code_count(m, c, kind, ph, ahead, len, (uint32_t) (t->n - i), t, i, &len))
 			return -1;
 		else if (kind == 0)
 			for (uint32_t e = 0; e < len; e++)
@@ -684,7 +680,8 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, int version,
 	{
 		memset(m->pred, 0, sizeof(uint32_t) << m->hbits);
 		fresh(m->tree, (size_t) 1 << m->hbits);
-		fresh(&m->tc[0].kind[0][0][0][0][0][0], sizeof(m->tc) / (sizeof(uint32_t)));
+		for (int k = 0; k < 2; k++)
+			fresh(&m->tc[k][0].kind[0][0][0][0][0], (version >= SL_BCODEC_V4 ? AGREE : 1) * sizeof(tcells) / sizeof(uint32_t));
 		fresh(m->hit, 3);
 		fresh(m->mode, 3);
 		fresh(&m->nlit[0][0][0], sizeof(m->nlit) / sizeof(uint32_t));
