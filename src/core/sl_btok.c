@@ -331,11 +331,15 @@ code_literal(btok *m, const tarr *t, int i, int ph)
 		v = l - 1;
 	else
 	{
-		int32_t		below = bref(m, t, i, t->offs[0]);
+		uint64_t	th = t->tree_h;
 
-		/* version 4: the tree's cells also by the block below */
-		v = code_tree(m, m->version < SL_BCODEC_V4 ? t->tree_h :
-					  sl_bmix(t->tree_h, below >= 0 ? m->pal.gid[below] : NONE), t->nbits, v);
+		if (m->version >= SL_BCODEC_V4)
+		{
+			int32_t		below = bref(m, t, i, t->offs[0]);
+
+			th = sl_bmix(th, below >= 0 ? m->pal.gid[below] : NONE);	/* the tree's cells also by the block below */
+		}
+		v = code_tree(m, th, t->nbits, v);
 		if (sl_bpal_check(v, t->npal, t->ai, i, m->err))
 			return -1;
 	}
