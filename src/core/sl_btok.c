@@ -85,11 +85,14 @@ typedef struct tarr
 } tarr;
 
 
-/* Code one bit with cell c (inlined: the coder's inner loop). */
-static inline __attribute__((always_inline)) int
-bit(btok *m, uint32_t *c, int b)
+/* Inlined into the token loop, which keeps the coder's state in registers. */
+#define INLINE static inline __attribute__((always_inline))
+
+/* Code one bit with cell c (the coder's inner loop). */
+INLINE int
+bit(sl_rc *rc, uint32_t *c, int b)
 {
-	return sl_rc_bit(m->rc, c, b);
+	return sl_rc_bit(rc, c, b);
 }
 
 /* Set every cell of n to a fresh probability. */
@@ -135,11 +138,9 @@ phase(int i, int row, int layer)
 static inline int
 nbits_of(uint32_t v)
 {
-	int			b = 0;
+	int			b = 31 - __builtin_clz(v);
 
-	while (b < MAXNB - 1 && (v >> (b + 1)) != 0)
-		b++;
-	return b;
+	return b < MAXNB - 1 ? b : MAXNB - 1;
 }
 
 /*
@@ -175,26 +176,26 @@ boundaries(btok *m, const tarr *t, int i, int *beside, int *ahead)
 }
 
 /* Code a token: its kind (0 literal, 1-3 copy) after prev with phase ph; count of the one before. */
-static int
-code_kind(btok *m, tcells *c, int prev, int ph, int prev_nb, int beside, int kind)
+INLINE int
+code_kind(sl_rc *rc, tcells *c, int prev, int ph, int prev_nb, int beside, int kind)
 {
 	uint32_t   *k = c->kind[prev][ph][prev_nb >> 1][beside];
-	int			hi = bit(m, &k[1], kind >> 1);
+	int			hi = bit(rc, &k[1], kind >> 1);
 
-	return hi << 1 | bit(m, &k[2 + hi], kind & 1);
+	return hi << 1 | bit(rc, &k[2 + hi], kind & 1);
 }
 
 /* Code count v >= 1 of a token of kind at phase ph (Elias gamma with adaptive bits); fails past max. */
-static int
-code_count(btok *m, tcells *c, int kind, int ph, int ahead, uint32_t v, uint32_t max, const tarr *t, int i,
+INLINE int
+code_count(btok *m, sl_rc *rc, tcells *c, int kind, int ph, int ahead, uint32_t v, uint32_t max, const tarr *t, int i,
 		   uint32_t *out)
 {
 	int			nb = 0,
-				want = m->rc->decoding ? 0 : nbits_of(v);
+				want = rc->decoding ? 0 : nbits_of(v);
 
-	while (nb < MAXNB - 1 && bit(m, &c->nb[kind][ph][ahead][nb], nb < want))
+	while (nb < MAXNB - 1 && bit(rc, &c->nb[kind][ph][ahead][nb], nb < want))
 		nb++;
-	if (m->rc->decoding)
+	if (rc->decoding)
 		v = 1;
 	else
 		v &= (1u << nb) - 1;
@@ -202,7 +203,7 @@ code_count(btok *m, tcells *c, int kind, int ph, int ahead, uint32_t v, uint32_t
 		uint32_t	r = 1;
 
 		for (int b = nb - 1; b >= 0; b--)
-			r = r << 1 | (uint32_t) bit(m, &c->mant[kind][nb][b], (int) (v >> b) & 1);
+			r = r << 1 | (uint32_t) bit(rc, &c->mant[kind][nb][b], (int) (v >> b) & 1);
 		v = r;
 	}
 	if (v > max)
@@ -213,8 +214,8 @@ code_count(btok *m, tcells *c, int kind, int ph, int ahead, uint32_t v, uint32_t
 }
 
 /* Code the low nbits of v (MSB first) with a bit tree in the hashed cells under context h. */
-static uint32_t
-code_tree(btok *m, uint64_t h, int nbits, uint32_t v)
+INLINE uint32_t
+code_tree(btok *m, sl_rc *rc, uint64_t h, int nbits, uint32_t v)
 {
 	uint32_t	node = 1;
 
@@ -222,7 +223,7 @@ code_tree(btok *m, uint64_t h, int nbits, uint32_t v)
 	{
 		uint32_t   *c = &m->tree[(sl_bmix(h, node) * 0xD6E8FEB86659FD93ULL) >> (64 - m->hbits)];
 
-		node = 2 * node + (uint32_t) bit(m, c, (int) (v >> i) & 1);
+		node = 2 * node + (uint32_t) bit(rc, c, (int) (v >> i) & 1);
 	}
 	return node - (1u << nbits);
 }
@@ -282,12 +283,12 @@ copy_blocks(btok *m, const tarr *t, int i, int off, uint32_t len)
 }
 
 /* Code one literal block at i. */
-static int
-code_literal(btok *m, const tarr *t, int i, int ph)
+INLINE int
+code_literal(btok *m, sl_rc *rc, const tarr *t, int i, int ph)
 {
 	uint64_t	h = 0x5EED;
 	uint32_t   *cell,
-				v = m->rc->decoding ? 0 : m->loc[i],
+				v = rc->decoding ? 0 : m->loc[i],
 				l;
 
 	for (int k = 0; k < 3; k++)
@@ -298,11 +299,11 @@ code_literal(btok *m, const tarr *t, int i, int ph)
 	}
 	cell = &m->pred[(h * 0xD6E8FEB86659FD93ULL) >> (64 - m->hbits)];
 	l = *cell ? sl_bpal_local(&m->pal, *cell - 1) : 0;
-	if (l && bit(m, &m->hit[ph], l == v + 1))
+	if (l && bit(rc, &m->hit[ph], l == v + 1))
 		v = l - 1;
 	else
 	{
-		v = code_tree(m, t->tree_h, t->nbits, v);
+		v = code_tree(m, rc, t->tree_h, t->nbits, v);
 		if (sl_bpal_check(v, t->npal, t->ai, i, m->err))
 			return -1;
 	}
@@ -336,11 +337,11 @@ copy_bytes(btok *m, const tarr *t, int j, int off, uint32_t len)
 }
 
 /* Code literal byte j of a nibble array as two nibbles, each under the nibble below. */
-static void
-code_nliteral(btok *m, const tarr *t, int j)
+INLINE void
+code_nliteral(btok *m, sl_rc *rc, const tarr *t, int j)
 {
 	int			r = nref(t, j, t->offs[0]);
-	uint32_t	v = m->rc->decoding ? 0 : t->p[j],
+	uint32_t	v = rc->decoding ? 0 : t->p[j],
 				out = 0;
 
 	for (int h = 0; h < 8; h += 4)
@@ -349,7 +350,7 @@ code_nliteral(btok *m, const tarr *t, int j)
 		uint32_t	node = 1;
 
 		for (int b = 3; b >= 0; b--)
-			node = 2 * node + (uint32_t) bit(m, &c[node], (int) (v >> (h + b)) & 1);
+			node = 2 * node + (uint32_t) bit(rc, &c[node], (int) (v >> (h + b)) & 1);
 		out |= (node - 16) << h;
 	}
 	t->p[j] = (uint8_t) out;
@@ -369,12 +370,12 @@ ntoken_at(btok *m, const tarr *t, int j, int *kind)
 }
 
 /*
- * Code the tokens of an array: blocks in m->loc, or the bytes of a nibble
- * array at t->p (decoding: into them). A block literal is one element and
- * has no count; a nibble literal token counts its bytes.
+ * Code the tokens of an array with rc: blocks in m->loc, or the bytes of a
+ * nibble array at t->p (decoding: into them). A block literal is one
+ * element and has no count; a nibble literal token counts its bytes.
  */
-static int
-code_tokens(btok *m, const tarr *t)
+INLINE int
+tokens(btok *m, sl_rc *rc, const tarr *t)
 {
 	int			nib = t->p != NULL;
 	tcells	   *c = &m->tc[nib];
@@ -390,22 +391,22 @@ code_tokens(btok *m, const tarr *t)
 					ahead;
 		uint32_t	len = 0;
 
-		if (!m->rc->decoding)
+		if (!rc->decoding)
 			len = nib ? ntoken_at(m, t, i, &kind) : (uint32_t) longest_copy(m, t, i, &kind);
 		boundaries(m, t, i, &beside, &ahead);
-		kind = code_kind(m, c, prev, ph, prev_nb, beside, kind);
+		kind = code_kind(rc, c, prev, ph, prev_nb, beside, kind);
 		if (kind == 0 && !nib)
 		{
-			if (code_literal(m, t, i, ph))
+			if (code_literal(m, rc, t, i, ph))
 				return -1;
 			len = 1;
 		}
-		else if (code_count(m, c, kind, ph, ahead, len, (uint32_t) (t->n - i), t, i, &len))
+		else if (code_count(m, rc, c, kind, ph, ahead, len, (uint32_t) (t->n - i), t, i, &len))
 			return -1;
 		else if (kind == 0)
 			for (uint32_t e = 0; e < len; e++)
-				code_nliteral(m, t, i + (int) e);
-		else if (m->rc->decoding &&
+				code_nliteral(m, rc, t, i + (int) e);
+		else if (rc->decoding &&
 				 (nib ? copy_bytes(m, t, i, t->offs[kind - 1], len) : copy_blocks(m, t, i, t->offs[kind - 1], len)))
 			return -1;
 		i += (int) len;
@@ -413,6 +414,27 @@ code_tokens(btok *m, const tarr *t)
 		prev_nb = kind == 0 && !nib ? 0 : 2 * (nbits_of(len) + 1 < 7 ? nbits_of(len) + 1 : 7);
 	}
 	return 0;
+}
+
+/* Code the tokens of an array with a copy of the coder (held in registers), one loop per direction. */
+static int
+code_tokens(btok *m, const tarr *t)
+{
+	sl_rc		rc = *m->rc;
+	int			r;
+
+	if (rc.decoding)
+	{
+		rc.decoding = 1;
+		r = tokens(m, &rc, t);
+	}
+	else
+	{
+		rc.decoding = 0;
+		r = tokens(m, &rc, t);
+	}
+	*m->rc = rc;
+	return r;
 }
 
 /* Code an array's bytes with an order-1 byte model (palette arrays the tokens cannot hold). */
@@ -434,7 +456,7 @@ code_raw(btok *m, uint8_t *p, size_t n)
 					v = m->rc->decoding ? 0 : p[i];
 
 		for (int b = 7; b >= 0; b--)
-			node = 2 * node + (uint32_t) bit(m, &m->raw[prev << 8 | (node & 255)], (int) (v >> b) & 1);
+			node = 2 * node + (uint32_t) bit(m->rc, &m->raw[prev << 8 | (node & 255)], (int) (v >> b) & 1);
 		p[i] = (uint8_t) node;
 		prev = p[i];
 	}
@@ -512,7 +534,7 @@ code_blocks(btok *m, const sl_barray *a, size_t ai, uint8_t *p, uint8_t *data)
 				ok = memcmp(m->scratch, p, (size_t) a->count * 8) == 0;
 			}
 		}
-		if (!bit(m, &m->mode[a->kind - 1], ok))
+		if (!bit(m->rc, &m->mode[a->kind - 1], ok))
 		{
 			m->top_doc = 0;
 			return code_raw(m, p, (size_t) a->count * 8);
