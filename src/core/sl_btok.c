@@ -62,7 +62,7 @@ typedef struct btok
 	uint32_t	nlit[4][17][16];	/* nibble literals: kind, the nibble below (16 none); node */
 	/* scratch, not cleared */
 	uint32_t	loc[32768];		/* local indices of the current array */
-	uint8_t		start[32768];	/* 1 where a token of the current array starts */
+	uint64_t	start[32768 / 64 + 2];	/* bit i: a token of the current array starts at i */
 	uint8_t		scratch[4096 * 8];
 } btok;
 
@@ -143,6 +143,15 @@ nbits_of(uint32_t v)
 	return b < MAXNB - 1 ? b : MAXNB - 1;
 }
 
+/* The 64 start bits from bit s on. */
+static inline uint64_t
+starts_at(const uint64_t *w, int s)
+{
+	uint64_t	lo = w[s >> 6] >> (s & 63);
+
+	return s & 63 ? lo | w[(s >> 6) + 1] << (64 - (s & 63)) : lo;
+}
+
 /*
  * Mark a token starting at i and return its context from the tokens of the
  * neighbours before (t->bnd): *beside, which of them started a token at the
@@ -155,21 +164,23 @@ boundaries(btok *m, const tarr *t, int i, int *beside, int *ahead)
 	int			b = 0,
 				d = NEAR + 1;
 
-	m->start[i] = 1;
+	m->start[i >> 6] |= (uint64_t) 1 << (i & 63);
 	for (int k = 0; k < 2; k++)
 	{
-		int			off = t->bnd[k];
+		int			off = t->bnd[k],
+					lim = d - 1 < t->n - i - 1 ? d - 1 : t->n - i - 1;
+		uint64_t	w;
 
 		if (i < off)
 			continue;
-		b |= m->start[i - off] << k;
-		{
-			int			lim = d - 1 < t->n - i - 1 ? d - 1 : t->n - i - 1;
-			const uint8_t *q = lim > 0 ? memchr(m->start + i + 1 - off, 1, (size_t) lim) : NULL;
-
-			if (q)
-				d = (int) (q - (m->start + i - off));
-		}
+		b |= (int) (m->start[(i - off) >> 6] >> ((i - off) & 63) & 1) << k;
+		if (lim <= 0)
+			continue;
+		w = starts_at(m->start, i + 1 - off);
+		if (lim < 64)
+			w &= ((uint64_t) 1 << lim) - 1;
+		if (w)
+			d = __builtin_ctzll(w) + 1;
 	}
 	*beside = b;
 	*ahead = d > NEAR ? 0 : 1 + nbits_of((uint32_t) d);
@@ -261,6 +272,17 @@ longest_copy(btok *m, const tarr *t, int i, int *kind)
 	return best;
 }
 
+/* Append n bytes after the period bytes at base that repeat them (memcpy of doubling blocks). */
+static inline void
+repeat(uint8_t *base, size_t period, size_t n)
+{
+	for (size_t done = 0, k; done < n; done += k)
+	{
+		k = n - done < period + done ? n - done : period + done;
+		memcpy(base + period + done, base, k);
+	}
+}
+
 /* Copy len elements at i from offset off (decoding); fails where the reference is missing. */
 static int
 copy_blocks(btok *m, const tarr *t, int i, int off, uint32_t len)
@@ -274,11 +296,7 @@ copy_blocks(btok *m, const tarr *t, int i, int off, uint32_t len)
 		m->loc[i] = (uint32_t) r;
 		len--;
 	}
-	if ((uint32_t) off >= len)
-		memcpy(m->loc + i, m->loc + i - off, len * sizeof(uint32_t));
-	else
-		for (uint32_t *d = m->loc + i, *e = d + len; d < e; d++)
-			*d = d[-off];
+	repeat((uint8_t *) (m->loc + i - off), (size_t) off * sizeof(uint32_t), (size_t) len * sizeof(uint32_t));
 	return 0;
 }
 
@@ -326,13 +344,10 @@ copy_bytes(btok *m, const tarr *t, int j, int off, uint32_t len)
 			return sl_fail(m->err, SL_ERR_CORRUPT, "bcodec: array %zu byte %d: copied from nothing", t->ai, j);
 		p[j] = (uint8_t) r;
 	}
-	if ((uint32_t) off >= len)
-		memcpy(p + j, p + j - off, len);
-	else if (off == 1)
+	if (off == 1)
 		memset(p + j, p[j - 1], len);
 	else
-		for (uint8_t *d = p + j, *e = d + len; d < e; d++)
-			*d = d[-off];
+		repeat(p + j - off, (size_t) off, len);
 	return 0;
 }
 
@@ -382,7 +397,7 @@ tokens(btok *m, sl_rc *rc, const tarr *t)
 	int			prev = 0,
 				prev_nb = 0;
 
-	memset(m->start, 0, (size_t) t->n);
+	memset(m->start, 0, (size_t) (t->n / 64 + 2) * sizeof(uint64_t));
 	for (int i = 0; i < t->n;)
 	{
 		int			kind = 0,
