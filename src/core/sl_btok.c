@@ -296,7 +296,11 @@ copy_blocks(btok *m, const tarr *t, int i, int off, uint32_t len)
 		m->loc[i] = (uint32_t) r;
 		len--;
 	}
-	repeat((uint8_t *) (m->loc + i - off), (size_t) off * sizeof(uint32_t), (size_t) len * sizeof(uint32_t));
+	if (off == 1)
+		for (uint32_t *d = m->loc + i, *e = d + len, v = d[-1]; d < e; d++)
+			*d = v;
+	else
+		repeat((uint8_t *) (m->loc + i - off), (size_t) off * sizeof(uint32_t), (size_t) len * sizeof(uint32_t));
 	return 0;
 }
 
