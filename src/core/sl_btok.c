@@ -17,6 +17,7 @@
 #define HASH_MAX	16
 #define MAXNB		16			/* a count is below 2^16 */
 #define NEAR		64			/* how far ahead a token looks for a boundary beside it */
+#define COPY_STEP	16			/* elements a block copy moves at once (no block offset is smaller, but 1) */
 
 /* Element offsets of below, west and north: blocks in a 16^3 (YZX) or tall (XZY) array. */
 static const int offs_flat[3] = {256, 1, 16};
@@ -61,7 +62,7 @@ typedef struct btok
 	uint32_t	mode[3];		/* a palette array is modelled; by kind */
 	uint32_t	nlit[4][17][16];	/* nibble literals: kind, the nibble below (16 none); node */
 	/* scratch, not cleared */
-	uint32_t	loc[32768];		/* local indices of the current array */
+	uint32_t	loc[32768 + COPY_STEP];	/* local indices of the current array; room for a copy's last step */
 	uint64_t	start[32768 / 64 + 2];	/* bit i: a token of the current array starts at i */
 	uint8_t		scratch[4096 * 8];
 } btok;
@@ -272,17 +273,6 @@ longest_copy(btok *m, const tarr *t, int i, int *kind)
 	return best;
 }
 
-/* Append n bytes after the period bytes at base that repeat them (memcpy of doubling blocks). */
-static inline void
-repeat(uint8_t *base, size_t period, size_t n)
-{
-	for (size_t done = 0, k; done < n; done += k)
-	{
-		k = n - done < period + done ? n - done : period + done;
-		memcpy(base + period + done, base, k);
-	}
-}
-
 /* Copy len elements at i from offset off (decoding); fails where the reference is missing. */
 static int
 copy_blocks(btok *m, const tarr *t, int i, int off, uint32_t len)
@@ -300,7 +290,9 @@ copy_blocks(btok *m, const tarr *t, int i, int off, uint32_t len)
 		for (uint32_t *d = m->loc + i, *e = d + len, v = d[-1]; d < e; d++)
 			*d = v;
 	else
-		repeat((uint8_t *) (m->loc + i - off), (size_t) off * sizeof(uint32_t), (size_t) len * sizeof(uint32_t));
+		/* offsets are 16 or more: blocks of 16, the last may run past (m->loc has room) */
+		for (uint32_t *d = m->loc + i, *e = d + len; d < e; d += COPY_STEP)
+			memcpy(d, d - off, COPY_STEP * sizeof(uint32_t));
 	return 0;
 }
 
@@ -351,7 +343,15 @@ copy_bytes(btok *m, const tarr *t, int j, int off, uint32_t len)
 	if (off == 1)
 		memset(p + j, p[j - 1], len);
 	else
-		repeat(p + j - off, (size_t) off, len);
+	{
+		/* offsets are 8 or more: blocks of 8 while they end within the array, then bytes */
+		uint32_t	k = 0;
+
+		for (; k < len && j + (int) k + 8 <= t->n; k += 8)
+			memcpy(p + j + k, p + j + k - off, 8);
+		for (; k < len; k++)
+			p[j + k] = p[j + k - off];
+	}
 	return 0;
 }
 
