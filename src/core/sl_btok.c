@@ -286,11 +286,18 @@ copy_blocks(btok *m, const tarr *t, int i, int off, uint32_t len)
 		m->loc[i] = (uint32_t) r;
 		len--;
 	}
+	/* blocks of COPY_STEP, the last may run past (m->loc has room) */
 	if (off == 1)
-		for (uint32_t *d = m->loc + i, *e = d + len, v = d[-1]; d < e; d++)
-			*d = v;
+	{
+		uint32_t	v[COPY_STEP];
+
+		for (int k = 0; k < COPY_STEP; k++)
+			v[k] = m->loc[i - 1];
+		for (uint32_t *d = m->loc + i, *e = d + len; d < e; d += COPY_STEP)
+			memcpy(d, v, sizeof(v));
+	}
 	else
-		/* offsets are 16 or more: blocks of 16, the last may run past (m->loc has room) */
+		/* the other offsets are COPY_STEP or more */
 		for (uint32_t *d = m->loc + i, *e = d + len; d < e; d += COPY_STEP)
 			memcpy(d, d - off, COPY_STEP * sizeof(uint32_t));
 	return 0;
