@@ -489,6 +489,22 @@ code_raw(btok *m, uint8_t *p, size_t n)
 	return 0;
 }
 
+/*
+ * Split n ids id << 4 | data (n a multiple of 16) into Blocks and Data, 16
+ * at a time in two fixed loops the compiler turns into vector code.
+ */
+static void
+split_legacy(const uint32_t *restrict l, int n, uint8_t *restrict p, uint8_t *restrict data)
+{
+	for (int i = 0; i < n; i += 16)
+	{
+		for (int k = 0; k < 16; k++)
+			p[i + k] = (uint8_t) (l[i + k] >> 4);
+		for (int k = 0; k < 8; k++)
+			data[(i >> 1) + k] = (uint8_t) ((l[i + 2 * k] & 15) | (l[i + 2 * k + 1] & 15) << 4);
+	}
+}
+
 /* Legacy Blocks (and the Data array beside it, or NULL) from or to m->loc: id << 4 | data. */
 static int
 legacy_loc(btok *m, const tarr *t, uint8_t *p, uint8_t *data)
@@ -505,12 +521,7 @@ legacy_loc(btok *m, const tarr *t, uint8_t *p, uint8_t *data)
 			m->loc[i + 1] = (uint32_t) p[i + 1] << 4 | d >> 4;
 		}
 	else if (data)
-		for (int i = 0; i < t->n; i += 2)
-		{
-			p[i] = (uint8_t) (l[i] >> 4);
-			p[i + 1] = (uint8_t) (l[i + 1] >> 4);
-			data[i >> 1] = (uint8_t) ((l[i] & 15) | (l[i + 1] & 15) << 4);
-		}
+		split_legacy(l, t->n, p, data);
 	else
 	{
 		for (int i = 0; i < t->n; i++)
