@@ -30,9 +30,10 @@ typedef struct sl_rc
 	sl_err	   *err;
 	/* decoder */
 	uint32_t	code;
-	const uint8_t *src;
-	size_t		len,
-				pos;			/* may pass len: bytes past the end read as 0 */
+	const uint8_t *src,
+			   *cur,			/* the next byte */
+			   *end;
+	size_t		over;			/* bytes read past the end (as 0) */
 	/* both */
 	uint32_t	range;
 } sl_rc;
@@ -82,10 +83,17 @@ sl_rc_enc_finish(sl_rc *rc)
 static inline uint8_t
 sl_rc_byte(sl_rc *rc)
 {
-	uint8_t		b = rc->pos < rc->len ? rc->src[rc->pos] : 0;
+	if (rc->cur < rc->end)
+		return *rc->cur++;
+	rc->over++;
+	return 0;
+}
 
-	rc->pos++;
-	return b;
+/* Bytes the decoder has read (past the end when it read more than there were). */
+static inline size_t
+sl_rc_dec_pos(const sl_rc *rc)
+{
+	return (size_t) (rc->cur - rc->src) + rc->over;
 }
 
 /* Start decoding src[0..len). */
@@ -94,8 +102,8 @@ sl_rc_dec_init(sl_rc *rc, const uint8_t *src, size_t len)
 {
 	memset(rc, 0, sizeof(*rc));
 	rc->decoding = 1;
-	rc->src = src;
-	rc->len = len;
+	rc->src = rc->cur = src;
+	rc->end = src + len;
 	rc->range = 0xFFFFFFFFu;
 	for (int i = 0; i < 5; i++)
 		rc->code = (rc->code << 8) | sl_rc_byte(rc);
