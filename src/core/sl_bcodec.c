@@ -283,9 +283,9 @@ decode_arrays(const uint8_t *src, size_t len, const sl_bscan *s, uint8_t **ptrs,
 	if (version >= SL_BCODEC_V3 ? sl_btok_code(&rc, s, ptrs, version, err)
 		: sl_bmodel_code(&rc, s, ptrs, raw_len, version, err))
 		return -1;
-	if (rc.pos != len)
+	if (sl_rc_dec_pos(&rc) != len)
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: range coder stream of %zu bytes ends at byte %zu",
-					   len, rc.pos);
+					   len, sl_rc_dec_pos(&rc));
 	return 0;
 }
 

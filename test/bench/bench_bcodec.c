@@ -17,6 +17,10 @@
  * difference (test/corpus.sh).
  *
  * Usage: bench_bcodec [--check] [CORPUS_DIR]   (default $SLIME_CORPUS or ../shared/corpus)
+ *
+ * SLIME_BCODEC_VERSIONS=34 (any of the digits 1-4) codes only those versions;
+ * SLIME_BCODEC_ZSTD=0 skips the zstd baselines (bc/19L and worst print 0):
+ * a quick A/B of one version's speed.
  */
 #define _XOPEN_SOURCE 700
 #include <stdio.h>
@@ -54,6 +58,8 @@ typedef struct era_stats
 } era_stats;
 
 static int	check_only;
+static int	version_on[NVERS] = {1, 1, 1, 1};	/* SLIME_BCODEC_VERSIONS */
+static int	zstd_on = 1;		/* SLIME_BCODEC_ZSTD */
 
 
 /* CPU seconds of this process. */
@@ -102,7 +108,7 @@ region_file(era_stats *e, const char *path)
 	sl_region	r;
 	sl_err		err;
 	sl_buf		cat = {0};
-	size_t		bc[NVERS];
+	size_t		bc[NVERS] = {0};
 
 	corpus_read_region(path, &r);
 	for (int c = 0; c < r.nchunks; c++)
@@ -115,18 +121,20 @@ region_file(era_stats *e, const char *path)
 
 			snprintf(what, sizeof(what), "%s chunk (%d,%d)", path, r.chunks[c].x, r.chunks[c].z);
 			for (int v = 0; v < NVERS; v++)
-				round_trip(r.chunks[c].nbt, r.chunks[c].nbt_len, v + 1, what, NULL, NULL);
+				if (version_on[v])
+					round_trip(r.chunks[c].nbt, r.chunks[c].nbt_len, v + 1, what, NULL, NULL);
 		}
 	}
 	for (int v = 0; v < NVERS; v++)
-	{
-		bc[v] = round_trip(cat.data, cat.len, v + 1, path, &e->enc_s[v], &e->dec_s[v]);
-		e->bc[v] += bc[v];
-	}
+		if (version_on[v])
+		{
+			bc[v] = round_trip(cat.data, cat.len, v + 1, path, &e->enc_s[v], &e->dec_s[v]);
+			e->bc[v] += bc[v];
+		}
 	e->files++;
 	e->chunks += r.nchunks;
 	e->raw += cat.len;
-	if (!check_only && cat.len > 0)
+	if (!check_only && zstd_on && cat.len > 0)
 	{
 		double		z19 = bench_zstd_size(cat.data, cat.len, 19, 1);
 
@@ -173,6 +181,10 @@ main(int argc, char **argv)
 			root = argv[i];
 	if (root == NULL)
 		root = "../shared/corpus";
+	if (getenv("SLIME_BCODEC_VERSIONS"))
+		for (int v = 0; v < NVERS; v++)
+			version_on[v] = strchr(getenv("SLIME_BCODEC_VERSIONS"), '1' + v) != NULL;
+	zstd_on = getenv("SLIME_BCODEC_ZSTD") == NULL || strcmp(getenv("SLIME_BCODEC_ZSTD"), "0") != 0;
 	corpus_list_regions(root, era_names, NERAS, CORPUS_BY_PATH, &files, &nfiles);
 	if (nfiles == 0)
 		die("no region files under %s", root);
@@ -214,6 +226,8 @@ main(int argc, char **argv)
 	}
 	for (int v = 0; v < NVERS; v++)
 	{
+		if (!version_on[v])
+			continue;
 		printf("\nblock codec version %d (%s)\n", v + 1,
 			   v == 3 ? "0xB4, value codec 4, settled store entries" :
 			   v == 2 ? "0xB3, value codec 3, settled store entries of 0.7.0" :
