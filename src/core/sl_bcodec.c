@@ -13,9 +13,9 @@
 #include "sl_vdir.h"
 #include "sl_zstd.h"
 
-#define BCODEC_MAGIC(v) (0xB0 + (v))	/* 0xB1, 0xB2, 0xB3: the stream's version */
+#define BCODEC_MAGIC(v) (0xB0 + (v))	/* 0xB1 .. 0xB4: the stream's version */
 /* the structure's zstd level */
-#define BCODEC_LEVEL(v) ((v) == 1 ? 19 : (v) == 2 ? SL_BCODEC2_LEVEL : SL_BCODEC3_LEVEL)
+#define BCODEC_LEVEL(v) ((v) == 1 ? 19 : (v) == 2 ? SL_BCODEC2_LEVEL : SL_BCODEC3_LEVEL)	/* 3 and 4 */
 #define BODY_OFF		13		/* magic, XXH64 of the raw bytes, XXH32 of the rest */
 #define HEADER_MIN		BODY_OFF
 
@@ -119,7 +119,7 @@ code_arrays_enc(const uint8_t *raw, size_t raw_len, const sl_bscan *rs, const sl
 	for (size_t i = 0; i < rs->n; i++)
 		ptrs[i] = (uint8_t *) raw + rs->a[i].at;	/* read only when encoding */
 	sl_rc_enc_init(&rc, out, err);
-	r = version == SL_BCODEC_V3 ? sl_btok_code(&rc, ss, ptrs, err)
+	r = version >= SL_BCODEC_V3 ? sl_btok_code(&rc, ss, ptrs, version, err)
 		: sl_bmodel_code(&rc, ss, ptrs, raw_len, version, err);
 	if (r == 0)
 		r = sl_rc_enc_finish(&rc);
@@ -127,7 +127,7 @@ code_arrays_enc(const uint8_t *raw, size_t raw_len, const sl_bscan *rs, const sl
 	return r;
 }
 
-/* Encode raw[0..raw_len) into out as a stream of version (1 or 2). */
+/* Encode raw[0..raw_len) into out as a stream of version (1 to 4). */
 int
 sl_bcodec_encode(const uint8_t *raw, size_t raw_len, int version, sl_buf *out, sl_err *err)
 {
@@ -154,7 +154,7 @@ sl_bcodec_encode(const uint8_t *raw, size_t raw_len, int version, sl_buf *out, s
 		if (sl_buf_put(&st, raw, raw_len, err))
 			goto done;
 	}
-	if (version < SL_BCODEC_V1 || version > SL_BCODEC_V3)
+	if (version < SL_BCODEC_V1 || version > SL_BCODEC_V4)
 	{
 		sl_fail(err, SL_ERR_INVALID, "bcodec: no version %d", version);
 		goto done;
@@ -202,7 +202,7 @@ read_header(const uint8_t *src, size_t len, size_t raw_len, header *h, sl_err *e
 	h->version = sl_bcodec_version(src, len);
 	if (h->version == 0)
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: magic byte 0x%02x at offset 0, expected 0x%02x to 0x%02x",
-					   src[0], BCODEC_MAGIC(1), BCODEC_MAGIC(3));
+					   src[0], BCODEC_MAGIC(1), BCODEC_MAGIC(4));
 	h->xxh = sl_get_u64be(src + 1);
 	if (XXH32(src + BODY_OFF, len - BODY_OFF, 0) != sl_get_u32be(src + 9))
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: XXH32 at offset 9 does not match the %zu bytes after it",
@@ -228,7 +228,7 @@ read_header(const uint8_t *src, size_t len, size_t raw_len, header *h, sl_err *e
 int
 sl_bcodec_version(const uint8_t *src, size_t len)
 {
-	if (len >= 1 && src[0] >= BCODEC_MAGIC(1) && src[0] <= BCODEC_MAGIC(3))
+	if (len >= 1 && src[0] >= BCODEC_MAGIC(1) && src[0] <= BCODEC_MAGIC(4))
 		return src[0] - 0xB0;
 	return 0;
 }
@@ -280,12 +280,12 @@ decode_arrays(const uint8_t *src, size_t len, const sl_bscan *s, uint8_t **ptrs,
 	sl_rc		rc;
 
 	sl_rc_dec_init(&rc, src, len);
-	if (version == SL_BCODEC_V3 ? sl_btok_code(&rc, s, ptrs, err)
+	if (version >= SL_BCODEC_V3 ? sl_btok_code(&rc, s, ptrs, version, err)
 		: sl_bmodel_code(&rc, s, ptrs, raw_len, version, err))
 		return -1;
-	if (rc.pos != len)
+	if (sl_rc_dec_pos(&rc) != len)
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: range coder stream of %zu bytes ends at byte %zu",
-					   len, rc.pos);
+					   len, sl_rc_dec_pos(&rc));
 	return 0;
 }
 

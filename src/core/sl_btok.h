@@ -1,5 +1,5 @@
 /*
- * sl_btok.h - the arrays of a block codec version 3 stream (sl_bcodec):
+ * sl_btok.h - the arrays of a block codec version 3 or 4 stream (sl_bcodec):
  * copy and literal tokens with adaptive binary models (sl_rc.h).
  *
  * Each array found by sl_bsplit is rewritten as tokens over its elements
@@ -21,11 +21,12 @@
 #include "sl_rc.h"
 
 /*
- * Code the payloads of s->a[0..s->n) with rc, encoding or decoding as rc was
- * started: payload[i] holds array i's bytes (count * esize); the decoder
+ * Code the payloads of s->a[0..s->n) with rc as a stream of version 3 or 4
+ * (sl_bcodec.h), encoding or decoding as rc was started: payload[i] holds array i's bytes (count * esize); the decoder
  * writes them there, the encoder only reads them. Decoding errors are
  * SL_ERR_CORRUPT naming the array and element.
  */
-int			sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, sl_err *err);
+int			sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, int version,
+						 sl_err *err);
 
 #endif

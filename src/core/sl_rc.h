@@ -30,9 +30,10 @@ typedef struct sl_rc
 	sl_err	   *err;
 	/* decoder */
 	uint32_t	code;
-	const uint8_t *src;
-	size_t		len,
-				pos;			/* may pass len: bytes past the end read as 0 */
+	const uint8_t *src,
+			   *cur,			/* the next byte */
+			   *end;
+	size_t		over;			/* bytes read past the end (as 0) */
 	/* both */
 	uint32_t	range;
 } sl_rc;
@@ -82,10 +83,17 @@ sl_rc_enc_finish(sl_rc *rc)
 static inline uint8_t
 sl_rc_byte(sl_rc *rc)
 {
-	uint8_t		b = rc->pos < rc->len ? rc->src[rc->pos] : 0;
+	if (rc->cur < rc->end)
+		return *rc->cur++;
+	rc->over++;
+	return 0;
+}
 
-	rc->pos++;
-	return b;
+/* Bytes the decoder has read (past the end when it read more than there were). */
+static inline size_t
+sl_rc_dec_pos(const sl_rc *rc)
+{
+	return (size_t) (rc->cur - rc->src) + rc->over;
 }
 
 /* Start decoding src[0..len). */
@@ -94,15 +102,20 @@ sl_rc_dec_init(sl_rc *rc, const uint8_t *src, size_t len)
 {
 	memset(rc, 0, sizeof(*rc));
 	rc->decoding = 1;
-	rc->src = src;
-	rc->len = len;
+	rc->src = rc->cur = src;
+	rc->end = src + len;
 	rc->range = 0xFFFFFFFFu;
 	for (int i = 0; i < 5; i++)
 		rc->code = (rc->code << 8) | sl_rc_byte(rc);
 }
 
-/* Update a probability cell with the bit just coded. */
-static inline void
+/*
+ * Update a probability cell with the bit just coded: p moves toward 65535
+ * after a 0 (by floor((65535 - p) * recip / 65536)) or toward 0 after a 1
+ * (by the ceiling of p * recip / 65536), then is kept within [32, 65503]; a
+ * 0 cannot take it below 32 nor a 1 above 65503, so only one bound is checked.
+ */
+static inline __attribute__((always_inline)) void
 sl_rc_update(uint32_t *cell, int bit)
 {
 	static const uint16_t recip[SL_RC_LIMIT + 1] = {
@@ -111,17 +124,24 @@ sl_rc_update(uint32_t *cell, int bit)
 		3048, 2912, 2788, 2674, 2570, 2473, 2383, 2299, 2221, 2148, 2080
 	};
 	uint32_t	n = *cell >> 16;
-	int32_t		p = (int32_t) (*cell & 0xFFFF);
-	int32_t		target = bit ? 0 : 65535;
+	uint32_t	p = *cell & 0xFFFF;
+	uint32_t	r = recip[n];
 
-	p += (int32_t) (((int64_t) (target - p) * recip[n]) >> 16);
-	if (p < 32)
-		p = 32;
-	if (p > 65503)
-		p = 65503;
+	if (bit)
+	{
+		p -= (p * r + 65535) >> 16;
+		if (p < 32)
+			p = 32;
+	}
+	else
+	{
+		p += ((65535 - p) * r) >> 16;
+		if (p > 65503)
+			p = 65503;
+	}
 	if (n < SL_RC_LIMIT)
 		n++;
-	*cell = (n << 16) | (uint32_t) p;
+	*cell = (n << 16) | p;
 }
 
 /* Code one bit with cell: encode bit, or decode and return it (inlined: the models' inner loop). */
@@ -140,12 +160,14 @@ sl_rc_bit(sl_rc *rc, uint32_t *cell, int bit)
 		{
 			rc->range = bound;
 			bit = 0;
+			sl_rc_update(cell, 0);
 		}
 		else
 		{
 			rc->code -= bound;
 			rc->range -= bound;
 			bit = 1;
+			sl_rc_update(cell, 1);
 		}
 		while (rc->range < SL_RC_TOP)
 		{
@@ -168,8 +190,8 @@ sl_rc_bit(sl_rc *rc, uint32_t *cell, int bit)
 			rc->range <<= 8;
 			sl_rc_shift_low(rc);
 		}
+		sl_rc_update(cell, bit);
 	}
-	sl_rc_update(cell, bit);
 	return bit;
 }
 

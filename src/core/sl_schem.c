@@ -95,10 +95,16 @@ pack_full_longs(const uint32_t *idx, uint32_t n, int bits, uint8_t *out)
 
 	for (; (l + 1) * per <= n; l++)
 	{
+		const uint32_t *q = idx + (size_t) l * per;
 		uint64_t	w = 0;
+		uint32_t	k = 0;
 
-		for (uint32_t k = 0; k < per; k++)
-			w |= ((uint64_t) idx[l * per + k] & mask) << (k * bits);
+		/* four indices a step (a quarter of the loop's overhead) */
+		for (; k + 4 <= per; k += 4)
+			w |= ((q[k] & mask) | (q[k + 1] & mask) << bits |
+				  (q[k + 2] & mask) << 2 * bits | (q[k + 3] & mask) << 3 * bits) << (k * bits);
+		for (; k < per; k++)
+			w |= (q[k] & mask) << (k * bits);
 		sl_put_u64be(out + 8 * (size_t) l, w);
 	}
 	return l * per;

@@ -5,8 +5,8 @@
  * For every region file of the eras anvil-1.2-1.12, anvil-1.13-1.17,
  * anvil-1.18plus and mcregion, the chunks (sl_region_read, lenient) are
  * concatenated as ONE input and compressed with zstd-3, zstd-19 + long
- * matching (windowLog 27) and sl_bcodec_encode as streams of versions 1, 2
- * and 3; each output is decoded and compared byte for byte. Prints a
+ * matching (windowLog 27) and sl_bcodec_encode as streams of versions 1 to
+ * 4; each output is decoded and compared byte for byte. Prints a
  * table per version, a row per era: raw NBT, the sizes, bcodec /
  * zstd-19-long, encode and decode MB/s of raw NBT (CPU time of this
  * process, one run each, so other work on the machine moves them less),
@@ -17,6 +17,10 @@
  * difference (test/corpus.sh).
  *
  * Usage: bench_bcodec [--check] [CORPUS_DIR]   (default $SLIME_CORPUS or ../shared/corpus)
+ *
+ * SLIME_BCODEC_VERSIONS=34 (any of the digits 1-4) codes only those versions;
+ * SLIME_BCODEC_ZSTD=0 skips the zstd baselines (bc/19L and worst print 0):
+ * a quick A/B of one version's speed.
  */
 #define _XOPEN_SOURCE 700
 #include <stdio.h>
@@ -37,7 +41,7 @@ static const char *const era_names[NERAS] = {
 	"anvil-1.2-1.12", "anvil-1.13-1.17", "anvil-1.18plus", "mcregion"
 };
 
-#define NVERS 3					/* stream versions 1, 2 and 3 */
+#define NVERS 4					/* stream versions 1 to 4 */
 
 typedef struct era_stats
 {
@@ -54,6 +58,8 @@ typedef struct era_stats
 } era_stats;
 
 static int	check_only;
+static int	version_on[NVERS] = {1, 1, 1, 1};	/* SLIME_BCODEC_VERSIONS */
+static int	zstd_on = 1;		/* SLIME_BCODEC_ZSTD */
 
 
 /* CPU seconds of this process. */
@@ -102,7 +108,7 @@ region_file(era_stats *e, const char *path)
 	sl_region	r;
 	sl_err		err;
 	sl_buf		cat = {0};
-	size_t		bc[NVERS];
+	size_t		bc[NVERS] = {0};
 
 	corpus_read_region(path, &r);
 	for (int c = 0; c < r.nchunks; c++)
@@ -115,18 +121,20 @@ region_file(era_stats *e, const char *path)
 
 			snprintf(what, sizeof(what), "%s chunk (%d,%d)", path, r.chunks[c].x, r.chunks[c].z);
 			for (int v = 0; v < NVERS; v++)
-				round_trip(r.chunks[c].nbt, r.chunks[c].nbt_len, v + 1, what, NULL, NULL);
+				if (version_on[v])
+					round_trip(r.chunks[c].nbt, r.chunks[c].nbt_len, v + 1, what, NULL, NULL);
 		}
 	}
 	for (int v = 0; v < NVERS; v++)
-	{
-		bc[v] = round_trip(cat.data, cat.len, v + 1, path, &e->enc_s[v], &e->dec_s[v]);
-		e->bc[v] += bc[v];
-	}
+		if (version_on[v])
+		{
+			bc[v] = round_trip(cat.data, cat.len, v + 1, path, &e->enc_s[v], &e->dec_s[v]);
+			e->bc[v] += bc[v];
+		}
 	e->files++;
 	e->chunks += r.nchunks;
 	e->raw += cat.len;
-	if (!check_only && cat.len > 0)
+	if (!check_only && zstd_on && cat.len > 0)
 	{
 		double		z19 = bench_zstd_size(cat.data, cat.len, 19, 1);
 
@@ -139,7 +147,7 @@ region_file(era_stats *e, const char *path)
 				e->worst_path[v] = path;
 			}
 	}
-	fprintf(stderr, "  %s %zu -> %zu (v1), %zu (v2), %zu (v3)\n", path, cat.len, bc[0], bc[1], bc[2]);
+	fprintf(stderr, "  %s %zu -> %zu (v1), %zu (v2), %zu (v3), %zu (v4)\n", path, cat.len, bc[0], bc[1], bc[2], bc[3]);
 	sl_buf_free(&cat);
 	sl_region_free(&r);
 }
@@ -173,6 +181,10 @@ main(int argc, char **argv)
 			root = argv[i];
 	if (root == NULL)
 		root = "../shared/corpus";
+	if (getenv("SLIME_BCODEC_VERSIONS"))
+		for (int v = 0; v < NVERS; v++)
+			version_on[v] = strchr(getenv("SLIME_BCODEC_VERSIONS"), '1' + v) != NULL;
+	zstd_on = getenv("SLIME_BCODEC_ZSTD") == NULL || strcmp(getenv("SLIME_BCODEC_ZSTD"), "0") != 0;
 	corpus_list_regions(root, era_names, NERAS, CORPUS_BY_PATH, &files, &nfiles);
 	if (nfiles == 0)
 		die("no region files under %s", root);
@@ -214,8 +226,11 @@ main(int argc, char **argv)
 	}
 	for (int v = 0; v < NVERS; v++)
 	{
+		if (!version_on[v])
+			continue;
 		printf("\nblock codec version %d (%s)\n", v + 1,
-			   v == 2 ? "0xB3, value codec 3, settled store entries" :
+			   v == 3 ? "0xB4, value codec 4, settled store entries" :
+			   v == 2 ? "0xB3, value codec 3, settled store entries of 0.7.0" :
 			   v == 1 ? "0xB2, value codec 2" : "0xB1, value codec 1, the archive level");
 		printf("%-16s %5s %6s %12s %10s %10s %10s %7s %8s %8s  %s\n", "era", "files", "chunks",
 			   "raw NBT", "zstd-3", "zstd19L", "bcodec", "bc/19L", "enc MB/s", "dec MB/s",

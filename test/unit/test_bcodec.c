@@ -239,7 +239,7 @@ round_trip(const uint8_t *raw, size_t len)
 {
 	size_t		most = 0;
 
-	for (int v = SL_BCODEC_V1; v <= SL_BCODEC_V3; v++)
+	for (int v = SL_BCODEC_V1; v <= SL_BCODEC_V4; v++)
 	{
 		size_t		n = round_trip_v(raw, len, v);
 
@@ -369,7 +369,7 @@ corrupt_v(int version)
 	CHECK(memcmp(back, b.data, b.len) == 0);
 	/* a stream is only the codec of its own version */
 	CHECK_OK(sl_bcodec_expect(enc.data, enc.len, version, &err), &err);
-	CHECK(sl_bcodec_expect(enc.data, enc.len, version % 3 + 1, &err) != 0 && err.code == SL_ERR_CORRUPT);
+	CHECK(sl_bcodec_expect(enc.data, enc.len, version % 4 + 1, &err) != 0 && err.code == SL_ERR_CORRUPT);
 	sl_buf_free(&b);
 	sl_buf_free(&enc);
 	free(back);
@@ -381,6 +381,7 @@ test_bcodec_corrupt(void)
 	corrupt_v(SL_BCODEC_V1);
 	corrupt_v(SL_BCODEC_V2);
 	corrupt_v(SL_BCODEC_V3);
+	corrupt_v(SL_BCODEC_V4);
 }
 
 /*
@@ -468,4 +469,5 @@ test_bcodec_archive_value(void)
 	archive_value_v(SL_BCODEC_V1);
 	archive_value_v(SL_BCODEC_V2);
 	archive_value_v(SL_BCODEC_V3);
+	archive_value_v(SL_BCODEC_V4);
 }
