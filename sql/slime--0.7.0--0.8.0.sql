@@ -8,10 +8,9 @@
 -- calls.
 
 -- ==== storage at rest (issue #22) ===========================================
--- 0.8.0 changes the library only: reads through the chunk store check the
--- frame an entry comes out of rather than hash it again
--- (slime.store_read_check, README "Security"); the block codec reads and
--- writes the same streams.
+-- Reads through the chunk store check the frame an entry comes out of
+-- rather than hash it again (slime.store_read_check, README "Security"): a
+-- library change, no SQL.
 
 -- Packs that deletes leave mostly dead are repacked. 0.7.0 freed a pack
 -- with the last store row pointing into it, so a pack kept the bytes of
@@ -235,3 +234,6 @@ BEGIN
 	END LOOP;
 END
 $$;
+
+-- slime_settle() and slime_store_entry_settle() write block codec version 4
+-- (0xB4, doc/format.md "Frames"): a library change, no SQL.
