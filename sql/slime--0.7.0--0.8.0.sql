@@ -92,6 +92,22 @@ CREATE FUNCTION slime_settle_loader_files(saves regclass, cutoff timestamptz, ba
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT;
 REVOKE ALL ON FUNCTION slime_settle_loader_files(regclass, timestamptz, integer) FROM PUBLIC;
 
+-- Warn of a settle batch's entries that do not match their keys (bad of
+-- them, first_bad the first), if any.
+CREATE FUNCTION slime_settle_warn(bad bigint, first_bad bytea) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	IF bad > 0 THEN
+		RAISE WARNING 'slime_settle: % store entries do not match their keys and were left as they are', bad
+			USING DETAIL = pg_catalog.format('First: %s.', pg_catalog.encode(first_bad, 'hex')),
+				  HINT = 'SELECT * FROM slime_store_verify() lists what is wrong with them.';
+	END IF;
+END
+$$;
+REVOKE ALL ON FUNCTION slime_settle_warn(bigint, bytea) FROM PUBLIC;
+
 -- slime_settle(): as in 0.7.0 (sql/slime--0.6.0--0.7.0.sql), but the
 -- chunks of the worlds whose files it puts in their cold form are gathered
 -- (slime_settle_gather), a third row saying how many.
@@ -141,11 +157,7 @@ BEGIN
 			e_items := e_items + r.items;
 			e_before := e_before + r.bytes_before;
 			e_after := e_after + r.bytes_after;
-			IF r.bad > 0 THEN
-				RAISE WARNING 'slime_settle: % store entries do not match their keys and were left as they are', r.bad
-					USING DETAIL = pg_catalog.format('First: %s.', pg_catalog.encode(r.first_bad, 'hex')),
-						  HINT = 'SELECT * FROM slime_store_verify() lists what is wrong with them.';
-			END IF;
+			PERFORM @extschema@.slime_settle_warn(r.bad, r.first_bad);
 			IF pg_catalog.clock_timestamp() - reported >= progress THEN
 				RAISE NOTICE 'slime_settle: % store entries settled so far', e_items
 					USING DETAIL = pg_catalog.format('%s bytes before, %s after, %s s.', e_before, e_after,
@@ -171,11 +183,7 @@ BEGIN
 					g_items := g_items + g.items;
 					g_before := g_before + g.bytes_before;
 					g_after := g_after + g.bytes_after;
-					IF g.bad > 0 THEN
-						RAISE WARNING 'slime_settle: % store entries do not match their keys and were left as they are', g.bad
-							USING DETAIL = pg_catalog.format('First: %s.', pg_catalog.encode(g.first_bad, 'hex')),
-								  HINT = 'SELECT * FROM slime_store_verify() lists what is wrong with them.';
-					END IF;
+					PERFORM @extschema@.slime_settle_warn(g.bad, g.first_bad);
 				END IF;
 				EXIT WHEN r.files < batch_size;
 			END LOOP;
