@@ -32,12 +32,13 @@
 
 /*
  * The packs decoded last (up to KEPT_PACKS, slime.pack_cache_size of
- * documents in all, and always the one being read), in TopMemoryContext, each with the row it came from: the table, the
- * id and the row's xmin, so that a pack table made again (the extension
- * dropped and created, ids counted from 1 again) is never read through a
- * stale copy. A world's chunks lie in a few packs (those of the saves that
- * wrote them); reading them in directory order goes back and forth between
- * them, each decoded once.
+ * documents in all, and always the one being read), in TopMemoryContext,
+ * each with the row it came from: the table, the id and the row's xmin,
+ * so that a pack table made again (the extension dropped and created, ids
+ * counted from 1 again) is never read through a stale copy. A world's
+ * chunks lie in a few packs (those of the saves that wrote them, or its
+ * gathered ones); reading them in directory order goes back and forth
+ * between them, each decoded once.
  */
 #define KEPT_PACKS 8
 typedef struct kept_pack
@@ -368,8 +369,7 @@ pack_group(const char *nsp, bool gathered, const sl_buf *all, const size_t *off,
  * and locks, in its order (slime_settle_pack, slime_settle_gather): each
  * checked against its key and packed (slime.settle_codec), a pack per
  * per_pack entries or SL_PACK_MAX_RAW bytes of documents, marked gathered
- * or not; each pack is
- * decoded and compared before the rows point into it. Entries that do not
+ * or not; each pack is decoded and compared before the rows point into it. Entries that do not
  * match their key are left as they are (bad, first_bad), as are entries
  * whose pack would not be smaller and chunks of more than SL_PACK_MAX_RAW
  * bytes. A packed entry is read out of its pack and repacked; a pack no

@@ -143,7 +143,8 @@ PG_FUNCTION_INFO_V1(slime_settle_loader_files);
  * OUT files bigint, OUT bytes bigint, OUT bytes_after bigint, OUT refs
  * bytea[]): settle the cached files of up to batch cold worlds of the
  * loader whose saves table is saves (settle_cold_files); refs: their
- * newest saves' chunks, each world's after a NULL, for slime_settle_gather. The statement runs as the owner of the
+ * newest saves' chunks, each world's after a NULL, for
+ * slime_settle_gather. The statement runs as the owner of the
  * loader's tables (a restricted operation with the search_path pinned, as
  * VACUUM runs index functions), so that a trigger or an index expression on
  * them never runs with the caller's rights; the two tables must have one
