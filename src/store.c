@@ -136,23 +136,26 @@ lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy, bo
 	if (HeapTupleIsValid(tup))
 	{
 		bool		isnull;
+		bool		packed = false;
 		Datum		data = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull);
 
 		if (!isnull)
 			r = copy ? pg_detoast_datum_copy((struct varlena *) DatumGetPointer(data)) :
 				(struct varlena *) 1;
-		/* an entry in a checksummed form was checked against its key when stored */
-		if (copy && r && checked && !rehash && VARSIZE_ANY_EXHDR(r) > 0 &&
-			((const uint8_t *) VARDATA_ANY(r))[0] != SL_ENTRY_RAW)
-			*checked = 1;
 		if (copy && r && store_pack_att > 0)
 		{
 			Datum		pack = heap_getattr(tup, store_pack_att, RelationGetDescr(rel), &isnull);
 
-			if (!isnull)
+			/* a packed entry: slime_pack_read sets *checked */
+			packed = !isnull;
+			if (packed)
 				r = slime_pack_read(RelationGetNamespace(rel), DatumGetInt64(pack), r, snapshot,
 									hash, rehash, checked);
 		}
+		/* an entry in a checksummed form of its own was checked against its key when stored */
+		if (!packed && copy && r && checked && !rehash && VARSIZE_ANY_EXHDR(r) > 0 &&
+			((const uint8_t *) VARDATA_ANY(r))[0] != SL_ENTRY_RAW)
+			*checked = 1;
 	}
 	systable_endscan(scan);
 	pfree(key_datum);
