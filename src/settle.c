@@ -1,7 +1,7 @@
 /*
  * settle.c - the C parts of slime_settle() (SQL, issue #22): a chunk store
  * entry rewritten into its densest form (0.5.0-0.6.0; packs since 0.7.0 are
- * pack.c's), and the cached files of a loader's cold worlds put in their
+ * packset.c's), and the cached files of a loader's cold worlds put in their
  * cold form (sl_sfcold.h), as the loader tables' owner.
  */
 #include "slime.h"
