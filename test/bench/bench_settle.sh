@@ -25,7 +25,10 @@
 #      BENCH_ISLANDS (72) islands against 8; loads (pgbench, one client,
 #      BENCH_SECONDS each) of a cold island (no lease: its file in the cold
 #      form) and of a hot one (a lease running) against a bytea select, and
-#      each cold island's first load in a new session.
+#      each cold island's first load in a new session;
+#   4. each AdvancedSlimePaper file of the corpus, saved once through a
+#      loader and settled cold: bytes against a bytea row holding the file,
+#      its first load and its loads against a bytea select.
 #
 #     bash test/bench/bench_settle.sh      # Debian 12, as root, repo root
 #
@@ -34,7 +37,7 @@
 # databases are dropped at the end. Prints the tables on stdout; never fails
 # on numbers. A few minutes on 2 cores (most of it zstd-19 and the block
 # codec). BENCH_SECONDS (5) per load variant. SETTLE_PARTS="2" (default
-# "1 2 3") runs only the parts named (ratios against table 1 print n/a
+# "1 2 3 4") runs only the parts named (ratios against table 1 print n/a
 # without it).
 set -euo pipefail
 
@@ -44,7 +47,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$SLIME_ROOT"
 
 SECS=${BENCH_SECONDS:-5}
-part() { [[ " ${SETTLE_PARTS:-1 2 3} " == *" $1 "* ]]; }
+part() { [[ " ${SETTLE_PARTS:-1 2 3 4} " == *" $1 "* ]]; }
 MANY=${BENCH_ISLANDS:-72}
 ERAS=(anvil-1.2-1.12 anvil-1.13-1.17 anvil-1.18plus mcregion)
 
@@ -127,6 +130,19 @@ for era in "${ERAS[@]}"; do
     OUT[$era]="$row $packed $tot_before_hash $tot_dense_hash"
 done
 
+# ---- parts 3 and 4: loaders ---------------------------------------------------
+# sizes DB: relations and logical bytes of the loader (saves, worlds, store, packs)
+sizes() {
+    q "$1" -c "SELECT at_rest('ldr') + pg_total_relation_size('ldr_worlds'),
+        (SELECT sum(octet_length(data::bytea)) FROM ldr) + (SELECT coalesce(sum(octet_length(file)), 0) FROM ldr_worlds)
+        + (SELECT coalesce(sum(octet_length(memo)), 0) FROM ldr_worlds)
+        + (SELECT sum(octet_length(data)) FROM slime_store) + (SELECT coalesce(sum(octet_length(data)), 0) FROM slime_store_packs)"
+}
+bytea_sizes() { q "$1" -c "SELECT pg_total_relation_size('bytea_worlds'), sum(octet_length(data)) FROM bytea_worlds"; }
+# tps of one pgbench script, one client, in database $db
+tps() { PGDATABASE=$db "$SLIME_PG_BIN/pgbench" -n -c 1 -T "${2:-$SECS}" -M prepared -f "$work/$1.sql" 2>/dev/null |
+        awk '/^tps/ { printf "%.1f", $3 }'; }
+
 if part 3; then
 # ---- 3. loader islands -------------------------------------------------------
 R=$CORPUS/anvil-1.18plus/prismarine-provider-anvil/1.21.1/r.0.0.mca
@@ -163,15 +179,6 @@ SELECT removed_entries FROM slime_gc();
 VACUUM FULL ANALYZE;
 SQL
 }
-# sizes DB: relations and logical bytes of the loader (saves, worlds, store, packs)
-sizes() {
-    q "$1" -c "SELECT at_rest('ldr') + pg_total_relation_size('ldr_worlds'),
-        (SELECT sum(octet_length(data::bytea)) FROM ldr) + (SELECT coalesce(sum(octet_length(file)), 0) FROM ldr_worlds)
-        + (SELECT coalesce(sum(octet_length(memo)), 0) FROM ldr_worlds)
-        + (SELECT sum(octet_length(data)) FROM slime_store) + (SELECT coalesce(sum(octet_length(data)), 0) FROM slime_store_packs)"
-}
-bytea_sizes() { q "$1" -c "SELECT pg_total_relation_size('bytea_worlds'), sum(octet_length(data)) FROM bytea_worlds"; }
-
 slime_log "3. a loader of 8 islands, 11 saves each"
 db=slime_bench_settle_loader
 islands "$db" 8
@@ -182,9 +189,6 @@ read -r l_before l_before_logical <<<"$(sizes "$db")"
 l_raw=$(q "$db" -c "SELECT sum(n) FROM (SELECT DISTINCT c.hash, c.raw_bytes AS n FROM ldr, slime_chunks(data) c) d")
 printf '%s\n' '\set w random(0, 7)' "SELECT data FROM bytea_worlds WHERE world = 'i' || :w;" >"$work/load-bytea.sql"
 printf '%s\n' '\set w random(0, 7)' "SELECT slime_loader_load('ldr', 'i' || :w);" >"$work/load-slime.sql"
-# tps of one pgbench script, one client, in database $db
-tps() { PGDATABASE=$db "$SLIME_PG_BIN/pgbench" -n -c 1 -T "${2:-$SECS}" -M prepared -f "$work/$1.sql" 2>/dev/null |
-        awk '/^tps/ { printf "%.1f", $3 }'; }
 # first_ms: the mean time of each island's first load in a new session (its packs not yet decoded there)
 first_ms() { local w t=0; for w in 0 1 2 3 4 5 6 7; do
         t=$(awk -v t="$t" -v m="$(q "$db" -c "SELECT best_ms('SELECT slime_loader_load(''ldr'', ''i$w'')', 1)")" 'BEGIN { print t + m }'); done
@@ -273,6 +277,46 @@ read -r m_fast m_fast_logical <<<"$(sizes "$dbm")"
 per() { awk -v a="$1" -v b="$2" -v n="$((MANY - 8))" 'BEGIN { printf "%.0f", (a - b) / n }'; }
 fi
 
+# ---- 4. real slime files ---------------------------------------------------------
+# each AdvancedSlimePaper file of the corpus (slime/*/*.slime, written by
+# others) saved once through a loader of its own database, slime_gc(), then
+# settled with its lease released (dense packs, the file in its cold form):
+# logical and relation bytes against a bytea row holding the file; the cold
+# world's first load in a new session, its loads (pgbench, 2 s) against a
+# bytea select of the file, and whether it gives back what a load gave
+# before settling
+: >"$work/asp.txt"
+if part 4; then
+while read -r f; do
+    slime_log "4. ${f#"$CORPUS"/}"
+    db=slime_bench_settle_asp
+    newdb "$db"
+    q "$db" >/dev/null <<SQL
+SELECT slime_loader_create('ldr');
+SELECT slime_loader_save('ldr', 'w', slime_lease_acquire('ldr', 'w', 'bench', '1 hour'), pg_read_binary_file($(slime_sq "$f")), 11);
+CREATE TABLE bytea_worlds(world text PRIMARY KEY, data bytea);
+ALTER TABLE bytea_worlds ALTER COLUMN data SET STORAGE EXTERNAL;
+INSERT INTO bytea_worlds VALUES ('w', pg_read_binary_file($(slime_sq "$f")));
+SELECT removed_entries FROM slime_gc();
+VACUUM FULL ANALYZE;
+SQL
+    read -r a_brel a_blog <<<"$(bytea_sizes "$db")"
+    read -r _ a_before <<<"$(sizes "$db")"
+    q "$db" -c "CREATE TABLE hot AS SELECT slime_loader_load('ldr', 'w') AS f" -c "UPDATE ldr_worlds SET holder = NULL, expires = NULL" \
+           -c "SELECT * FROM slime_settle('0')" -c "VACUUM FULL ANALYZE" >/dev/null
+    read -r a_rel a_log <<<"$(sizes "$db")"
+    a_first=$(q "$db" -c "SELECT best_ms('SELECT slime_loader_load(''ldr'', ''w'')', 1)")
+    echo "SELECT slime_loader_load('ldr', 'w');" >"$work/one-slime.sql"
+    echo "SELECT data FROM bytea_worlds WHERE world = 'w';" >"$work/one-bytea.sql"
+    a_cold=$(tps one-slime 2); a_bytea=$(tps one-bytea 2)
+    a_info=$(q "$db" -c "SELECT slime_info(s.data)->>'chunks', CASE WHEN l.f = h.f THEN 'bytes'
+            WHEN slime_info(slime_from_slimefile(l.f))->>'hash' = slime_info(slime_from_slimefile(h.f))->>'hash' THEN 'content'
+            ELSE 'DIFFERS' END
+        FROM ldr s, hot h, slime_loader_load('ldr', 'w') l(f)")
+    echo "${f#"$CORPUS"/slime/} $a_info $a_blog $a_before $a_log $a_brel $a_rel $a_first $a_cold $a_bytea" >>"$work/asp.txt"
+done < <(find "$CORPUS/slime" -name '*.slime' | sort)
+fi
+
 # ---- the tables ----------------------------------------------------------------
 echo
 echo "slime bench_settle: $(date -u +%F), zstd $(zstd --version 2>/dev/null | grep -o 'v[0-9.]*' | head -1), corpus $CORPUS"
@@ -300,7 +344,7 @@ echo "   settle MB/s: raw NBT of the distinct entries over the slime_settle() ca
 echo "   totals: slime_block_totals over the stored rows, time / the same worlds as self-contained default-level values (best of 3);"
 echo "   #: with slime.store_read_check = hash (every entry read hashed against its key, as 0.7.0 read); pk: entries packed"
 fi
-part 3 || exit 0
+if part 3; then
 echo
 echo "3. Loader islands: 8 islands of 5x5 chunks (1.21.1), 11 saves each ($l_saves saves kept, $l_entries store entries), after slime_gc()"
 lfmt='   %-58s %10s %7s %10s %7s\n'
@@ -342,3 +386,21 @@ printf "$tfmt" "cold island, 0.6.0's settle (file written from the value)" "$col
 echo "   a cold island's first load in a new session (its packs not decoded there yet), mean of the 8, ms:"
 echo "   dense packs $cold_first, fast packs $fast_first, 0.6.0's settle $first_06"
 echo "   (each slime row's x bytea is against the bytea select run right after it)"
+fi
+if part 4 && [ -s "$work/asp.txt" ]; then
+echo
+echo "4. Real slime files (slime/*/*.slime, AdvancedSlimePaper worlds written by others), one save each through a loader,"
+echo "   slime_gc(), then settled with the lease released (dense packs, the file in its cold form)"
+afmt='   %-31s %6s %9s %9s %6s %9s %6s %9s %9s %6s %8s %8s %5s
+'
+printf "$afmt" file chunks "file" "loader" "x file" settled "x file" "rel." "rel." "x" "first" "cold" "same"
+printf "$afmt" "" "" bytes "logical" "" logical "" bytea settled bytea "load ms" "x bytea" "as"
+while read -r name chunks same blog before log brel rel first cold bytea; do
+    printf "$afmt" "$name" "$chunks" "$blog" "$before" "$(ratio "$before" "$blog")" "$log" "$(ratio "$log" "$blog")" \
+        "$brel" "$rel" "$(ratio "$rel" "$brel")" "$first" "$(ratio "$cold" "$bytea")" "$same"
+done <"$work/asp.txt"
+echo "   logical: as in 3 (the save's value, the file or its cold form, the memo, store entries and packs); rel.: pg_total_relation_size"
+echo "   after VACUUM FULL (a database each: its fixed pages weigh on small files); cold x bytea: pgbench -c 1, 2 s each, slime_loader_load"
+echo "   against a bytea select of the file; same as: a cold load gives the bytes a load gave before settling, or a file of the same"
+echo "   content (the content hash of slime_from_slimefile: a cold load writes the blocks again at slime.loader_level)"
+fi
