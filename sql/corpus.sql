@@ -109,6 +109,28 @@ SELECT slime_loader_save('old_isl', 'old', 2, pg_read_binary_file(:'corpus' || '
 SELECT slime_loader_rollback('old_isl', 'old', 1, 2);
 DROP TABLE old_isl, old_isl_worlds;
 
+-- AdvancedSlimePaper worlds from the wild (a version-13 hub of 124 chunks, a
+-- version-12 skyblock island) saved through a loader and settled with no
+-- lease running: each cached file takes its cold form, and a cold load gives
+-- a file of the content a load gave before settling (its blocks written
+-- again at slime.loader_level, so not the same bytes)
+SELECT slime_loader_create('asp')::text AS saves_table;
+CREATE TEMP TABLE asp_files AS
+SELECT name, pg_read_binary_file(:'corpus' || '/slime/' || name) AS file
+FROM (VALUES ('crawlspace/hub.slime'), ('newsky/skyblock.slime')) v(name);
+CREATE TEMP TABLE asp_tokens AS SELECT name, slime_lease_acquire('asp', name, 'srv', '1 hour') AS token FROM asp_files;
+SELECT f.name, slime_loader_save('asp', f.name, t.token, f.file) AS save FROM asp_files f JOIN asp_tokens t USING (name) ORDER BY 1;
+CREATE TEMP TABLE asp_hot AS SELECT name, slime_loader_load('asp', name) AS file FROM asp_files;
+SELECT name, slime_lease_release('asp', name, token) AS released FROM asp_tokens ORDER BY 1;
+SELECT items AS files_cold FROM slime_settle('0') WHERE what = 'loader files';
+SELECT w.world, substr(w.file, 1, 4) = '\x534c4346'::bytea AS cold_form, octet_length(w.file) * 5 < octet_length(f.file) AS a_fifth_or_less,
+       l.file = h.file AS same_bytes,
+       slime_info(slime_from_slimefile(l.file)) ->> 'hash' = slime_info(slime_from_slimefile(h.file)) ->> 'hash' AS same_content
+FROM asp_worlds w JOIN asp_files f ON f.name = w.world JOIN asp_hot h ON h.name = w.world,
+     LATERAL (SELECT slime_loader_load('asp', w.world) AS file) l
+ORDER BY 1;
+DROP TABLE asp, asp_worlds, asp_files, asp_tokens, asp_hot;
+
 -- slime_info's chunks counts chunk positions, the rows of slime_chunks; each
 -- position holds a region, entities and/or POI document, and the kind counts
 -- count the positions holding that kind, so chunks is not their sum.
