@@ -222,17 +222,16 @@ UPDATE slime_store_packs SET data = overlay(data placing '\xffff'::bytea from 20
 WHERE id = (SELECT max(id) FROM slime_store_packs);
 -- (the pack's id, which depends on the tests before, left out)
 DO $$
+DECLARE
+	f text;
 BEGIN
-	PERFORM slime_resolve(world) FROM settle_saves WHERE id = 5;
-EXCEPTION WHEN data_corrupted THEN
-	RAISE NOTICE 'resolve: %', regexp_replace(SQLERRM, 'pack \d+', 'pack N');
-END
-$$;
-DO $$
-BEGIN
-	PERFORM slime_block_totals(world) FROM settle_saves WHERE id = 5;
-EXCEPTION WHEN data_corrupted THEN
-	RAISE NOTICE 'block totals: %', regexp_replace(SQLERRM, 'pack \d+', 'pack N');
+	FOREACH f IN ARRAY ARRAY['slime_resolve', 'slime_block_totals'] LOOP
+		BEGIN
+			EXECUTE format('SELECT %s(world) FROM settle_saves WHERE id = 5', f);
+		EXCEPTION WHEN data_corrupted THEN
+			RAISE NOTICE '%: %', f, regexp_replace(SQLERRM, 'pack \d+', 'pack N');
+		END;
+	END LOOP;
 END
 $$;
 DELETE FROM settle_saves WHERE id = 5;

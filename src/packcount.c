@@ -131,6 +131,7 @@ slime_kept_counts_keep(const slime_open_value *o, const sl_dirent *d, int want, 
 	sl_buf		out = {0};
 	sl_err		err;
 	bool		found;
+	uint8	   *blob;
 
 	counts_check_limits();
 	if (!OidIsValid(o->loc.rel) || counts_budget() == 0)
@@ -150,6 +151,9 @@ slime_kept_counts_keep(const slime_open_value *o, const sl_dirent *d, int want, 
 		ctl.hcxt = counts_cxt;
 		counts_tab = hash_create("slime kept counts", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
+	/* the bytes first: an entry is never left pointing at freed or missing counts */
+	blob = MemoryContextAlloc(counts_cxt, out.len);
+	memcpy(blob, out.data, out.len);
 	counts_key_of(&o->loc, d, want, &k);
 	e = hash_search(counts_tab, &k, HASH_ENTER, &found);
 	if (found)
@@ -163,8 +167,7 @@ slime_kept_counts_keep(const slime_open_value *o, const sl_dirent *d, int want, 
 	/* a read that hashes its entries succeeded: the entry hashes to d's key */
 	e->hashed = o->hash_entries;
 	memcpy(e->hash, d->hash, 32);
-	e->counts = MemoryContextAlloc(counts_cxt, out.len);
-	memcpy(e->counts, out.data, out.len);
+	e->counts = blob;
 	e->counts_len = out.len;
 	counts_bytes += out.len;
 	sl_buf_free(&out);
