@@ -105,6 +105,8 @@ slime_kept_counts_add(const slime_open_value *o, const sl_dirent *d, int want, s
 	sl_err		err;
 
 	counts_check_limits();
+	if (counts_bytes > counts_budget())
+		counts_reset();			/* slime.pack_cache_size was lowered */
 	if (counts_tab == NULL || counts_bytes == 0 || !slime_store_locate(d, &loc))
 		return false;
 	counts_key_of(&loc, d, want, &k);
