@@ -145,3 +145,55 @@ SELECT i -> 'chunks' AS chunks, i -> 'region_chunks' AS region, i -> 'entity_chu
                         + coalesce(length(slime_chunk_nbt(world, c.x, c.z, 'poi')), 0))
           FROM slime_chunks(world) c) AS raw_bytes_all_kinds
 FROM w, slime_info(w.world) i;
+
+-- totals over settled chunks: the region worlds saved through the chunk
+-- store and settled into fast packs (zstd-19), then repacked dense (the
+-- block codec), give the same block and biome totals as the values
+-- themselves, per era: on a first scan, on a second (the counts kept of
+-- packed entries), with every entry hashed against its key, and keeping no
+-- pack nor count (slime.pack_cache_size = 0)
+CREATE TABLE corpus_stored (era text, world slime);
+CREATE TRIGGER corpus_stored_store BEFORE INSERT ON corpus_stored
+    FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
+INSERT INTO corpus_stored SELECT era, world FROM corpus_worlds WHERE kind = 'region';
+CREATE TABLE corpus_totals AS
+SELECT era, slime_block_totals(world) AS blocks, slime_biome_totals(world) AS biomes
+FROM corpus_worlds WHERE kind = 'region' GROUP BY era;
+CREATE FUNCTION corpus_same_totals() RETURNS TABLE (era text, blocks bool, biomes bool) LANGUAGE sql AS $$
+  SELECT t.era, s.blocks = t.blocks, s.biomes = t.biomes
+  FROM corpus_totals t
+  LEFT JOIN (SELECT era, slime_block_totals(world) AS blocks, slime_biome_totals(world) AS biomes
+             FROM corpus_stored GROUP BY era) s USING (era)
+  ORDER BY t.era $$;
+-- (a settle running longer than 10 s prints progress: kept out)
+SET client_min_messages = warning;
+SET slime.settle_codec = fast;
+SELECT what, items > 0 AS settled FROM slime_settle('0') WHERE what = 'store entries';
+SELECT * FROM corpus_same_totals();
+SELECT * FROM corpus_same_totals();
+SET slime.store_read_check = hash;
+SELECT * FROM corpus_same_totals();
+RESET slime.store_read_check;
+SET slime.pack_cache_size = 0;
+SELECT * FROM corpus_same_totals();
+RESET slime.pack_cache_size;
+RESET slime.settle_codec;
+CREATE TABLE corpus_refs AS SELECT DISTINCT h FROM corpus_stored, unnest(slime_refs(world)) h;
+UPDATE slime_store SET settled = false WHERE pack IS NOT NULL AND hash IN (SELECT h FROM corpus_refs);
+SELECT what, items > 0 AS settled FROM slime_settle('0') WHERE what = 'store entries';
+SELECT count(*) > 0 AS dense_packs FROM slime_store_packs WHERE get_byte(data, 6 + 12 * (get_byte(data, 2) + 256 * get_byte(data, 3))) = 180;
+SELECT * FROM corpus_same_totals();
+SELECT * FROM corpus_same_totals();
+SET slime.store_read_check = hash;
+SELECT * FROM corpus_same_totals();
+SELECT * FROM corpus_same_totals();
+RESET slime.store_read_check;
+SET slime.pack_cache_size = 0;
+SELECT * FROM corpus_same_totals();
+RESET slime.pack_cache_size;
+DROP TABLE corpus_stored, corpus_totals;
+DROP FUNCTION corpus_same_totals();
+RESET client_min_messages;
+SELECT removed_entries > 0 AS collected FROM slime_gc();
+SELECT count(*) AS entries_left FROM slime_store WHERE hash IN (SELECT h FROM corpus_refs);
+DROP TABLE corpus_refs;

@@ -34,12 +34,17 @@ tally(void *ctx, const char *name, size_t len, size_t base_len, uint64_t count,
 	return sl_counts_add((sl_counts *) ctx, name, base_len, count, err);
 }
 
-/* Add the blocks (or biomes) of every chunk of a world to m. */
+/*
+ * Add the blocks (or biomes) of every chunk of a world to m. A chunk read
+ * out of a pack has its counts kept (packcount.c), and a chunk whose counts
+ * are kept adds them without being read.
+ */
 static void
 count_world(Datum world, bool biomes, sl_counts *m)
 {
 	slime_open_value o;
 	sl_err		err;
+	int			want = biomes ? SL_WANT_BIOMES : SL_WANT_BLOCKS;
 
 	slime_open(&o, world, true);
 	for (uint32_t i = 0; i < o.v.hdr.chunk_count; i++)
@@ -48,22 +53,33 @@ count_world(Datum world, bool biomes, sl_counts *m)
 		const uint8_t *comp[SL_NCOMP];
 		sl_arena	arena = {0};
 		sl_chunk_blocks cb;
+		sl_counts	one = {0};
+		sl_counts  *into;
 		int			rc;
 
 		CHECK_FOR_INTERRUPTS();
+		if (sl_value_dirent(&o.v, i, &d, &err))
+			slime_raise(&err, false);
+		if (d.len[SL_COMP_REGION] == 0 || (d.ref && slime_kept_counts_add(&o, &d, want, m)))
+			continue;
 		if (sl_value_chunk(&o.v, i, &d, comp, &err))
 			slime_raise(&err, false);
-		if (d.len[SL_COMP_REGION] == 0)
-			continue;
+		into = d.ref && OidIsValid(o.loc.rel) ? &one : m;
 		rc = sl_chunk_blocks_open(comp[SL_COMP_REGION], d.len[SL_COMP_REGION], d.data_version,
-								  biomes ? SL_WANT_BIOMES : SL_WANT_BLOCKS, slime_limits(),
-								  &arena, &cb, &err);
+								  want, slime_limits(), &arena, &cb, &err);
 		if (rc == 0)
-			rc = biomes ? sl_chunk_count_biomes(&cb, tally, m, &err) :
-				sl_chunk_count_blocks(&cb, tally, m, &err);
+			rc = biomes ? sl_chunk_count_biomes(&cb, tally, into, &err) :
+				sl_chunk_count_blocks(&cb, tally, into, &err);
 		sl_arena_free(&arena);
 		if (rc)
 			slime_raise_chunk(&err, d.x, d.z);
+		if (into == &one)
+		{
+			slime_kept_counts_keep(&o, &d, want, &one);
+			if (sl_counts_merge(m, &one, &err))
+				slime_raise(&err, false);
+			sl_counts_free(&one);
+		}
 	}
 	sl_value_close(&o.v);
 }

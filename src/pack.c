@@ -26,7 +26,8 @@
 
 /*
  * The packs decoded last (up to KEPT_PACKS, slime.pack_cache_size of
- * documents in all, and always the one being read), in TopMemoryContext,
+ * documents in all less what the kept counts take (packcount.c), and
+ * always the one being read), in TopMemoryContext,
  * each with the row it came from: the table, the id and the row's xmin,
  * so that a pack table made again (the extension dropped and created, ids
  * counted from 1 again) is never read through a stale copy. A world's
@@ -34,7 +35,7 @@
  * gathered ones); reading them in directory order goes back and forth
  * between them, each decoded once.
  */
-#define KEPT_PACKS 8
+#define KEPT_PACKS 64
 typedef struct kept_pack
 {
 	Oid			rel;			/* InvalidOid: the slot is free */
@@ -79,7 +80,8 @@ kept_slot(size_t raw_len)
 				if (lru == NULL || kept[i].used < lru->used)
 					lru = &kept[i];
 			}
-		if (lru == NULL || (used < KEPT_PACKS && total <= slime_pack_cache_bytes()))
+		if (lru == NULL || (used < KEPT_PACKS &&
+							total + slime_kept_counts_bytes() <= slime_pack_cache_bytes()))
 			break;
 		sl_pack_free(&lru->p);
 		pfree(lru->keys);
@@ -112,16 +114,53 @@ open_packs(Oid nsp, Oid *idx)
 	return r;
 }
 
-/* Pack id read under snapshot from the packs table of schema nsp, decoded (kept); NULL when absent. */
+/* The kept pack at loc, decoded from data (its row's bytea) unless kept already. */
 static kept_pack *
-keep_pack(Oid nsp, int64 id, Snapshot snapshot)
+keep_pack(const slime_pack_loc *loc, Datum data)
+{
+	kept_pack  *r = kept_find(loc->rel, loc->id, loc->xmin);
+	bytea	   *b;
+	MemoryContext old;
+	sl_pack		p;
+	sl_err		err;
+	int			rc;
+
+	if (r)
+		return r;
+	b = DatumGetByteaPP(data);
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	rc = sl_pack_open((const uint8_t *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b),
+					  slime_limits(), &p, &err);
+	MemoryContextSwitchTo(old);
+	if (rc)
+	{
+		sl_err_prefix(&err, "chunk store pack %lld", (long long) loc->id);
+		slime_raise(&err, false);
+	}
+	r = kept_slot(p.raw_len);
+	r->p = p;
+	r->keys = MemoryContextAlloc(TopMemoryContext, (Size) p.count * 32 + 1);
+	r->checked = MemoryContextAllocZero(TopMemoryContext, (Size) p.count + 1);
+	r->rel = loc->rel;
+	r->id = loc->id;
+	r->xmin = loc->xmin;
+	r->used = ++kept_clock;
+	return r;
+}
+
+/*
+ * Pack id's row under snapshot in the packs table of schema nsp: its place
+ * in *loc, and with k, the pack decoded (kept) in *k. False when absent.
+ */
+static bool
+find_pack(Oid nsp, int64 id, Snapshot snapshot, slime_pack_loc *loc, kept_pack **k)
 {
 	Oid			idx;
 	Relation	rel = open_packs(nsp, &idx);
 	SysScanDesc scan;
 	ScanKeyData key;
 	HeapTuple	tup;
-	kept_pack  *r = NULL;
+	bool		found = false;
 
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(id));
 	scan = systable_beginscan(rel, idx, true, snapshot, 1, &key);
@@ -130,40 +169,41 @@ keep_pack(Oid nsp, int64 id, Snapshot snapshot)
 	{
 		bool		isnull;
 		Datum		data = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull);
-		TransactionId xmin = HeapTupleHeaderGetXmin(tup->t_data);
 
-		r = isnull ? NULL : kept_find(RelationGetRelid(rel), id, xmin);
-		if (!isnull && r == NULL)
-		{
-			bytea	   *b = DatumGetByteaPP(data);
-			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-			sl_pack		p;
-			kept_pack  *k;
-			sl_err		err;
-			int			rc;
-
-			rc = sl_pack_open((const uint8_t *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b),
-							  slime_limits(), &p, &err);
-			MemoryContextSwitchTo(old);
-			if (rc)
-			{
-				sl_err_prefix(&err, "chunk store pack %lld", (long long) id);
-				slime_raise(&err, false);
-			}
-			k = kept_slot(p.raw_len);
-			k->p = p;
-			k->keys = MemoryContextAlloc(TopMemoryContext, (Size) p.count * 32 + 1);
-			k->checked = MemoryContextAllocZero(TopMemoryContext, (Size) p.count + 1);
-			k->rel = RelationGetRelid(rel);
-			k->id = id;
-			k->xmin = xmin;
-			k->used = ++kept_clock;
-			r = k;
-		}
+		found = !isnull;
+		loc->rel = RelationGetRelid(rel);
+		loc->id = id;
+		loc->xmin = HeapTupleHeaderGetXmin(tup->t_data);
+		if (found && k)
+			*k = keep_pack(loc, data);
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
-	return r;
+	return found;
+}
+
+/* The index a packed entry's data (u8 0x02, u32le index) of pack id names. */
+static uint32_t
+packed_index(int64 id, const struct varlena *data)
+{
+	if (VARSIZE_ANY_EXHDR(data) != SL_PACKED_SIZE || ((const uint8_t *) VARDATA_ANY(data))[0] != SL_ENTRY_PACKED)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("packed chunk store entry of pack %lld is malformed", (long long) id)));
+	return sl_get_u32le((const uint8_t *) VARDATA_ANY(data) + 1);
+}
+
+/* Where packed entry data of pack id lies, its pack row read under snapshot but not decoded. */
+bool
+slime_pack_locate(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot,
+				  slime_pack_loc *loc)
+{
+	uint32_t	i = packed_index(id, data);
+
+	if (!find_pack(nsp, id, snapshot, loc, NULL))
+		return false;
+	loc->index = i;
+	return true;
 }
 
 /*
@@ -173,22 +213,20 @@ keep_pack(Oid nsp, int64 id, Snapshot snapshot)
  */
 struct varlena *
 slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot,
-				const uint8_t key[32], bool rehash, int *checked)
+				const uint8_t key[32], bool rehash, int *checked, slime_pack_loc *loc)
 {
 	sl_buf		out = {0};
 	sl_err		err;
 	uint8_t		form[5] = {0, 0, 0, 0, SL_ENTRY_RAW};
-	kept_pack  *k;
-	uint32_t	i;
+	kept_pack  *k = NULL;
+	slime_pack_loc here;
+	uint32_t	i = packed_index(id, data);
 
-	if (VARSIZE_ANY_EXHDR(data) != SL_PACKED_SIZE || ((const uint8_t *) VARDATA_ANY(data))[0] != SL_ENTRY_PACKED)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("packed chunk store entry of pack %lld is malformed", (long long) id)));
-	k = keep_pack(nsp, id, snapshot);
-	if (k == NULL)
+	if (!find_pack(nsp, id, snapshot, &here, &k))
 		return NULL;
-	i = sl_get_u32le((const uint8_t *) VARDATA_ANY(data) + 1);
+	here.index = i;
+	if (loc)
+		*loc = here;
 	/* a varlena header, the form byte, then the entry */
 	if (sl_buf_put(&out, form, sizeof(form), &err) ||
 		sl_pack_entry(&k->p, i, &out, &err))

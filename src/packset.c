@@ -243,7 +243,7 @@ settle_rows(FunctionCallInfo fcinfo, int q, int nargs, Oid *types, Datum *args, 
 			/* a packed entry made unsettled again: repacked, read out of its pack */
 			old_packs[nold++] = from;
 			d = (bytea *) slime_pack_read(ext, DatumGetInt64(from), (struct varlena *) d, GetActiveSnapshot(),
-										  NULL, true, NULL);
+										  NULL, true, NULL, NULL);
 		}
 		if (d == NULL ||
 			sl_store_entry_canonical((const uint8_t *) VARDATA_ANY(h), VARSIZE_ANY_EXHDR(h),

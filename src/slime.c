@@ -126,8 +126,10 @@ _PG_init(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("slime.pack_cache_size",
 							"Most decoded chunk store packs a backend keeps for its next reads.",
-							"Up to 8 packs of settled entries are kept decoded, the least recently "
-							"read dropped first; the pack being read is always kept.",
+							"Up to 64 packs of settled entries are kept decoded, the least recently "
+							"read dropped first; the pack being read is always kept. Block and biome "
+							"totals keep the counts of the packed chunks they read within it too "
+							"(a quarter of it at most).",
 							&pack_cache_kb, 64 * 1024, 0, 1024 * 1024,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("slime.max_chunk_size",

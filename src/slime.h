@@ -61,6 +61,15 @@ const sl_limits *slime_limits(void);
 #define SLIME_DEFAULT_MAX_RENDER_PIXELS SL_MAP_DEFAULT_MAX_PIXELS
 uint64		slime_max_render_pixels(void);
 
+/* Where a packed store entry lies: its pack's row (table, id, xmin) and its index there. */
+typedef struct slime_pack_loc
+{
+	Oid			rel;			/* InvalidOid: not a packed entry */
+	int64		id;
+	TransactionId xmin;
+	uint32		index;
+} slime_pack_loc;
+
 /* An opened slime datum. */
 typedef struct slime_open_value
 {
@@ -69,6 +78,7 @@ typedef struct slime_open_value
 	struct varlena *full;		/* detoasted copy, when read whole */
 	struct varlena *entry;		/* last chunk store entry read (store.c) */
 	bool		hash_entries;	/* hash every entry read against its key (slime.store_read_check) */
+	slime_pack_loc loc;			/* where the last entry read lay, when packed */
 } slime_open_value;
 
 /*
@@ -150,10 +160,35 @@ bool		slime_settle_dense(void);
  * against key: always without rehash (the pack's frame passed its checksum
  * when it was decoded, and the store checked the entry against its key when
  * it was packed), else when they were found to hash to it (checked once per
- * kept pack entry and key, then remembered).
+ * kept pack entry and key, then remembered). *loc (may be NULL) is set to
+ * where the entry lies.
  */
 struct varlena *slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot,
-								const uint8_t key[32], bool rehash, int *checked);
+								const uint8_t key[32], bool rehash, int *checked,
+								slime_pack_loc *loc);
+
+/* Where packed entry data of pack id lies (its pack row read, not decoded); false when the pack is absent. */
+bool		slime_pack_locate(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot,
+							  slime_pack_loc *loc);
+
+/* Where the entry of reference chunk d lies when it is packed (store.c); false otherwise. */
+bool		slime_store_locate(const sl_dirent *d, slime_pack_loc *loc);
+
+/*
+ * Counts of packed entries kept per backend (packcount.c): add to m the
+ * block or biome counts (want: SL_WANT_BLOCKS or SL_WANT_BIOMES) kept for
+ * reference chunk d; false when none are kept for it.
+ */
+struct sl_counts;
+bool		slime_kept_counts_add(const slime_open_value *o, const sl_dirent *d, int want,
+								  struct sl_counts *m);
+
+/* Keep counts c of chunk d, just read (o->loc: from a pack) with its lengths and key checked as o reads. */
+void		slime_kept_counts_keep(const slime_open_value *o, const sl_dirent *d, int want,
+								   const struct sl_counts *c);
+
+/* Bytes the kept counts take (packcount.c): the decoded packs keep what they leave. */
+size_t		slime_kept_counts_bytes(void);
 
 /* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
 Datum		slime_to_slimefile(PG_FUNCTION_ARGS);

@@ -118,11 +118,13 @@ open_store(void)
  * its pack, under the same snapshot, in the raw form), *checked set when
  * the reader need not hash it against the key (sl_resolve_fn; checked may
  * be NULL; never without rehash false for an entry whose form has no
- * checksum), else just whether it is there ((void *) 1 or NULL).
+ * checksum), else just whether it is there ((void *) 1 or NULL). A packed
+ * entry's place is put in *loc (may be NULL; without copy, a packed entry
+ * whose pack is absent is reported absent).
  */
 static struct varlena *
 lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy, bool rehash,
-			 int *checked)
+			 int *checked, slime_pack_loc *loc)
 {
 	SysScanDesc scan;
 	ScanKeyData key;
@@ -150,7 +152,20 @@ lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy, bo
 			packed = !isnull;
 			if (packed)
 				r = slime_pack_read(RelationGetNamespace(rel), DatumGetInt64(pack), r, snapshot,
-									hash, rehash, checked);
+									hash, rehash, checked, loc);
+		}
+		else if (!copy && loc && !isnull && store_pack_att > 0)
+		{
+			Datum		pack = heap_getattr(tup, store_pack_att, RelationGetDescr(rel), &isnull);
+
+			/* where a packed entry lies, its pack row looked up but not decoded */
+			if (!isnull)
+			{
+				struct varlena *d = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(data));
+
+				if (!slime_pack_locate(RelationGetNamespace(rel), DatumGetInt64(pack), d, snapshot, loc))
+					r = NULL;
+			}
 		}
 		/* an entry in a checksummed form of its own was checked against its key when stored */
 		if (!packed && copy && r && checked && !rehash && VARSIZE_ANY_EXHDR(r) > 0 &&
@@ -182,10 +197,13 @@ slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t
 	if (o->entry)
 		pfree(o->entry);
 	o->entry = NULL;
+	o->loc.rel = InvalidOid;
 	if (ActiveSnapshotSet())
-		o->entry = lookup_entry(rel, d->hash, GetActiveSnapshot(), true, o->hash_entries, checked);
+		o->entry = lookup_entry(rel, d->hash, GetActiveSnapshot(), true, o->hash_entries, checked,
+								&o->loc);
 	if (o->entry == NULL)
-		o->entry = lookup_entry(rel, d->hash, SnapshotSelf, true, o->hash_entries, checked);
+		o->entry = lookup_entry(rel, d->hash, SnapshotSelf, true, o->hash_entries, checked,
+								&o->loc);
 	table_close(rel, AccessShareLock);
 	if (o->entry == NULL)
 	{
@@ -195,6 +213,29 @@ slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t
 	*entry = (const uint8_t *) VARDATA_ANY(o->entry);
 	*len = VARSIZE_ANY_EXHDR(o->entry);
 	return 0;
+}
+
+/*
+ * Where the entry of reference chunk d lies when it is packed: looked up as
+ * slime_store_resolve looks (the query's snapshot, then SnapshotSelf), its
+ * pack row read but not decoded. False for an entry not packed or not there.
+ */
+bool
+slime_store_locate(const sl_dirent *d, slime_pack_loc *loc)
+{
+	Relation	rel = open_store();
+	bool		found = false;
+
+	loc->rel = InvalidOid;
+	if (ActiveSnapshotSet())
+		found = lookup_entry(rel, d->hash, GetActiveSnapshot(), false, false, NULL, loc) != NULL;
+	if (!found)
+	{
+		loc->rel = InvalidOid;
+		found = lookup_entry(rel, d->hash, SnapshotSelf, false, false, NULL, loc) != NULL;
+	}
+	table_close(rel, AccessShareLock);
+	return found && OidIsValid(loc->rel);
 }
 
 /*
@@ -225,8 +266,8 @@ check_refs_before_save(Datum value)
 		CHECK_FOR_INTERRUPTS();
 		if (sl_value_dirent(&o.v, i, &d, &err))
 			slime_raise(&err, false);
-		if (!d.ref || lookup_entry(rel, d.hash, SnapshotSelf, false, true, NULL) ||
-			!lookup_entry(rel, d.hash, GetActiveSnapshot(), false, true, NULL))
+		if (!d.ref || lookup_entry(rel, d.hash, SnapshotSelf, false, true, NULL, NULL) ||
+			!lookup_entry(rel, d.hash, GetActiveSnapshot(), false, true, NULL, NULL))
 			continue;
 		sl_hash_hex(d.hash, hex);
 		ereport(ERROR,
@@ -773,7 +814,7 @@ slime_store_entry_read(PG_FUNCTION_ARGS)
 	if (VARSIZE_ANY_EXHDR(hash) != 32)
 		PG_RETURN_NULL();
 	rel = open_store();
-	r = lookup_entry(rel, (const uint8_t *) VARDATA_ANY(hash), GetActiveSnapshot(), true, true, NULL);
+	r = lookup_entry(rel, (const uint8_t *) VARDATA_ANY(hash), GetActiveSnapshot(), true, true, NULL, NULL);
 	table_close(rel, AccessShareLock);
 	if (r == NULL)
 		PG_RETURN_NULL();

@@ -14,7 +14,8 @@
 #      default), against 1's zstd-19 long; settle throughput (MB/s of raw
 #      NBT); every chunk read back through the store; slime_block_totals
 #      over the stored rows against the same worlds as self-contained
-#      default-level values;
+#      default-level values (best of 3 in a session, and a first scan in a
+#      new session, which has decoded no pack and kept no counts);
 #   3. a loader (slime_loader_create) of 8 islands of 5x5 chunks (the 15x15
 #      chunks of prismarine-provider-anvil/1.21.1/r.0.0.mca), each saved 11
 #      times (save s changes chunks 0..s-1: one more changed chunk a save,
@@ -127,7 +128,12 @@ for era in "${ERAS[@]}"; do
     done
     packed=$(q "$db" -c "SELECT round(100.0 * count(*) FILTER (WHERE pack IS NOT NULL) / greatest(count(*), 1)) FROM slime_store")
     tot_dense_hash=$(q "$db" -c "$tot_hash_q" | tail -1)
-    OUT[$era]="$row $packed $tot_before_hash $tot_dense_hash"
+    # a first scan in a new session (no pack decoded there, no counts kept), plain and dense: the best of 3 sessions
+    first() { local t i; for i in 1 2 3; do q "$db" -c "SELECT best_ms('SELECT slime_block_totals(world) FROM $1', 1)"; done |
+        sort -n | head -1; }
+    tot_plain_first=$(first plain)
+    tot_dense_first=$(first stored)
+    OUT[$era]="$row $packed $tot_before_hash $tot_dense_hash $tot_plain_first $tot_dense_first"
 done
 
 # ---- parts 3 and 4: loaders ---------------------------------------------------
@@ -328,21 +334,22 @@ if part 2; then
 echo "2. Regions saved through the chunk store, after slime_gc(), then slime_settle(older_than => '0')"
 echo "   bytes at rest = table + indexes + store + packs (pg_total_relation_size after VACUUM FULL); z19l = zstd-19 long per region (table 1)"
 echo "   fast: packs of zstd-19 (slime.settle_codec = fast); dense: the same entries repacked with the block codec (the default)"
-fmt='%-16s %10s %9s %9s %9s %6s %9s %6s %9s %6s %7s %7s %6s %6s %6s %6s %6s %6s %6s %6s %4s\n'
-printf "$fmt" era "raw NBT" z19l plain store st/z fast fa/z dense de/z settle settle read read read totals totals totals totals totals pk
-printf "$fmt" "" "" "" values default "" packs "" packs "" "fa MB/s" "de MB/s" before fast dense before fast dense "bef #" "den #" %
+fmt='%-16s %10s %9s %9s %9s %6s %9s %6s %9s %6s %7s %7s %6s %6s %6s %6s %6s %6s %6s %6s %6s %4s\n'
+printf "$fmt" era "raw NBT" z19l plain store st/z fast fa/z dense de/z settle settle read read read totals totals totals totals totals totals pk
+printf "$fmt" "" "" "" values default "" packs "" packs "" "fa MB/s" "de MB/s" before fast dense before fast dense "bef #" "den #" "den 1" %
 for era in "${ERAS[@]}"; do
-    read -r raw eraw plain before rb tp tb fa fs fr ft de ds dr dt packed tbh dth <<<"${OUT[$era]}"
+    read -r raw eraw plain before rb tp tb fa fs fr ft de ds dr dt packed tbh dth tp1 dt1 <<<"${OUT[$era]}"
     z=${Z19[$era]:-0}
     printf "$fmt" "$era" "$raw" "$z" "$plain" "$before" \
         "$(ratio "$before" "$z")" "$fa" "$(ratio "$fa" "$z")" "$de" "$(ratio "$de" "$z")" \
         "$(mbs "$eraw" "$fs")" "$(mbs "$eraw" "$ds")" "$(mbs "$raw" "$rb")" "$(mbs "$raw" "$fr")" "$(mbs "$raw" "$dr")" \
         "$(ratio "$tb" "$tp")" "$(ratio "$ft" "$tp")" "$(ratio "$dt" "$tp")" \
-        "$(ratio "$tbh" "$tp")" "$(ratio "$dth" "$tp")" "$packed"
+        "$(ratio "$tbh" "$tp")" "$(ratio "$dth" "$tp")" "$(ratio "$dt1" "$tp1")" "$packed"
 done
 echo "   settle MB/s: raw NBT of the distinct entries over the slime_settle() call; read MB/s: every chunk's NBT through the store;"
 echo "   totals: slime_block_totals over the stored rows, time / the same worlds as self-contained default-level values (best of 3);"
-echo "   #: with slime.store_read_check = hash (every entry read hashed against its key, as 0.7.0 read); pk: entries packed"
+echo "   #: with slime.store_read_check = hash (every entry read hashed against its key, as 0.7.0 read); pk: entries packed;"
+echo "   1: a first scan in a new session (no pack decoded, no counts kept there) over dense packs / over the values (best of 3 sessions)"
 fi
 if part 3; then
 echo
