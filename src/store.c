@@ -162,6 +162,46 @@ lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy, bo
 	return r;
 }
 
+/* Where the store entry keyed by hash lies when packed, as snapshot sees its row. */
+bool
+slime_store_packed_at(const uint8_t hash[32], Snapshot snapshot, Oid *nsp, int64 *pack,
+					  uint32 *index)
+{
+	Relation	rel = open_store();
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	bytea	   *key_datum = (bytea *) slime_from_bytes(hash, 32);
+	bool		found = false;
+
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_BYTEAEQ, PointerGetDatum(key_datum));
+	scan = systable_beginscan(rel, store_idx, true, snapshot, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup) && store_pack_att > 0)
+	{
+		bool		isnull,
+					nodata;
+		Datum		p = heap_getattr(tup, store_pack_att, RelationGetDescr(rel), &isnull);
+		Datum		data = heap_getattr(tup, 2, RelationGetDescr(rel), &nodata);
+
+		if (!isnull && !nodata)
+		{
+			bytea	   *d = DatumGetByteaPP(data);
+
+			/* a packed row's data: u8 0x02, u32le index (slime_pack_read says what else is wrong) */
+			found = VARSIZE_ANY_EXHDR(d) == SL_PACKED_SIZE &&
+				((const uint8_t *) VARDATA_ANY(d))[0] == SL_ENTRY_PACKED;
+			*pack = DatumGetInt64(p);
+			*index = found ? sl_get_u32le((const uint8_t *) VARDATA_ANY(d) + 1) : 0;
+		}
+	}
+	*nsp = RelationGetNamespace(rel);
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	pfree(key_datum);
+	return found;
+}
+
 /*
  * Read the store entry of reference chunk d (sl_resolve_fn). It looks under
  * the query's snapshot first: a row that snapshot sees keeps the entries it
