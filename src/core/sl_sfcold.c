@@ -170,6 +170,13 @@ docs_follow(const uint8_t **end, const sl_dirent *d, const uint8_t *const comp[S
 	return 1;
 }
 
+/* Copy the documents viewed so far, [start, end), into out, with room for all. */
+static int
+copy_view(sl_value *v, const uint8_t *start, const uint8_t *end, sl_buf *out, sl_err *err)
+{
+	return reserve_docs(v, out, err) || sl_buf_put(out, start, (size_t) (end - start), err) ? -1 : 0;
+}
+
 /*
  * Set *prefix to version 2's prefix of v: its references' documents in
  * hash order, then its chunks held in frames in directory order.
@@ -181,7 +188,7 @@ sl_sfcold_prefix_hashed(sl_value *v, const sl_sfcold_ref *refs, uint32_t n, sl_s
 {
 	const uint8_t *start = NULL,
 			   *end = NULL;
-	int			view = stable && v->hdr.ref_count == v->hdr.chunk_count;
+	int			view = stable;
 
 	out->len = 0;
 	if (!view && reserve_docs(v, out, err))
@@ -201,19 +208,25 @@ sl_sfcold_prefix_hashed(sl_value *v, const sl_sfcold_ref *refs, uint32_t n, sl_s
 			continue;
 		}
 		/* not back to back: what was viewed so far is copied, and the rest */
-		if (view && (reserve_docs(v, out, err) || sl_buf_put(out, start, end - start, err)))
+		if (view && copy_view(v, start, end, out, err))
 			return -1;
 		view = 0;
 		if (put_docs(&d, comp, out, err))
 			return -1;
 	}
-	for (uint32_t i = 0; i < v->hdr.chunk_count && !view; i++)
+	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
 	{
 		sl_dirent	d;
 		const uint8_t *comp[SL_NCOMP];
 
-		if (sl_value_dirent(v, i, &d, err) ||
-			(!d.ref && (sl_value_chunk(v, i, &d, comp, err) || put_docs(&d, comp, out, err))))
+		if (sl_value_dirent(v, i, &d, err))
+			return -1;
+		if (d.ref)
+			continue;
+		if (view && copy_view(v, start, end, out, err))
+			return -1;
+		view = 0;
+		if (sl_value_chunk(v, i, &d, comp, err) || put_docs(&d, comp, out, err))
 			return -1;
 	}
 	*prefix = view ? start : out->data;

@@ -76,9 +76,9 @@ int			sl_sfcold_prefix_ranked(sl_value *v, const sl_sfcold_ref *refs, uint32_t n
  * its n distinct references refs (sl_sfcold_refs) in hash order, each from
  * fn by rank (fn NULL: through v's resolver), then those of its chunks held
  * in frames, in directory order. With stable (the documents fn gives stay
- * where they are until the prefix is used) and every chunk a reference,
- * documents that lie back to back, as in one pack, are not copied:
- * *prefix points at them. Otherwise they are copied into out (emptied
+ * where they are until the prefix is used), documents of references that
+ * lie back to back, as in one pack, with no chunk held in a frame, are not
+ * copied: *prefix points at them. Otherwise they are copied into out (emptied
  * first) and *prefix points into out.
  */
 int			sl_sfcold_prefix_hashed(sl_value *v, const sl_sfcold_ref *refs, uint32_t n,
