@@ -11,9 +11,12 @@
  * with slime.store_read_check = hash, for its key), and the cold form's
  * frame checksum vouches for the file they give back. A version-2 cold
  * form's prefix is those documents in hash order, read in place in the
- * pack; version 1's, in directory order, is copied out of it. Any other
- * layout, or a frame that does not decode against that prefix, is read
- * again chunk by chunk through the store, as before.
+ * pack; version 1's, in directory order, is copied out of it. Chunks that
+ * lie otherwise (repacked, or shared with a world gathered before) are
+ * each looked up in the store and read out of the pack its row names, a
+ * pack read only when it changes; a chunk that is not packed, or a frame
+ * that does not decode, has the prefix read through the store's resolver,
+ * as before.
  */
 #include "slime.h"
 
@@ -22,12 +25,13 @@
 
 #include "sl_sfcold.h"
 
-/* The pack a world's chunks were gathered into and the entry of its first hash. */
+/* The pack a world's chunks were gathered into and the entry of its first hash; or the pack read last. */
 typedef struct gathered
 {
 	slime_kept_pack *pack;
 	uint32		first;
 	bool		rehash;
+	int64		id;				/* located_docs: the pack's id */
 } gathered;
 
 /* The documents of the rank-th reference from its gathered pack (sl_sfcold_docs_fn). */
@@ -45,6 +49,64 @@ gathered_docs(void *ctx, uint32_t rank, const sl_dirent *d, const uint8_t *comp[
 }
 
 /*
+ * The documents of reference chunk d from the pack its store row names
+ * (sl_sfcold_docs_fn): one store lookup a chunk, a pack read only when the
+ * pack is not the one read last. Valid until the next call.
+ */
+static int
+located_docs(void *ctx, uint32_t rank, const sl_dirent *d, const uint8_t *comp[SL_NCOMP],
+			 sl_err *err)
+{
+	gathered   *g = ctx;
+	Oid			nsp;
+	int64		id;
+	uint32		i;
+
+	if (!slime_store_packed_at(d->hash, GetActiveSnapshot(), &nsp, &id, &i))
+		return sl_fail(err, SL_ERR_NOTFOUND, "chunk (%d,%d) is not packed", d->x, d->z);
+	if (g->pack == NULL || id != g->id)
+	{
+		g->pack = slime_pack_find(nsp, id, GetActiveSnapshot());
+		g->id = id;
+	}
+	if (g->pack == NULL || !slime_pack_docs(g->pack, i, d, g->rehash, comp))
+		return sl_fail(err, SL_ERR_NOTFOUND, "chunk (%d,%d) is not in its pack", d->x, d->z);
+	return 0;
+}
+
+/*
+ * The prefix of o's cold form of version version into *prefix (in buf),
+ * each chunk's documents from the pack its store row names; false when a
+ * chunk is not packed.
+ */
+static bool
+located_prefix(slime_open_value *o, int version, sl_buf *buf, const uint8_t **prefix, size_t *len)
+{
+	sl_sfcold_ref *refs = NULL;
+	uint32_t	n = 0;
+	gathered	g = {NULL, 0, o->hash_entries, 0};
+	sl_err		err;
+	bool		ok;
+
+	buf->len = 0;
+	if (!ActiveSnapshotSet() || sl_sfcold_refs(&o->v, &refs, &n, &err))
+	{
+		sl_free(refs);
+		return false;
+	}
+	if (version == 1)
+	{
+		ok = sl_sfcold_prefix_ranked(&o->v, refs, n, located_docs, &g, buf, &err) == 0;
+		*prefix = buf->data;
+		*len = buf->len;
+	}
+	else
+		ok = sl_sfcold_prefix_hashed(&o->v, refs, n, located_docs, &g, 0, buf, prefix, len, &err) == 0;
+	sl_free(refs);
+	return ok;
+}
+
+/*
  * The prefix of o's cold form of version version into *prefix (read in
  * place in the pack, or copied into buf), from the one pack its chunks were
  * gathered into, in hash order; false when they do not lie so.
@@ -57,7 +119,7 @@ gathered_prefix(slime_open_value *o, int version, sl_buf *buf, const uint8_t **p
 	uint32_t	n = 0;
 	Oid			nsp;
 	int64		id;
-	gathered	g = {NULL, 0, o->hash_entries};
+	gathered	g = {NULL, 0, o->hash_entries, 0};
 	sl_err		err;
 	bool		ok;
 
@@ -127,7 +189,8 @@ slime_loader_warm(bytea *cold, Datum world, MemoryContext cxt)
 
 	slime_open(&o, world, true);
 	old = MemoryContextSwitchTo(cxt);
-	if (!gathered_prefix(&o, version, &buf, &prefix, &len) || !warm(cold, prefix, len, &out, &err))
+	if ((!gathered_prefix(&o, version, &buf, &prefix, &len) || !warm(cold, prefix, len, &out, &err)) &&
+		(!located_prefix(&o, version, &buf, &prefix, &len) || !warm(cold, prefix, len, &out, &err)))
 	{
 		store_prefix(&o, version, &buf, &prefix, &len);
 		if (!warm(cold, prefix, len, &out, &err))
