@@ -13,8 +13,8 @@
  * form's prefix is those documents in hash order, read in place in the
  * pack; version 1's, in directory order, is copied out of it. Chunks that
  * lie otherwise (repacked, or shared with a world gathered before) are
- * each looked up in the store and read out of the pack its row names, a
- * pack read only when it changes; a chunk that is not packed, or a frame
+ * looked up in the store in one scan of its key and each read out of the
+ * pack its row names, a pack read only when it changes; a chunk that is not packed, or a frame
  * that does not decode, has the prefix read through the store's resolver,
  * as before.
  */
@@ -25,13 +25,16 @@
 
 #include "sl_sfcold.h"
 
-/* The pack a world's chunks were gathered into and the entry of its first hash; or the pack read last. */
+/* The pack a world's chunks were gathered into and the entry of its first hash; or where each chunk lies. */
 typedef struct gathered
 {
 	slime_kept_pack *pack;
 	uint32		first;
 	bool		rehash;
-	int64		id;				/* located_docs: the pack's id */
+	int64		id;				/* located_docs: the pack read last */
+	Oid			nsp;			/* located_docs: the store's schema */
+	int64	   *packs;			/* located_docs: each reference's pack (-1: none) */
+	uint32	   *entries;		/* located_docs: and its entry there */
 } gathered;
 
 /* The documents of the rank-th reference from its gathered pack (sl_sfcold_docs_fn). */
@@ -49,8 +52,8 @@ gathered_docs(void *ctx, uint32_t rank, const sl_dirent *d, const uint8_t *comp[
 }
 
 /*
- * The documents of reference chunk d from the pack its store row names
- * (sl_sfcold_docs_fn): one store lookup a chunk, a pack read only when the
+ * The documents of the rank-th reference from the pack its store row names
+ * (sl_sfcold_docs_fn), the rows looked up before: a pack read only when the
  * pack is not the one read last. Valid until the next call.
  */
 static int
@@ -58,18 +61,16 @@ located_docs(void *ctx, uint32_t rank, const sl_dirent *d, const uint8_t *comp[S
 			 sl_err *err)
 {
 	gathered   *g = ctx;
-	Oid			nsp;
-	int64		id;
-	uint32		i;
+	int64		id = g->packs[rank];
 
-	if (!slime_store_packed_at(d->hash, GetActiveSnapshot(), &nsp, &id, &i))
+	if (id < 0)
 		return sl_fail(err, SL_ERR_NOTFOUND, "chunk (%d,%d) is not packed", d->x, d->z);
 	if (g->pack == NULL || id != g->id)
 	{
-		g->pack = slime_pack_find(nsp, id, GetActiveSnapshot());
+		g->pack = slime_pack_find(g->nsp, id, GetActiveSnapshot());
 		g->id = id;
 	}
-	if (g->pack == NULL || !slime_pack_docs(g->pack, i, d, g->rehash, comp))
+	if (g->pack == NULL || !slime_pack_docs(g->pack, g->entries[rank], d, g->rehash, comp))
 		return sl_fail(err, SL_ERR_NOTFOUND, "chunk (%d,%d) is not in its pack", d->x, d->z);
 	return 0;
 }
@@ -84,7 +85,7 @@ located_prefix(slime_open_value *o, int version, sl_buf *buf, const uint8_t **pr
 {
 	sl_sfcold_ref *refs = NULL;
 	uint32_t	n = 0;
-	gathered	g = {NULL, 0, o->hash_entries, 0};
+	gathered	g = {NULL, 0, o->hash_entries, 0, InvalidOid, NULL, NULL};
 	sl_err		err;
 	bool		ok;
 
@@ -94,6 +95,11 @@ located_prefix(slime_open_value *o, int version, sl_buf *buf, const uint8_t **pr
 		sl_free(refs);
 		return false;
 	}
+	/* every row in one scan of the store's key */
+	g.packs = palloc(sizeof(int64) * (n + 1));
+	g.entries = palloc(sizeof(uint32) * (n + 1));
+	slime_store_packed_many(refs[0].hash, sizeof(sl_sfcold_ref), (int) n, GetActiveSnapshot(), &g.nsp,
+							g.packs, g.entries);
 	if (version == 1)
 	{
 		ok = sl_sfcold_prefix_ranked(&o->v, refs, n, located_docs, &g, buf, &err) == 0;
@@ -103,6 +109,8 @@ located_prefix(slime_open_value *o, int version, sl_buf *buf, const uint8_t **pr
 	else
 		ok = sl_sfcold_prefix_hashed(&o->v, refs, n, located_docs, &g, 0, buf, prefix, len, &err) == 0;
 	sl_free(refs);
+	pfree(g.packs);
+	pfree(g.entries);
 	return ok;
 }
 
@@ -119,7 +127,7 @@ gathered_prefix(slime_open_value *o, int version, sl_buf *buf, const uint8_t **p
 	uint32_t	n = 0;
 	Oid			nsp;
 	int64		id;
-	gathered	g = {NULL, 0, o->hash_entries, 0};
+	gathered	g = {NULL, 0, o->hash_entries, 0, InvalidOid, NULL, NULL};
 	sl_err		err;
 	bool		ok;
 

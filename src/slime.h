@@ -182,6 +182,13 @@ bool		slime_store_packed_at(const uint8_t hash[32], Snapshot snapshot, Oid *nsp,
 								  uint32 *index);
 
 /*
+ * The same for n hashes (stride bytes apart) in one scan of the store's
+ * key: pack[i] -1 when entry i is absent or not packed (store.c).
+ */
+void		slime_store_packed_many(const uint8_t *hashes, size_t stride, int n, Snapshot snapshot,
+									Oid *nsp, int64 *pack, uint32 *index);
+
+/*
  * The version-13 file of a loader world's cold form (slime_settle), whose
  * newest save's value is world, allocated in cxt (coldfile.c).
  */
