@@ -288,6 +288,34 @@ SELECT * FROM cold_isl_packs ORDER BY world;
 SELECT slime_from_slimefile(slime_loader_load('cold_isl', 'hot')) = slime_from_slimefile(f) AS same_world
 FROM settle_files;
 DROP VIEW cold_isl_packs;
+-- a cold load reads the chunks the cold form was made against in place in
+-- the world's gathered pack (the form's version 2 keeps them in hash order,
+-- as the pack does), after one store lookup; the frame's checksum vouches
+-- for the file. Every way to find them gives the same bytes (at level 3):
+CREATE TABLE settle_one AS SELECT slime_to_slimefile(slime_put_chunk(NULL, 0, 0, sf_chunk(0, 0))) AS f;
+SELECT slime_lease_acquire('cold_isl', 'one', 'srv', '1 hour') AS one_token \gset
+SELECT slime_loader_save('cold_isl', 'one', :one_token, f) AS save FROM settle_one;
+SELECT slime_lease_release('cold_isl', 'one', :one_token) AS released;
+SELECT what, items FROM slime_settle('0') WHERE what = 'loader files';
+SELECT get_byte(file, 4) AS cold_version FROM cold_isl_worlds WHERE world = 'one';
+SET slime.loader_level = 3;
+SELECT slime_loader_load('cold_isl', 'one') = f AS same_bytes FROM settle_one;
+-- every entry checked against its key
+SET slime.store_read_check = hash;
+SELECT slime_loader_load('cold_isl', 'one') = f AS same_bytes_hashed FROM settle_one;
+RESET slime.store_read_check;
+-- a cold form of 0.8.0 (version 1: the chunks in directory order, for one
+-- chunk the same prefix)
+UPDATE cold_isl_worlds SET file = set_byte(file, 4, 1) WHERE world = 'one';
+SELECT slime_loader_load('cold_isl', 'one') = f AS same_bytes_v1 FROM settle_one;
+-- a cold world ('hot', gone cold above) whose first chunk in hash order is
+-- no longer packed: read chunk by chunk through the store
+UPDATE slime_store s SET data = slime_store_entry_read(s.hash), pack = NULL
+FROM cold_isl_worlds w JOIN cold_isl l ON l.world = w.world AND l.save = w.saves
+WHERE w.world = 'hot' AND s.hash = (slime_refs(l.data))[1]
+RETURNING substring(w.file, 1, 4) = 'SLCF'::bytea AS cold_form, s.pack IS NULL AS unpacked;
+SELECT slime_loader_load('cold_isl', 'hot') = f AS same_bytes_unpacked FROM settle_files;
+RESET slime.loader_level;
 
 -- arguments are checked
 SELECT * FROM slime_settle('-1 s');
@@ -323,4 +351,4 @@ SELECT * FROM slime_settle_loader_files('cold_isl', now(), 10);
 CALL slime_settle_batches('0');
 RESET ROLE;
 DROP ROLE regress_settle_user;
-DROP TABLE settle_saves, settle_seen, settle_before, settle_bad, settle_files, cold_isl, cold_isl_worlds;
+DROP TABLE settle_saves, settle_seen, settle_before, settle_bad, settle_files, settle_one, cold_isl, cold_isl_worlds;

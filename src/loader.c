@@ -350,9 +350,12 @@ slime_type_in(Oid ext)
 	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("slime"), ObjectIdGetDatum(ext));
 }
 
-/* Prepare (or keep) the plans of a save to tbl, whose worlds table is worlds. */
+/*
+ * Prepare (or keep) the plans of statements first..last of a save to tbl,
+ * whose worlds table is worlds: a session that only loads prepares no save.
+ */
 static void
-prepare_save(Oid tbl, Oid worlds, FunctionCallInfo fcinfo)
+prepare_save(Oid tbl, Oid worlds, FunctionCallInfo fcinfo, save_query first, save_query last)
 {
 	Oid			ext = get_func_namespace(fcinfo->flinfo->fn_oid);
 	char	   *saves_name = slime_rel_qualified(tbl);
@@ -369,29 +372,32 @@ prepare_save(Oid tbl, Oid worlds, FunctionCallInfo fcinfo)
 	};
 	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1};
 
-	if (save_plans.tbl == tbl && save_plans.names && strcmp(save_plans.names, names) == 0)
-		return;
-	for (int q = 0; q < LQ_COUNT; q++)
-		if (save_plans.plans[q])
-			SPI_freeplan(save_plans.plans[q]);
-	memset(save_plans.plans, 0, sizeof(save_plans.plans));
-	if (save_plans.names)
-		pfree(save_plans.names);
-	save_plans.names = NULL;
-	save_plans.tbl = InvalidOid;
-	for (int q = 0; q < LQ_COUNT; q++)
+	if (save_plans.tbl != tbl || save_plans.names == NULL || strcmp(save_plans.names, names) != 0)
 	{
-		char	   *sql = q == LQ_LOAD_FILE ? psprintf(save_sql[q], worlds_name, saves_name) :
+		for (int q = 0; q < LQ_COUNT; q++)
+			if (save_plans.plans[q])
+				SPI_freeplan(save_plans.plans[q]);
+		memset(save_plans.plans, 0, sizeof(save_plans.plans));
+		if (save_plans.names)
+			pfree(save_plans.names);
+		save_plans.names = MemoryContextStrdup(TopMemoryContext, names);
+		save_plans.tbl = tbl;
+	}
+	for (int q = first; q <= last; q++)
+	{
+		char	   *sql;
+		SPIPlanPtr	plan;
+
+		if (save_plans.plans[q])
+			continue;
+		sql = q == LQ_LOAD_FILE ? psprintf(save_sql[q], worlds_name, saves_name) :
 			q == LQ_CHECK ? psprintf(save_sql[q], ext_name) :
 			psprintf(save_sql[q], save_on_worlds[q] ? worlds_name : saves_name);
-		SPIPlanPtr	plan = SPI_prepare(sql, nargs[q], types[q]);
-
+		plan = SPI_prepare(sql, nargs[q], types[q]);
 		if (plan == NULL || SPI_keepplan(plan))
 			elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql, SPI_result_code_string(SPI_result));
 		save_plans.plans[q] = plan;
 	}
-	save_plans.names = MemoryContextStrdup(TopMemoryContext, names);
-	save_plans.tbl = tbl;
 }
 
 /* Run a save statement; its first column of its one row (NULL: none, or *isnull). */
@@ -499,7 +505,7 @@ save_as_owner(PG_FUNCTION_ARGS)
 	file = PG_GETARG_BYTEA_PP(3);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	prepare_save(tbl, worlds, fcinfo);
+	prepare_save(tbl, worlds, fcinfo, LQ_LOCK, LQ_INSERT);
 	args[0] = PointerGetDatum(PG_GETARG_TEXT_PP(1));
 	args[1] = PG_GETARG_DATUM(2);
 	args[2] = slime_loader_caller_name();
@@ -559,34 +565,6 @@ save_as_owner(PG_FUNCTION_ARGS)
 }
 
 /*
- * The version-13 file of a cold form (slime_settle) kept for the newest
- * save, whose value is world, allocated in cxt.
- */
-static bytea *
-warm_file(bytea *cold, Datum world, MemoryContext cxt)
-{
-	slime_open_value o;
-	sl_buf		prefix = {0};
-	sl_buf		out = {0};
-	sl_err		err;
-	MemoryContext old;
-	bytea	   *r;
-
-	slime_open(&o, world, true);
-	if (sl_sfcold_prefix(&o.v, &prefix, &err) ||
-		sl_sfcold_decode((const uint8_t *) VARDATA_ANY(cold), VARSIZE_ANY_EXHDR(cold),
-						 prefix.data, prefix.len, slime_loader_level(), slime_limits(), &out, &err))
-		slime_raise(&err, false);
-	sl_value_close(&o.v);
-	old = MemoryContextSwitchTo(cxt);
-	r = (bytea *) slime_from_bytes(out.data, out.len);
-	MemoryContextSwitchTo(old);
-	sl_buf_free(&out);
-	sl_buf_free(&prefix);
-	return r;
-}
-
-/*
  * The newest save of world as a slime file, or NULL: the file kept in the
  * world's row while its save is the newest (from its cold form, when
  * slime_settle left that), else version 13 written from the value. Its
@@ -605,7 +583,7 @@ load_as_owner(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	prepare_save(tbl, worlds, fcinfo);
+	prepare_save(tbl, worlds, fcinfo, LQ_LOAD_FILE, LQ_LOAD_VALUE);
 	r = run_save(LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
 	if (isnull)
 		r = run_save(LQ_LOAD_VALUE, &arg, NULL, SPI_OK_SELECT, &isnull);
@@ -618,7 +596,7 @@ load_as_owner(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(spi);
 		/* the save the file was kept for, read by the same statement */
 		if (sl_sfcold_is((const uint8_t *) VARDATA_ANY(f), VARSIZE_ANY_EXHDR(f)))
-			f = warm_file(f, SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull), outer);
+			f = slime_loader_warm(f, SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull), outer);
 		SPI_finish();
 		PG_RETURN_BYTEA_P(f);
 	}

@@ -36,7 +36,7 @@
  * between them, each decoded once.
  */
 #define KEPT_PACKS 64
-typedef struct kept_pack
+struct slime_kept_pack
 {
 	Oid			rel;			/* InvalidOid: the slot is free */
 	int64		id;
@@ -45,7 +45,8 @@ typedef struct kept_pack
 	sl_pack		p;
 	uint8_t    *keys;			/* p.count x 32: the key entry i was found to hash to */
 	bool	   *checked;		/* p.count: keys[i] is set */
-} kept_pack;
+};
+typedef struct slime_kept_pack kept_pack;
 static kept_pack kept[KEPT_PACKS];
 static uint64 kept_clock = 0;
 
@@ -207,6 +208,27 @@ slime_pack_locate(Oid nsp, int64 id, const struct varlena *data, Snapshot snapsh
 }
 
 /*
+ * Whether entry i of kept pack k was found to hash to key. The kept pack's
+ * bytes never change: once entry i hashed to a key, a read of it under that
+ * key need not hash it again (a row naming it under another key is checked
+ * on its own).
+ */
+static bool
+known_as(const kept_pack *k, uint32 i, const uint8_t key[32])
+{
+	return k->checked[i] && memcmp(k->keys + (size_t) 32 * i, key, 32) == 0;
+}
+
+/* Remember that entry i of kept pack k hashes to key; true. */
+static bool
+remember_as(kept_pack *k, uint32 i, const uint8_t key[32])
+{
+	memcpy(k->keys + (size_t) 32 * i, key, 32);
+	k->checked[i] = true;
+	return true;
+}
+
+/*
  * The packed entry data (u8 0x02, u32le index) of pack id as an entry of
  * the raw form (u8 0x00, the canonical bytes), read from the packs table of
  * schema nsp under snapshot; NULL when the pack is not there.
@@ -235,22 +257,50 @@ slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot
 		*checked = 1;			/* the pack's frame passed its checksum when it was decoded */
 	else if (checked)
 	{
-		/*
-		 * The kept pack's bytes never change: once entry i hashed to a key,
-		 * a read of it under that key need not hash it again (a row naming
-		 * it under another key is checked on its own).
-		 */
-		uint8_t    *known = k->keys + (size_t) 32 * i;
-
-		*checked = k->checked[i] && memcmp(known, key, 32) == 0;
+		*checked = known_as(k, i, key);
 		if (!*checked &&
 			sl_store_raw_matches((const uint8_t *) out.data + VARHDRSZ, out.len - VARHDRSZ, key))
-		{
-			memcpy(known, key, 32);
-			k->checked[i] = true;
-			*checked = 1;
-		}
+			*checked = remember_as(k, i, key);
 	}
 	SET_VARSIZE(out.data, out.len);
 	return (struct varlena *) out.data;
+}
+
+/* Pack id read under snapshot from the packs table of schema nsp, kept; NULL when absent (valid until the next pack read). */
+slime_kept_pack *
+slime_pack_find(Oid nsp, int64 id, Snapshot snapshot)
+{
+	slime_pack_loc loc;
+	kept_pack  *k = NULL;
+
+	return find_pack(nsp, id, snapshot, &loc, &k) ? k : NULL;
+}
+
+/*
+ * Point comp[] into a kept pack (slime_pack_find) at entry i as the
+ * documents of reference chunk d: false when the pack has no entry i, when
+ * its lengths are not d's, or (rehash) when its bytes do not hash to d's
+ * key, checked as slime_pack_read checks them.
+ */
+bool
+slime_pack_docs(slime_kept_pack *k, uint32 i, const sl_dirent *d, bool rehash,
+				const uint8_t *comp[SL_NCOMP])
+{
+	size_t		at;
+	uint8_t		h[32];
+
+	if (i >= k->p.count)
+		return false;
+	at = k->p.off[i];
+	for (int c = 0; c < SL_NCOMP; c++)
+	{
+		if (k->p.len[SL_NCOMP * i + c] != d->len[c])
+			return false;
+		comp[c] = d->len[c] ? k->p.raw + at : NULL;
+		at += d->len[c];
+	}
+	if (!rehash || known_as(k, i, d->hash))
+		return true;
+	sl_chunk_hash(d, comp, h);
+	return memcmp(h, d->hash, 32) == 0 && remember_as(k, i, d->hash);
 }

@@ -115,17 +115,24 @@ slime_loader_file_cold(PG_FUNCTION_ARGS)
 {
 	bytea	   *file = PG_GETARG_BYTEA_PP(0);
 	slime_open_value o;
+	sl_sfcold_ref *refs = NULL;
+	uint32_t	n = 0;
 	sl_buf		prefix = {0};
+	const uint8_t *pdata;
+	size_t		plen;
 	sl_buf		out = {0};
 	sl_err		err;
 	bytea	   *r;
 
+	/* the prefix in hash order (version 2): a load finds it as the world's gathered pack holds it */
 	slime_open(&o, PG_GETARG_DATUM(1), true);
-	if (sl_sfcold_prefix(&o.v, &prefix, &err))
+	if (sl_sfcold_refs(&o.v, &refs, &n, &err) ||
+		sl_sfcold_prefix_hashed(&o.v, refs, n, NULL, NULL, 0, &prefix, &pdata, &plen, &err))
 		slime_raise(&err, false);
+	sl_free(refs);
 	sl_value_close(&o.v);
 	if (sl_sfcold_encode((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
-						 prefix.data, prefix.len, slime_limits(), &out, &err))
+						 SL_SFCOLD_VERSION, pdata, plen, slime_limits(), &out, &err))
 	{
 		if (err.code != SL_ERR_UNSUPPORTED)
 			slime_raise(&err, false);

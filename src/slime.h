@@ -190,6 +190,45 @@ void		slime_kept_counts_keep(const slime_open_value *o, const sl_dirent *d, int 
 /* Bytes the kept counts take (packcount.c): the decoded packs keep what they leave. */
 size_t		slime_kept_counts_bytes(void);
 
+/* A pack as pack.c keeps it decoded. */
+typedef struct slime_kept_pack slime_kept_pack;
+
+/*
+ * Pack id read under snapshot from the packs table of schema nsp, decoded
+ * and kept; NULL when it is not there. Valid until the next pack read
+ * (pack.c).
+ */
+slime_kept_pack *slime_pack_find(Oid nsp, int64 id, Snapshot snapshot);
+
+/*
+ * Point comp[] at entry i of a kept pack as the documents of reference
+ * chunk d: false when the pack has no entry i, its lengths are not d's, or
+ * (rehash) its bytes do not hash to d's key (pack.c).
+ */
+bool		slime_pack_docs(slime_kept_pack *k, uint32 i, const sl_dirent *d, bool rehash,
+							const uint8_t *comp[SL_NCOMP]);
+
+/*
+ * Where the store entry keyed by hash lies when it is packed, as snapshot
+ * sees its row: the store's schema, the pack and the entry's index in it;
+ * false when there is no such row or it is not packed (store.c).
+ */
+bool		slime_store_packed_at(const uint8_t hash[32], Snapshot snapshot, Oid *nsp, int64 *pack,
+								  uint32 *index);
+
+/*
+ * The same for n hashes (stride bytes apart) in one scan of the store's
+ * key: pack[i] -1 when entry i is absent or not packed (store.c).
+ */
+void		slime_store_packed_many(const uint8_t *hashes, size_t stride, int n, Snapshot snapshot,
+									Oid *nsp, int64 *pack, uint32 *index);
+
+/*
+ * The version-13 file of a loader world's cold form (slime_settle), whose
+ * newest save's value is world, allocated in cxt (coldfile.c).
+ */
+bytea	   *slime_loader_warm(bytea *cold, Datum world, MemoryContext cxt);
+
 /* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
 Datum		slime_to_slimefile(PG_FUNCTION_ARGS);
 

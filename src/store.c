@@ -14,10 +14,12 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/tableam.h"
 #include "access/table.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "catalog/indexing.h"
+#include "executor/tuptable.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
@@ -175,6 +177,69 @@ lookup_entry(Relation rel, const uint8_t *hash, Snapshot snapshot, bool copy, bo
 	systable_endscan(scan);
 	pfree(key_datum);
 	return r;
+}
+
+/* Where a store row (in slot) points when packed: its pack and entry index; false when it is not packed. */
+static bool
+packed_row(TupleTableSlot *slot, int64 *pack, uint32 *index)
+{
+	bool		isnull = true,
+				nodata = true;
+	Datum		p = store_pack_att > 0 ? slot_getattr(slot, store_pack_att, &isnull) : (Datum) 0;
+	Datum		data = slot_getattr(slot, 2, &nodata);
+	bytea	   *d;
+
+	if (store_pack_att == 0 || isnull || nodata)
+		return false;
+	/* a packed row's data: u8 0x02, u32le index (slime_pack_read says what else is wrong) */
+	d = DatumGetByteaPP(data);
+	if (VARSIZE_ANY_EXHDR(d) != SL_PACKED_SIZE || ((const uint8_t *) VARDATA_ANY(d))[0] != SL_ENTRY_PACKED)
+		return false;
+	*pack = DatumGetInt64(p);
+	*index = sl_get_u32le((const uint8_t *) VARDATA_ANY(d) + 1);
+	return true;
+}
+
+/*
+ * Where the store entries keyed by n hashes (stride bytes apart) lie when
+ * packed, as snapshot sees their rows, in one scan of the store's key:
+ * pack[i] -1 when entry i is absent or not packed; *nsp the store's schema.
+ */
+void
+slime_store_packed_many(const uint8_t *hashes, size_t stride, int n, Snapshot snapshot, Oid *nsp,
+						int64 *pack, uint32 *index)
+{
+	Relation	rel = open_store();
+	Relation	idx = index_open(store_idx, AccessShareLock);
+	IndexScanDesc scan = index_beginscan(rel, idx, snapshot, 1, 0);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	bytea	   *key_datum = (bytea *) palloc(VARHDRSZ + 32);
+	ScanKeyData key;
+
+	SET_VARSIZE(key_datum, VARHDRSZ + 32);
+	for (int i = 0; i < n; i++)
+	{
+		memcpy(VARDATA(key_datum), hashes + stride * i, 32);
+		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_BYTEAEQ, PointerGetDatum(key_datum));
+		index_rescan(scan, &key, 1, NULL, 0);
+		if (!index_getnext_slot(scan, ForwardScanDirection, slot) || !packed_row(slot, &pack[i], &index[i]))
+			pack[i] = -1;
+	}
+	*nsp = RelationGetNamespace(rel);
+	ExecDropSingleTupleTableSlot(slot);
+	index_endscan(scan);
+	index_close(idx, AccessShareLock);
+	table_close(rel, AccessShareLock);
+	pfree(key_datum);
+}
+
+/* Where the store entry keyed by hash lies when packed, as snapshot sees its row. */
+bool
+slime_store_packed_at(const uint8_t hash[32], Snapshot snapshot, Oid *nsp, int64 *pack,
+					  uint32 *index)
+{
+	slime_store_packed_many(hash, 32, 1, snapshot, nsp, pack, index);
+	return *pack >= 0;
 }
 
 /*

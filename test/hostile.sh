@@ -83,6 +83,15 @@ SELECT 'entry', hash || slime_store_entry_settle(hash, data) FROM slime_store OR
 SELECT count(*) FROM slime_settle('0', batch_size => 16);
 -- packs, id || pack: what slime_settle() settles entries into since 0.7.0 (dense frames: block codec version 4)
 INSERT INTO seed_files (kind, data) SELECT 'pack', int8send(id) || data FROM slime_store_packs ORDER BY id LIMIT 4;
+-- a loader world's cached file in its cold form (the file compressed against
+-- its chunks) and the pack its chunks were gathered into, which its load reads
+SELECT slime_loader_create('hostile_ldr');
+SELECT slime_lease_acquire('hostile_ldr', 'w', 'hostile', '1 hour');
+SELECT slime_loader_save('hostile_ldr', 'w', 1, data) FROM seed_files WHERE kind = 'slimefile' ORDER BY id DESC LIMIT 1;
+SELECT slime_lease_release('hostile_ldr', 'w', 1);
+SELECT count(*) FROM slime_settle('0');
+INSERT INTO seed_files (kind, data) SELECT 'cold', file FROM hostile_ldr_worlds WHERE substring(file FOR 4) = 'SLCF';
+INSERT INTO seed_files (kind, data) SELECT 'pack', int8send(id) || data FROM slime_store_packs WHERE gathered ORDER BY id DESC LIMIT 1;
 DELETE FROM seed_files WHERE data IS NULL;
 INSERT INTO hostile_world SELECT slime_import_region(
   pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2);

@@ -8,7 +8,9 @@
 --   try(fn, sql, arg)          run one call, count its outcome (XX000 apart)
 --   hostile_input(kind, b)     put b through every function that reads its kind:
 --                              region, slimefile, schematic, entry (32-byte key,
---                              then a store entry), value, nbt (else NBT)
+--                              then a store entry), pack (8-byte id, then a pack),
+--                              cold (a loader's cold file, loaded as hostile.sh's
+--                              loader world's), value, nbt (else NBT)
 -- A constructor that skips the input check, as damage on disk would: the
 -- accessors must stand any bytes, not only checked ones.
 CREATE FUNCTION slime_unchecked(bytea) RETURNS slime AS 'slime', 'slime_to_bytea' LANGUAGE C STRICT;
@@ -45,7 +47,18 @@ BEGIN
     WHERE s.id = pid AND o.id = pid RETURNING o.data INTO old;
   PERFORM octet_length(slime_chunk_nbt(h.world, c.x, c.z))
     FROM hostile_store h, slime_chunks(h.world) c JOIN slime_store s ON s.hash = c.hash WHERE s.pack = pid;
+  -- a cold loader world (hostile.sh's) reads the pack its chunks were gathered into
+  IF to_regclass('hostile_ldr_worlds') IS NOT NULL THEN
+    PERFORM octet_length(slime_loader_load('hostile_ldr', 'w'));
+  END IF;
   UPDATE slime_store_packs SET data = old WHERE slime_store_packs.id = pid;
+END $$;
+
+-- a damaged cold form (hostile.sh's loader world keeps one) loaded
+CREATE FUNCTION load_cold(c bytea) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE hostile_ldr_worlds SET file = c WHERE world = 'w';
+  PERFORM octet_length(slime_loader_load('hostile_ldr', 'w'));
 END $$;
 
 -- one mutation of b: bit flip, truncation, splice, a length field set to
@@ -126,6 +139,8 @@ BEGIN
     PERFORM try('slime_store_entry_check', 'SELECT slime_store_entry_check(substring($1 FOR 32), substring($1 FROM 33))', p_input);
     PERFORM try('slime_store_entry_settle', 'SELECT slime_store_entry_settle(substring($1 FOR 32), substring($1 FROM 33))', p_input);
     PERFORM try('read through a damaged entry', 'SELECT read_through(substring($1 FOR 32), substring($1 FROM 33))', p_input);
+  ELSIF p_kind = 'cold' THEN
+    PERFORM try('slime_loader_load of a damaged cold form', 'SELECT load_cold($1)', p_input);
   ELSIF p_kind = 'pack' THEN
     PERFORM try('read through a damaged pack', 'SELECT read_through_pack($1)', p_input);
   ELSIF p_kind = 'value' THEN

@@ -5,6 +5,7 @@
 #include "sl_slimefile.h"
 #include "sl_zstd.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define FILE_HEADER 8			/* B1 0B, version, i32 DataVersion, u8 flags */
@@ -16,10 +17,40 @@ sl_sfcold_is(const uint8_t *src, size_t len)
 	return len >= SL_SFCOLD_HEADER && memcmp(src, SL_SFCOLD_MAGIC, 4) == 0;
 }
 
+/* Reserve room for every chunk's documents at once (when they fit the world size cap). */
+static int
+reserve_docs(sl_value *v, sl_buf *out, sl_err *err)
+{
+	uint64_t	total = 0;
+
+	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
+	{
+		sl_dirent	d;
+
+		if (sl_value_dirent(v, i, &d, err))
+			return -1;
+		for (int k = 0; k < SL_NCOMP; k++)
+			total += d.len[k];
+	}
+	return total <= v->lim.max_value_raw ? sl_buf_reserve(out, (size_t) total, err) : 0;
+}
+
+/* Append the documents comp of chunk d. */
+static int
+put_docs(const sl_dirent *d, const uint8_t *const comp[SL_NCOMP], sl_buf *out, sl_err *err)
+{
+	for (int k = 0; k < SL_NCOMP; k++)
+		if (d->len[k] && sl_buf_put(out, comp[k], d->len[k], err))
+			return -1;
+	return 0;
+}
+
 /* Append every chunk's documents in directory order. */
 int
 sl_sfcold_prefix(sl_value *v, sl_buf *out, sl_err *err)
 {
+	if (reserve_docs(v, out, err))
+		return -1;
 	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
 	{
 		sl_dirent	d;
@@ -27,12 +58,179 @@ sl_sfcold_prefix(sl_value *v, sl_buf *out, sl_err *err)
 
 		if ((i & 63) == 0)
 			sl_interrupt();
-		if (sl_value_chunk(v, i, &d, comp, err))
+		if (sl_value_chunk(v, i, &d, comp, err) || put_docs(&d, comp, out, err))
 			return -1;
-		for (int k = 0; k < SL_NCOMP; k++)
-			if (d.len[k] && sl_buf_put(out, comp[k], d.len[k], err))
-				return -1;
 	}
+	return 0;
+}
+
+/* Order references by hash. */
+static int
+cmp_ref(const void *a, const void *b)
+{
+	return memcmp(((const sl_sfcold_ref *) a)->hash, ((const sl_sfcold_ref *) b)->hash, 32);
+}
+
+/* List v's distinct references in hash order, each with the first chunk holding it. */
+int
+sl_sfcold_refs(sl_value *v, sl_sfcold_ref **refs, uint32_t *n, sl_err *err)
+{
+	sl_sfcold_ref *r = sl_alloc_err(sizeof(sl_sfcold_ref) * ((size_t) v->hdr.chunk_count + 1), err);
+	uint32_t	count = 0,
+				keep = 0;
+
+	*refs = NULL;
+	*n = 0;
+	if (r == NULL)
+		return -1;
+	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
+	{
+		sl_dirent	d;
+
+		if (sl_value_dirent(v, i, &d, err))
+		{
+			sl_free(r);
+			return -1;
+		}
+		if (d.ref)
+		{
+			memcpy(r[count].hash, d.hash, 32);
+			r[count++].chunk = i;
+		}
+	}
+	qsort(r, count, sizeof(sl_sfcold_ref), cmp_ref);
+	for (uint32_t i = 0; i < count; i++)
+		if (keep == 0 || memcmp(r[keep - 1].hash, r[i].hash, 32) != 0)
+			r[keep++] = r[i];
+		else if (r[i].chunk < r[keep - 1].chunk)
+			r[keep - 1].chunk = r[i].chunk;
+	*refs = r;
+	*n = keep;
+	return 0;
+}
+
+/* The documents of reference chunk i (its dirent in *d), from fn by rank or through v's resolver. */
+static int
+ref_docs(sl_value *v, uint32_t i, uint32_t rank, sl_sfcold_docs_fn fn, void *ctx, sl_dirent *d,
+		 const uint8_t *comp[SL_NCOMP], sl_err *err)
+{
+	if (fn == NULL)
+		return sl_value_chunk(v, i, d, comp, err);
+	return sl_value_dirent(v, i, d, err) || fn(ctx, rank, d, comp, err) ? -1 : 0;
+}
+
+/* Append every chunk's documents in directory order, each reference's from fn by its rank. */
+int
+sl_sfcold_prefix_ranked(sl_value *v, const sl_sfcold_ref *refs, uint32_t n, sl_sfcold_docs_fn fn,
+						void *ctx, sl_buf *out, sl_err *err)
+{
+	if (reserve_docs(v, out, err))
+		return -1;
+	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
+	{
+		sl_dirent	d;
+		const uint8_t *comp[SL_NCOMP];
+		sl_sfcold_ref key;
+		const sl_sfcold_ref *at;
+
+		if ((i & 63) == 0)
+			sl_interrupt();
+		if (sl_value_dirent(v, i, &d, err))
+			return -1;
+		memcpy(key.hash, d.hash, 32);
+		if (!d.ref)
+		{
+			if (sl_value_chunk(v, i, &d, comp, err))
+				return -1;
+		}
+		else if ((at = bsearch(&key, refs, n, sizeof(sl_sfcold_ref), cmp_ref)) == NULL)
+			return sl_fail(err, SL_ERR_NOTFOUND, "chunk (%d,%d) is not among the references listed", d.x, d.z);
+		else if (ref_docs(v, i, (uint32_t) (at - refs), fn, ctx, &d, comp, err))
+			return -1;
+		if (put_docs(&d, comp, out, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether the documents comp of chunk d start at *end (or *end is NULL); if so, move *end past them. */
+static int
+docs_follow(const uint8_t **end, const sl_dirent *d, const uint8_t *const comp[SL_NCOMP])
+{
+	const uint8_t *e = *end;
+
+	for (int k = 0; k < SL_NCOMP; k++)
+		if (d->len[k])
+		{
+			if (e != NULL && comp[k] != e)
+				return 0;
+			e = comp[k] + d->len[k];
+		}
+	*end = e;
+	return 1;
+}
+
+/* Copy the documents viewed so far, [start, end), into out, with room for all. */
+static int
+copy_view(sl_value *v, const uint8_t *start, const uint8_t *end, sl_buf *out, sl_err *err)
+{
+	return reserve_docs(v, out, err) || sl_buf_put(out, start, (size_t) (end - start), err) ? -1 : 0;
+}
+
+/*
+ * Set *prefix to version 2's prefix of v: its references' documents in
+ * hash order, then its chunks held in frames in directory order.
+ */
+int
+sl_sfcold_prefix_hashed(sl_value *v, const sl_sfcold_ref *refs, uint32_t n, sl_sfcold_docs_fn fn,
+						void *ctx, int stable, sl_buf *out, const uint8_t **prefix,
+						size_t *prefix_len, sl_err *err)
+{
+	const uint8_t *start = NULL,
+			   *end = NULL;
+	int			view = stable;
+
+	out->len = 0;
+	if (!view && reserve_docs(v, out, err))
+		return -1;
+	for (uint32_t k = 0; k < n; k++)
+	{
+		sl_dirent	d;
+		const uint8_t *comp[SL_NCOMP];
+
+		if ((k & 63) == 0)
+			sl_interrupt();
+		if (ref_docs(v, refs[k].chunk, k, fn, ctx, &d, comp, err))
+			return -1;
+		if (view && docs_follow(&end, &d, comp))
+		{
+			start = start ? start : end - (d.len[0] + d.len[1] + d.len[2]);
+			continue;
+		}
+		/* not back to back: what was viewed so far is copied, and the rest */
+		if (view && copy_view(v, start, end, out, err))
+			return -1;
+		view = 0;
+		if (put_docs(&d, comp, out, err))
+			return -1;
+	}
+	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
+	{
+		sl_dirent	d;
+		const uint8_t *comp[SL_NCOMP];
+
+		if (sl_value_dirent(v, i, &d, err))
+			return -1;
+		if (d.ref)
+			continue;
+		if (view && copy_view(v, start, end, out, err))
+			return -1;
+		view = 0;
+		if (sl_value_chunk(v, i, &d, comp, err) || put_docs(&d, comp, out, err))
+			return -1;
+	}
+	*prefix = view ? start : out->data;
+	*prefix_len = view ? (size_t) (end - start) : out->len;
 	return 0;
 }
 
@@ -62,14 +260,21 @@ read_block(const uint8_t *file, size_t len, size_t *at, const sl_limits *lim, sl
 	return 0;
 }
 
+/* The version of a cold form, 0 when src is not one. */
+int
+sl_sfcold_version(const uint8_t *src, size_t len)
+{
+	return sl_sfcold_is(src, len) ? src[4] : 0;
+}
+
 /* Append the cold form of a version-13 file. */
 int
-sl_sfcold_encode(const uint8_t *file, size_t len, const uint8_t *prefix, size_t prefix_len,
-				 const sl_limits *lim, sl_buf *out, sl_err *err)
+sl_sfcold_encode(const uint8_t *file, size_t len, int version, const uint8_t *prefix,
+				 size_t prefix_len, const sl_limits *lim, sl_buf *out, sl_err *err)
 {
 	sl_buf		raw = {0};
 	sl_buf		back = {0};
-	uint8_t		head[SL_SFCOLD_HEADER] = {'S', 'L', 'C', 'F', SL_SFCOLD_VERSION};
+	uint8_t		head[SL_SFCOLD_HEADER] = {'S', 'L', 'C', 'F', (uint8_t) version};
 	size_t		at = FILE_HEADER;
 	size_t		start = out->len;
 	size_t		chunk_len;
@@ -77,6 +282,8 @@ sl_sfcold_encode(const uint8_t *file, size_t len, const uint8_t *prefix, size_t 
 
 	if (lim == NULL)
 		lim = &sl_default_limits;
+	if (version < 1 || version > SL_SFCOLD_VERSION)
+		return sl_fail(err, SL_ERR_INVALID, "cold slime file version %d is not known", version);
 	if (len < FILE_HEADER || file[0] != 0xB1 || file[1] != 0x0B || file[2] != SL_SLIMEFILE_WRITE_VERSION)
 		return sl_fail(err, SL_ERR_UNSUPPORTED, "not a version-13 slime file");
 	if (read_block(file, len, &at, lim, &raw, err))
@@ -129,7 +336,7 @@ sl_sfcold_decode(const uint8_t *src, size_t len, const uint8_t *prefix, size_t p
 		lim = &sl_default_limits;
 	if (!sl_sfcold_is(src, len))
 		return sl_fail(err, SL_ERR_CORRUPT, "not a cold slime file (offset 0)");
-	if (src[4] != SL_SFCOLD_VERSION)
+	if (src[4] < 1 || src[4] > SL_SFCOLD_VERSION)
 		return sl_fail(err, SL_ERR_UNSUPPORTED, "cold slime file version %d is not known (offset 4)", src[4]);
 	if (src[5] != 0xB1 || src[6] != 0x0B || src[7] != SL_SLIMEFILE_WRITE_VERSION)
 		return sl_fail(err, SL_ERR_CORRUPT, "cold slime file does not hold a version-13 header (offset 5)");

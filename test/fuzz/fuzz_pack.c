@@ -10,7 +10,7 @@
  *   - selector odd: u16le prefix length, the prefix, then a cold form.
  *     sl_sfcold_decode fails cleanly or gives a version-13 file, which
  *     sl_sfcold_encode takes back against the same prefix into a cold form
- *     that decodes to the same file.
+ *     of the same version that decodes to the same file.
  */
 #include "fuzz_common.h"
 #include "sl_pack.h"
@@ -96,7 +96,8 @@ cold_case(const uint8_t *data, size_t size)
 		FUZZ_CHECK(file.len == 0, "a failed decode left output");
 		return;
 	}
-	FUZZ_CHECK(sl_sfcold_encode(file.data, file.len, data + 2, plen, &fuzz_limits, &cold, &err) == 0,
+	FUZZ_CHECK(sl_sfcold_encode(file.data, file.len, sl_sfcold_version(data + 2 + plen, size - 2 - plen),
+								data + 2, plen, &fuzz_limits, &cold, &err) == 0,
 			   "re-encode: %s", err.msg);
 	FUZZ_CHECK(sl_sfcold_decode(cold.data, cold.len, data + 2, plen, 1, &fuzz_limits, &back, &err) == 0 &&
 			   back.len == file.len && memcmp(back.data, file.data, file.len) == 0, "round trip differs");

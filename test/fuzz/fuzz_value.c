@@ -23,17 +23,31 @@
  *     sl_value_content_hash succeeds, and re-encoding through a builder
  *     (SL_ADD_KEEP; SL_ADD_REFS; SL_ADD_RESOLVE when every reference read
  *     from an entry that passes its check) gives values that verify with that content hash; the resolved
- *     and the original value give the same reference form, byte for byte.
+ *     and the original value give the same reference form, byte for byte;
+ *   - the prefixes of the loader's cold forms (sl_sfcold): fail cleanly or
+ *     agree, version 1's through the resolver and by rank, version 2's
+ *     through the resolver and in place.
  */
 #include "fuzz_common.h"
 #include "sl_build.h"
 #include "sl_codec.h"
 #include "sl_nbt.h"
+#include "sl_sfcold.h"
 #include "sl_store.h"
 #include "sl_value.h"
 #include "sl_zstd.h"
 
 #define STORE_MAX 256
+
+/* What check_prefixes hands rank_docs. */
+typedef struct cold_ctx
+{
+	sl_value   *v;
+	sl_sfcold_ref *refs;
+	uint32_t	n;
+	const uint8_t *view;		/* non-NULL: documents from here, at at[rank] */
+	size_t	   *at;
+} cold_ctx;
 
 /* The store records of an input. */
 typedef struct fstore
@@ -243,6 +257,114 @@ check_forms(sl_value *v, fstore *st, const uint8_t hash[32])
 	sl_buf_free(&refs2);
 }
 
+/* The documents of the rank-th reference read through the value's resolver, its lengths d's (sl_sfcold_docs_fn). */
+static int
+rank_docs(void *ctx, uint32_t rank, const sl_dirent *d, const uint8_t *comp[SL_NCOMP], sl_err *err)
+{
+	cold_ctx   *c = ctx;
+	sl_dirent	e;
+
+	if (rank >= c->n)
+		return sl_fail(err, SL_ERR_INVALID, "rank %u of %u", rank, c->n);
+	if (c->view)
+	{
+		/* the documents of version 2's prefix (made before), back to back */
+		for (int k = 0; k < SL_NCOMP; k++)
+		{
+			comp[k] = d->len[k] ? c->view + c->at[rank] + (k > 0 ? d->len[0] : 0) + (k > 1 ? d->len[1] : 0) : NULL;
+		}
+		return 0;
+	}
+	if (sl_value_chunk(c->v, c->refs[rank].chunk, &e, comp, err))
+		return -1;
+	return memcmp(e.len, d->len, sizeof(e.len)) == 0 ? 0 : sl_fail(err, SL_ERR_NOTFOUND, "other lengths");
+}
+
+/*
+ * The prefixes of the loader's cold forms: the references listed in hash
+ * order, distinct, each at a chunk holding it; version 1's prefix through
+ * the resolver and by rank alike; version 2's through the resolver, and in
+ * place when its documents lie back to back.
+ */
+static void
+check_prefixes(sl_value *v)
+{
+	cold_ctx	c = {v, NULL, 0, NULL, NULL};
+	sl_buf		one = {0},
+				ranked = {0},
+				two = {0},
+				again = {0};
+	const uint8_t *p2,
+			   *p3;
+	size_t		l2,
+				l3;
+	sl_err		err;
+	int			ok1,
+				ok2;
+	uint32_t	dir_refs = 0;
+
+	reset(&err);
+	if (sl_sfcold_refs(v, &c.refs, &c.n, &err))
+	{
+		fuzz_check_any_err(&err);
+		return;
+	}
+	for (uint32_t k = 0; k < c.n; k++)
+	{
+		sl_dirent	d;
+
+		FUZZ_CHECK(k == 0 || memcmp(c.refs[k - 1].hash, c.refs[k].hash, 32) < 0, "references not in hash order");
+		FUZZ_CHECK(c.refs[k].chunk < v->hdr.chunk_count && sl_value_dirent(v, c.refs[k].chunk, &d, &err) == 0 &&
+				   d.ref && memcmp(d.hash, c.refs[k].hash, 32) == 0, "reference %u at a chunk not holding it", k);
+	}
+	ok1 = sl_sfcold_prefix(v, &one, &err) == 0;
+	if (!ok1)
+		fuzz_check_any_err(&err);
+	reset(&err);
+	if (sl_sfcold_prefix_ranked(v, c.refs, c.n, rank_docs, &c, &ranked, &err) == 0)
+		FUZZ_CHECK(ok1 && ranked.len == one.len && (one.len == 0 || memcmp(ranked.data, one.data, one.len) == 0),
+				   "version 1's prefix by rank differs");
+	else
+		fuzz_check_any_err(&err);
+	reset(&err);
+	ok2 = sl_sfcold_prefix_hashed(v, c.refs, c.n, NULL, NULL, 0, &two, &p2, &l2, &err) == 0;
+	if (!ok2)
+		fuzz_check_any_err(&err);
+	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
+	{
+		sl_dirent	d;
+
+		if (sl_value_dirent(v, i, &d, &err) == 0)
+			dir_refs += d.ref;
+	}
+	/* a repeated reference is once in version 2's prefix, twice in version 1's */
+	if (ok1 && ok2)
+		FUZZ_CHECK(l2 <= one.len && (c.n < dir_refs || l2 == one.len),
+				   "version 2's prefix of %zu bytes, version 1's %zu", l2, one.len);
+	if (ok2 && dir_refs == v->hdr.chunk_count && (c.at = calloc(c.n + 1, sizeof(size_t))) != NULL)
+	{
+		/* each reference's documents where version 2's prefix holds them */
+		for (uint32_t k = 0; k < c.n; k++)
+		{
+			sl_dirent	d;
+
+			FUZZ_CHECK(sl_value_dirent(v, c.refs[k].chunk, &d, &err) == 0, "dirent: %s", err.msg);
+			c.at[k + 1] = c.at[k] + d.len[0] + d.len[1] + d.len[2];
+		}
+		c.view = p2;
+		reset(&err);
+		FUZZ_CHECK(c.at[c.n] == l2 &&
+				   sl_sfcold_prefix_hashed(v, c.refs, c.n, rank_docs, &c, 1, &again, &p3, &l3, &err) == 0 &&
+				   l3 == l2 && (l2 == 0 || p3 == p2), "version 2's prefix in place: %s", err.msg);
+		free(c.at);
+	}
+	sl_free(c.refs);
+	sl_buf_free(&one);
+	sl_buf_free(&ranked);
+	sl_buf_free(&two);
+	sl_buf_free(&again);
+}
+
 /* Read everything an open value holds; with verified, inline reads must succeed. */
 static void
 read_all(const uint8_t *data, size_t size, fstore *st, int verified)
@@ -377,6 +499,7 @@ read_all(const uint8_t *data, size_t size, fstore *st, int verified)
 		/* resolving needs every entry readable and well-formed */
 		check_forms(&v, good_refs == dir_refs ? st : NULL, hash);
 	}
+	check_prefixes(&v);
 	sl_value_close(&v);
 }
 

@@ -689,14 +689,18 @@ gen_pack(void)
 		sl_sf_put_zblock(&file, all.data + 12, all.len - 40, 3, &err) ||
 		sl_sf_put_zblock(&file, (const uint8_t *) "", 0, 3, &err))
 		die("cold file", &err);
-	pack.len = 0;
-	sl_buf_put_u8(&pack, (uint8_t) (all.len & 0xFF), &err);
-	sl_buf_put_u8(&pack, (uint8_t) (all.len >> 8), &err);
-	sl_buf_put(&pack, all.data, all.len, &err);
-	if (sl_sfcold_encode(file.data, file.len, all.data, all.len, NULL, &cold, &err) ||
-		sl_buf_put(&pack, cold.data, cold.len, &err))
-		die("cold form", &err);
-	put_pack("gen-cold", 1, &pack);
+	for (int version = 1; version <= SL_SFCOLD_VERSION; version++)
+	{
+		pack.len = 0;
+		cold.len = 0;
+		sl_buf_put_u8(&pack, (uint8_t) (all.len & 0xFF), &err);
+		sl_buf_put_u8(&pack, (uint8_t) (all.len >> 8), &err);
+		sl_buf_put(&pack, all.data, all.len, &err);
+		if (sl_sfcold_encode(file.data, file.len, version, all.data, all.len, NULL, &cold, &err) ||
+			sl_buf_put(&pack, cold.data, cold.len, &err))
+			die("cold form", &err);
+		put_pack(version == 1 ? "gen-cold" : "gen-cold2", 1, &pack);
+	}
 	sl_buf_free(&all);
 	sl_buf_free(&pack);
 	sl_buf_free(&file);

@@ -2,7 +2,8 @@
  * test_pack.c - unit tests of the chunk store's packs (sl_pack) and of the
  * cold form of loader files (sl_sfcold): round trips in both pack codecs,
  * every truncation and flipped byte refused, a cold form that gives the
- * file back byte for byte and refuses another prefix.
+ * file back byte for byte and refuses another prefix, and the prefixes of
+ * both versions of the cold form, through a resolver or out of a pack.
  */
 #include "harness.h"
 #include "sl_pack.h"
@@ -159,7 +160,7 @@ test_sfcold_roundtrip(void)
 	make_pack(16, SL_PACK_FAST, &prefix, off, &cold);
 	cold.len = 0;
 	make_file(&prefix, &file);
-	CHECK_OK(sl_sfcold_encode(file.data, file.len, prefix.data, prefix.len, NULL, &cold, &err), &err);
+	CHECK_OK(sl_sfcold_encode(file.data, file.len, 1, prefix.data, prefix.len, NULL, &cold, &err), &err);
 	CHECK(sl_sfcold_is(cold.data, cold.len));
 	CHECK(cold.len < file.len / 4);
 	CHECK_OK(sl_sfcold_decode(cold.data, cold.len, prefix.data, prefix.len, SL_DEFAULT_LEVEL, NULL, &back, &err), &err);
@@ -176,14 +177,241 @@ test_sfcold_roundtrip(void)
 	CHECK(bad == (int) cold.len);
 	/* a file of another version, or with bytes after its blocks, is not held */
 	file.data[2] = 12;
-	CHECK(sl_sfcold_encode(file.data, file.len, prefix.data, prefix.len, NULL, &cold, &err) != 0 &&
+	CHECK(sl_sfcold_encode(file.data, file.len, 1, prefix.data, prefix.len, NULL, &cold, &err) != 0 &&
 		  err.code == SL_ERR_UNSUPPORTED);
 	file.data[2] = 13;
 	sl_buf_put_u8(&file, 0, &err);
-	CHECK(sl_sfcold_encode(file.data, file.len, prefix.data, prefix.len, NULL, &cold, &err) != 0 &&
+	CHECK(sl_sfcold_encode(file.data, file.len, 1, prefix.data, prefix.len, NULL, &cold, &err) != 0 &&
 		  err.code == SL_ERR_UNSUPPORTED);
 	sl_buf_free(&prefix);
 	sl_buf_free(&other);
+	sl_buf_free(&file);
+	sl_buf_free(&cold);
+	sl_buf_free(&back);
+}
+
+/* ---- the prefixes of cold forms ---- */
+
+#define TC_N 7					/* chunks of the test world; chunk 4 repeats chunk 1 */
+
+/* A reference-form world: its value and each chunk's raw-form store entry and key. */
+typedef struct tc_world
+{
+	sl_buf		entry[TC_N];
+	uint8_t		key[TC_N][32];
+	sl_buf		value;
+} tc_world;
+
+/* The lengths and documents of a chunk's canonical bytes. */
+static void
+tc_docs_of(const uint8_t *canon, sl_dirent *d, const uint8_t *comp[SL_NCOMP])
+{
+	size_t		at = 12;
+
+	memset(d, 0, sizeof(*d));
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		d->len[k] = sl_get_u32le(canon + 4 * k);
+		comp[k] = d->len[k] ? canon + at : NULL;
+		at += d->len[k];
+	}
+}
+
+/* Make the world: chunk i holds make_entry's entry i (chunk 4: entry 1 again). */
+static void
+tc_make(tc_world *w)
+{
+	sl_chunk_src src[TC_N];
+	sl_err		err;
+
+	memset(w, 0, sizeof(*w));
+	memset(src, 0, sizeof(src));
+	for (int i = 0; i < TC_N; i++)
+	{
+		sl_dirent	d;
+		const uint8_t *comp[SL_NCOMP];
+
+		sl_buf_put_u8(&w->entry[i], SL_ENTRY_RAW, &err);
+		make_entry(&w->entry[i], i == 4 ? 1 : i);
+		tc_docs_of(w->entry[i].data + 1, &d, comp);
+		sl_chunk_hash(&d, comp, w->key[i]);
+		src[i].x = i;
+		src[i].z = -i;
+		src[i].data_version = 3953;
+		src[i].timestamp = (uint32_t) i;
+		memcpy(src[i].len, d.len, sizeof(d.len));
+		src[i].ref = w->key[i];
+	}
+	CHECK_OK(sl_value_encode(src, TC_N, NULL, 0, NULL, NULL, &w->value, &err), &err);
+}
+
+/* sl_resolve_fn over the world's entries. */
+static int
+tc_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t *len, int *checked,
+		   sl_err *err)
+{
+	tc_world   *w = ctx;
+
+	for (int i = 0; i < TC_N; i++)
+		if (memcmp(w->key[i], d->hash, 32) == 0)
+		{
+			*entry = w->entry[i].data;
+			*len = w->entry[i].len;
+			return 0;
+		}
+	return sl_fail(err, SL_ERR_NOTFOUND, "no entry");
+}
+
+/* A pack's entries from entry first on, by rank, their lengths checked (sl_sfcold_docs_fn). */
+typedef struct tc_pack
+{
+	sl_pack		p;
+	uint32_t	first;
+} tc_pack;
+
+static int
+tc_pack_docs(void *ctx, uint32_t rank, const sl_dirent *d, const uint8_t *comp[SL_NCOMP], sl_err *err)
+{
+	tc_pack    *t = ctx;
+	uint32_t	i = t->first + rank;
+	size_t		at;
+
+	if (i >= t->p.count)
+		return sl_fail(err, SL_ERR_NOTFOUND, "no entry %u", i);
+	at = t->p.off[i];
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		if (t->p.len[SL_NCOMP * i + k] != d->len[k])
+			return sl_fail(err, SL_ERR_NOTFOUND, "entry %u is not the chunk's size", i);
+		comp[k] = d->len[k] ? t->p.raw + at : NULL;
+		at += d->len[k];
+	}
+	return 0;
+}
+
+/* Append the documents of the world's entry keyed hash (without its lengths). */
+static void
+tc_put_docs(const tc_world *w, const uint8_t *hash, sl_buf *out)
+{
+	sl_err		err;
+
+	for (int i = 0; i < TC_N; i++)
+		if (memcmp(w->key[i], hash, 32) == 0)
+		{
+			sl_buf_put(out, w->entry[i].data + 13, w->entry[i].len - 13, &err);
+			return;
+		}
+	CHECK(0);
+}
+
+/* The entry of the world keyed hash. */
+static const sl_buf *
+tc_entry(const tc_world *w, const uint8_t *hash)
+{
+	for (int i = 0; i < TC_N; i++)
+		if (memcmp(w->key[i], hash, 32) == 0)
+			return &w->entry[i];
+	return &w->entry[0];
+}
+
+/*
+ * The references in hash order (the repeat once, at its first chunk);
+ * version 1's prefix in directory order and version 2's in hash order,
+ * through the resolver and out of a pack the world was gathered into, which
+ * version 2 reads in place; another place in the pack is refused.
+ */
+void		test_sfcold_prefixes(void);
+void
+test_sfcold_prefixes(void)
+{
+	tc_world	w;
+	sl_value	v;
+	sl_sfcold_ref *refs;
+	uint32_t	n;
+	sl_buf		dir = {0},
+				want = {0},
+				got = {0},
+				pack = {0},
+				file = {0},
+				cold = {0},
+				back = {0};
+	const uint8_t *e[TC_N + 1];
+	size_t		size[TC_N + 1];
+	const uint8_t *pre;
+	size_t		plen;
+	tc_pack		t;
+	sl_err		err;
+
+	tc_make(&w);
+	CHECK_OK(sl_value_open_mem(&v, w.value.data, w.value.len, NULL, &err), &err);
+	v.resolve = tc_resolve;
+	v.resolve_ctx = &w;
+	CHECK_OK(sl_sfcold_refs(&v, &refs, &n, &err), &err);
+	CHECK(n == TC_N - 1);
+	for (uint32_t k = 1; k < n; k++)
+		CHECK(memcmp(refs[k - 1].hash, refs[k].hash, 32) < 0);
+	/* each at the first chunk holding it; version 1: directory order, the repeat twice */
+	for (uint32_t i = 0; i < TC_N; i++)
+	{
+		sl_dirent	d;
+
+		CHECK_OK(sl_value_dirent(&v, i, &d, &err), &err);
+		for (uint32_t k = 0; k < n; k++)
+			if (memcmp(refs[k].hash, d.hash, 32) == 0)
+				CHECK(refs[k].chunk <= i);
+		tc_put_docs(&w, d.hash, &want);
+	}
+	CHECK_OK(sl_sfcold_prefix(&v, &dir, &err), &err);
+	CHECK(dir.len == want.len && memcmp(dir.data, want.data, want.len) == 0);
+	/* the world gathered after another entry, in hash order */
+	e[0] = w.entry[0].data + 1;
+	size[0] = w.entry[0].len - 1;
+	for (uint32_t k = 0; k < n; k++)
+	{
+		e[k + 1] = tc_entry(&w, refs[k].hash)->data + 1;
+		size[k + 1] = tc_entry(&w, refs[k].hash)->len - 1;
+	}
+	CHECK_OK(sl_pack_encode(e, size, n + 1, SL_PACK_FAST, &pack, &err), &err);
+	CHECK_OK(sl_pack_open(pack.data, pack.len, NULL, &t.p, &err), &err);
+	t.first = 1;
+	CHECK_OK(sl_sfcold_prefix_ranked(&v, refs, n, tc_pack_docs, &t, &got, &err), &err);
+	CHECK(got.len == want.len && memcmp(got.data, want.data, want.len) == 0);
+	/* version 2: hash order, each once; in place in the pack */
+	want.len = 0;
+	for (uint32_t k = 0; k < n; k++)
+		tc_put_docs(&w, refs[k].hash, &want);
+	CHECK_OK(sl_sfcold_prefix_hashed(&v, refs, n, NULL, NULL, 0, &got, &pre, &plen, &err), &err);
+	CHECK(pre == got.data && plen == want.len && memcmp(pre, want.data, plen) == 0);
+	CHECK_OK(sl_sfcold_prefix_hashed(&v, refs, n, tc_pack_docs, &t, 1, &got, &pre, &plen, &err), &err);
+	CHECK(pre > t.p.raw && pre < t.p.raw + t.p.raw_len);
+	CHECK(plen == want.len && memcmp(pre, want.data, plen) == 0);
+	CHECK_OK(sl_sfcold_prefix_hashed(&v, refs, n, tc_pack_docs, &t, 0, &got, &pre, &plen, &err), &err);
+	CHECK(pre == got.data && plen == want.len && memcmp(pre, want.data, plen) == 0);
+	/* a cold form of version 2 decodes against that prefix only */
+	make_file(&want, &file);
+	CHECK_OK(sl_sfcold_encode(file.data, file.len, 2, want.data, want.len, NULL, &cold, &err), &err);
+	CHECK(sl_sfcold_version(cold.data, cold.len) == 2);
+	CHECK_OK(sl_sfcold_decode(cold.data, cold.len, pre, plen, SL_DEFAULT_LEVEL, NULL, &back, &err), &err);
+	CHECK(back.len == file.len && memcmp(back.data, file.data, file.len) == 0);
+	back.len = 0;
+	CHECK(sl_sfcold_decode(cold.data, cold.len, dir.data, dir.len, SL_DEFAULT_LEVEL, NULL, &back, &err) != 0);
+	CHECK(sl_sfcold_encode(file.data, file.len, 3, want.data, want.len, NULL, &cold, &err) != 0 &&
+		  err.code == SL_ERR_INVALID);
+	/* the world is not where the caller looked: refused, not a wrong prefix */
+	t.first = 0;
+	CHECK(sl_sfcold_prefix_ranked(&v, refs, n, tc_pack_docs, &t, &got, &err) != 0 && err.code == SL_ERR_NOTFOUND);
+	CHECK(sl_sfcold_prefix_hashed(&v, refs, n, tc_pack_docs, &t, 1, &got, &pre, &plen, &err) != 0 &&
+		  err.code == SL_ERR_NOTFOUND);
+	sl_pack_free(&t.p);
+	sl_free(refs);
+	sl_value_close(&v);
+	for (int i = 0; i < TC_N; i++)
+		sl_buf_free(&w.entry[i]);
+	sl_buf_free(&w.value);
+	sl_buf_free(&dir);
+	sl_buf_free(&want);
+	sl_buf_free(&got);
+	sl_buf_free(&pack);
 	sl_buf_free(&file);
 	sl_buf_free(&cold);
 	sl_buf_free(&back);
