@@ -11,6 +11,7 @@
 
 #include "sl_bcodec.h"
 #include "sl_blocks.h"
+#include "sl_bheight.h"
 #include "sl_btok.h"
 #include "sl_schem.h"
 
@@ -67,6 +68,7 @@ typedef struct btok
 	uint32_t	hit[3];			/* a literal is its context's block; by phase */
 	uint32_t	mode[3];		/* a palette array is modelled; by kind */
 	uint32_t	nlit[4][17][16];	/* nibble literals: kind, the nibble below (16 none); node */
+	sl_bheight	height;			/* version 5: heightmaps */
 	/* scratch, not cleared */
 	uint32_t	loc[32768 + COPY_STEP];	/* local indices of the current array; room for a copy's last step */
 	uint64_t	start[32768 / 64 + 2];	/* bit i: a token of the current array starts at i */
@@ -748,6 +750,7 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, int version,
 		fresh(m->hit, 3);
 		fresh(m->mode, 3);
 		fresh(&m->nlit[0][0][0], sizeof(m->nlit) / sizeof(uint32_t));
+		sl_bheight_init(&m->height);
 	}
 	if (r == 0)
 		r = pair_data(m, s);
@@ -760,8 +763,15 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, int version,
 		sl_interrupt();
 		if (m->pair[i] == -2)
 			continue;			/* a Data array, coded with its Blocks */
-		r = a->kind == SL_BA_NIBBLE ? code_nibbles(m, a, i, payload[i])
-			: code_blocks(m, a, i, payload[i], m->pair[i] >= 0 ? payload[m->pair[i]] : NULL);
+		if (a->kind == SL_BA_HEIGHT)
+		{
+			r = sl_bheight_code(&m->height, rc, a, i, payload[i], err);
+			if (r == 1)
+				r = code_raw(m, payload[i], (size_t) a->count * a->esize);
+		}
+		else
+			r = a->kind == SL_BA_NIBBLE ? code_nibbles(m, a, i, payload[i])
+				: code_blocks(m, a, i, payload[i], m->pair[i] >= 0 ? payload[m->pair[i]] : NULL);
 	}
 	sl_free(m->pair);
 	sl_free(m->pred);
