@@ -32,6 +32,7 @@ sl_bheight_init(sl_bheight *h)
 	fresh(h->sign, SL_BHEIGHT_CTX);
 	fresh(&h->nb[0][0], sizeof(h->nb) / sizeof(uint32_t));
 	fresh(&h->mant[0][0], sizeof(h->mant) / sizeof(uint32_t));
+	fresh(h->pad, 3);
 	h->prev_doc = h->prev_comp = UINT32_MAX;
 }
 
@@ -42,9 +43,12 @@ max_height(const sl_barray *a)
 	return a->esize == 1 ? 255 : a->esize == 4 ? 1023 : (1 << HBITS) - 1;
 }
 
-/* Encoding: a's heights into v; whether they pack back to exactly p. */
+/*
+ * Encoding: a's heights into v, and (long[]) into pad the bits of its longs
+ * the heights leave unused; whether the heights fit (int[]: 0..1023).
+ */
 static int
-unpack(const sl_barray *a, const uint8_t *p, int32_t *v)
+unpack(const sl_barray *a, const uint8_t *p, int32_t *v, uint64_t *pad)
 {
 	uint32_t	u[256];
 	uint8_t		back[37 * 8];
@@ -71,12 +75,44 @@ unpack(const sl_barray *a, const uint8_t *p, int32_t *v)
 	sl_pack_indices(u, 256, HBITS, a->count == 36, back);
 	for (int i = 0; i < 256; i++)
 		v[i] = (int32_t) u[i];
-	return memcmp(back, p, (size_t) a->count * 8) == 0;
+	for (uint32_t k = 0; k < a->count; k++)
+		pad[k] = sl_get_u64be(p + 8 * k) ^ sl_get_u64be(back + 8 * k);
+	return 1;
 }
 
-/* Decoding: write heights v into a's payload p. */
+/*
+ * Code the unused bits of a long[37] heightmap (the top bit of the first 36
+ * longs, the top 28 of the last): one bit when all are 0, as most writers
+ * leave them; decoding: into pad.
+ */
 static void
-pack(const sl_barray *a, const int32_t *v, uint8_t *p)
+code_pad(sl_bheight *h, sl_rc *rc, const sl_barray *a, uint64_t *pad)
+{
+	uint64_t	any = 0;
+
+	if (a->count != 37)
+		return;
+	for (int k = 0; k < 37; k++)
+		any |= rc->decoding ? 0 : pad[k];
+	if (!sl_rc_bit(rc, &h->pad[0], any != 0))
+	{
+		memset(pad, 0, 37 * sizeof(uint64_t));
+		return;
+	}
+	for (int k = 0; k < 37; k++)
+	{
+		int			from = k < 36 ? 63 : 36;
+		uint64_t	x = 0;
+
+		for (int b = 63; b >= from; b--)
+			x |= (uint64_t) sl_rc_bit(rc, &h->pad[1 + (k == 36)], (int) (pad[k] >> b & 1)) << b;
+		pad[k] = x;
+	}
+}
+
+/* Decoding: write heights v (and a long[]'s unused bits pad) into a's payload p. */
+static void
+pack(const sl_barray *a, const int32_t *v, const uint64_t *pad, uint8_t *p)
 {
 	uint32_t	u[256];
 
@@ -91,6 +127,8 @@ pack(const sl_barray *a, const int32_t *v, uint8_t *p)
 		for (int i = 0; i < 256; i++)
 			u[i] = (uint32_t) v[i];
 		sl_pack_indices(u, 256, HBITS, a->count == 36, p);
+		for (uint32_t k = 0; k < a->count; k++)
+			sl_put_u64be(p + 8 * k, sl_get_u64be(p + 8 * k) ^ pad[k]);
 	}
 }
 
@@ -221,7 +259,8 @@ int
 sl_bheight_code(sl_bheight *h, sl_rc *rc, const sl_barray *a, size_t ai, uint8_t *p, sl_err *err)
 {
 	int32_t		v[256];
-	int			ok = rc->decoding ? 1 : unpack(a, p, v),
+	uint64_t	pad[37] = {0};
+	int			ok = rc->decoding ? 1 : unpack(a, p, v, pad),
 				pick = 0;
 
 	if (!sl_rc_bit(rc, &h->mode, ok))
@@ -260,8 +299,9 @@ sl_bheight_code(sl_bheight *h, sl_rc *rc, const sl_barray *a, size_t ai, uint8_t
 	}
 	if (code_local(h, rc, pick ? h->prev[pick - 1] : NULL, v, max_height(a), ai, err))
 		return -1;
+	code_pad(h, rc, a, pad);
 	if (rc->decoding)
-		pack(a, v, p);
+		pack(a, v, pad, p);
 	if (h->nprev < SL_BHEIGHT_REFS)
 		h->nprev++;
 	memmove(h->prev[1], h->prev[0], (size_t) (h->nprev - 1) * sizeof(h->prev[0]));

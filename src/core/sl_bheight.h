@@ -10,9 +10,10 @@
  * nearly equal). The differences from the reference are predicted from
  * their west, north and north-west neighbours (LOCO-I's median predictor)
  * and the residual is a zero bit, a sign and an Elias gamma code, each bit
- * adaptive under the neighbours' gradient. A heightmap whose bytes do not
- * unpack and pack back to themselves (stray padding bits, heights out of
- * range) is coded as bytes with an order-1 model instead (sl_btok).
+ * adaptive under the neighbours' gradient. The bits of a long[37] that the
+ * heights leave unused follow (one bit when all are 0: some writers leave
+ * stray bits there). An int[] heightmap with a height outside 0..1023 is
+ * coded as bytes with an order-1 model instead (sl_btok).
  */
 #ifndef SL_BHEIGHT_H
 #define SL_BHEIGHT_H
@@ -33,6 +34,7 @@ typedef struct sl_bheight
 	uint32_t	sign[SL_BHEIGHT_CTX];
 	uint32_t	nb[SL_BHEIGHT_CTX][SL_BHEIGHT_NB];	/* unary bit length of the magnitude */
 	uint32_t	mant[SL_BHEIGHT_NB][SL_BHEIGHT_NB];	/* bit length, bit */
+	uint32_t	pad[3];			/* a long[37]'s unused bits: any set, a long's top bit, the last's */
 	int16_t		prev[SL_BHEIGHT_REFS][256];	/* heightmaps coded before in the compound, newest first */
 	int			nprev;
 	uint32_t	prev_doc,		/* that compound: document and serial number */
