@@ -196,7 +196,8 @@ code_heights(sl_bheight *h, sl_rc *rc, const int16_t *r, int32_t *v, int32_t max
 			 sl_err *err)
 {
 	int32_t		d[256];
-	int			base = r ? 6 : 0;
+	uint8_t		nz[256];		/* the residual was not 0 */
+	int			base = r ? 12 : 0;
 
 	for (int i = 0; i < 256; i++)
 	{
@@ -204,7 +205,7 @@ code_heights(sl_bheight *h, sl_rc *rc, const int16_t *r, int32_t *v, int32_t max
 		int32_t		p = predict(d, i, &cls),
 					ref = r ? r[i] : 0,
 					e = rc->decoding ? 0 : v[i] - ref - p;
-		int			ctx = base + cls;
+		int			ctx = base + cls + 6 * ((i & 15 ? nz[i - 1] : 0) | (i >= 16 ? nz[i - 16] : 0));
 
 		if (sl_rc_bit(rc, &h->zero[ctx], e != 0))
 		{
@@ -221,6 +222,7 @@ code_heights(sl_bheight *h, sl_rc *rc, const int16_t *r, int32_t *v, int32_t max
 			e = neg ? -(int32_t) x : (int32_t) x;
 		}
 		d[i] = p + e;
+		nz[i] = e != 0;
 		if (rc->decoding)
 		{
 			v[i] = ref + d[i];

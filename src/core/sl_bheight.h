@@ -22,7 +22,7 @@
 #include "sl_rc.h"
 
 #define SL_BHEIGHT_REFS 4		/* heightmaps of a compound a heightmap may refer to */
-#define SL_BHEIGHT_CTX	12		/* residual contexts: gradient class x has a reference */
+#define SL_BHEIGHT_CTX	24		/* residual contexts: gradient class x has a reference */
 #define SL_BHEIGHT_NB	11		/* bit lengths of a residual's magnitude (below 2^11) */
 
 /* Adaptive cells and the references of one input. */
