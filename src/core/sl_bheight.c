@@ -267,12 +267,6 @@ sl_bheight_code(sl_bheight *h, sl_rc *rc, const sl_barray *a, size_t ai, uint8_t
 
 	if (!sl_rc_bit(rc, &h->mode, ok))
 		return 1;
-	if (a->doc != h->prev_doc || a->comp != h->prev_comp)
-	{
-		h->nprev = 0;
-		h->prev_doc = a->doc;
-		h->prev_comp = a->comp;
-	}
 	if (h->nprev > 0)
 	{
 		uint32_t	node = 1;

@@ -21,7 +21,7 @@
 #include "sl_bsplit.h"
 #include "sl_rc.h"
 
-#define SL_BHEIGHT_REFS 4		/* heightmaps of a compound a heightmap may refer to */
+#define SL_BHEIGHT_REFS 7		/* heightmaps of a compound a heightmap may refer to */
 #define SL_BHEIGHT_CTX	24		/* residual contexts: gradient class x has a reference */
 #define SL_BHEIGHT_NB	11		/* bit lengths of a residual's magnitude (below 2^11) */
 
