@@ -15,7 +15,7 @@
 
 #define BCODEC_MAGIC(v) (0xB0 + (v))	/* 0xB1 .. 0xB5: the stream's version */
 /* the structure's zstd level */
-#define BCODEC_LEVEL(v) ((v) == 1 ? 19 : (v) == 2 ? SL_BCODEC2_LEVEL : SL_BCODEC3_LEVEL)	/* 3 to 5 */
+#define BCODEC_LEVEL(v) ((v) == 1 ? 19 : (v) == 2 ? SL_BCODEC2_LEVEL : (v) == 5 ? SL_BCODEC5_LEVEL : SL_BCODEC3_LEVEL)
 #define BODY_OFF		13		/* magic, XXH64 of the raw bytes, XXH32 of the rest */
 #define HEADER_MIN		BODY_OFF
 
