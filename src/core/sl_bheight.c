@@ -33,7 +33,6 @@ sl_bheight_init(sl_bheight *h)
 	fresh(&h->nb[0][0], sizeof(h->nb) / sizeof(uint32_t));
 	fresh(&h->mant[0][0], sizeof(h->mant) / sizeof(uint32_t));
 	fresh(h->pad, 3);
-	h->prev_doc = h->prev_comp = UINT32_MAX;
 }
 
 /* The largest height an array of a's element size holds. */

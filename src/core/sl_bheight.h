@@ -4,10 +4,10 @@
  * (sl_bsplit: "HeightMap" byte[256] or int[256], and the long[36] or
  * long[37] of 9-bit heights under "Heightmaps") and range-coded.
  *
- * A heightmap is coded against a reference: none, or one of the (up to 4)
- * heightmaps coded just before it in the same compound (the encoder picks
- * the one it differs least from; MOTION_BLOCKING and WORLD_SURFACE are
- * nearly equal). The differences from the reference are predicted from
+ * A heightmap is coded against a reference: none, or one of the (up to 7)
+ * heightmaps coded just before it, in its chunk or the one before (the
+ * encoder picks the one it differs least from; MOTION_BLOCKING and
+ * WORLD_SURFACE are nearly equal, neighbouring chunks alike). The differences from the reference are predicted from
  * their west, north and north-west neighbours (LOCO-I's median predictor)
  * and the residual is a zero bit, a sign and an Elias gamma code, each bit
  * adaptive under the neighbours' gradient. The bits of a long[37] that the
@@ -21,7 +21,7 @@
 #include "sl_bsplit.h"
 #include "sl_rc.h"
 
-#define SL_BHEIGHT_REFS 7		/* heightmaps of a compound a heightmap may refer to */
+#define SL_BHEIGHT_REFS 7		/* heightmaps coded before that a heightmap may refer to */
 #define SL_BHEIGHT_CTX	24		/* residual contexts: gradient class x has a reference */
 #define SL_BHEIGHT_NB	11		/* bit lengths of a residual's magnitude (below 2^11) */
 
@@ -35,10 +35,8 @@ typedef struct sl_bheight
 	uint32_t	nb[SL_BHEIGHT_CTX][SL_BHEIGHT_NB];	/* unary bit length of the magnitude */
 	uint32_t	mant[SL_BHEIGHT_NB][SL_BHEIGHT_NB];	/* bit length, bit */
 	uint32_t	pad[3];			/* a long[37]'s unused bits: any set, a long's top bit, the last's */
-	int16_t		prev[SL_BHEIGHT_REFS][256];	/* heightmaps coded before in the compound, newest first */
+	int16_t		prev[SL_BHEIGHT_REFS][256];	/* heightmaps coded before, newest first */
 	int			nprev;
-	uint32_t	prev_doc,		/* that compound: document and serial number */
-				prev_comp;
 } sl_bheight;
 
 /* Set every cell of h to a fresh probability and forget the references. */

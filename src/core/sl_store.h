@@ -28,7 +28,7 @@
  * The block codec version settled entries get: 5, version 3's tokens (which
  * decode 1.9-2.0x faster than version 2) with their bits modelled under
  * which references agree (4: 7% fewer bytes than 3) and the heightmaps
- * modelled (5: 4-5% fewer than 4 at about its speed) on the corpus
+ * and light modelled further (5: 6% fewer than 4 at about its speed) on the corpus
  * (test/bench/README.md, section 14): loads and scans read settled
  * entries, so decoding comes first.
  */
