@@ -73,7 +73,7 @@ SELECT 'schematic', d FROM unnest(ARRAY['fastasyncworldedit/sponge2.schem', 'pri
   LATERAL (SELECT pg_read_binary_file(:'corpus' || '/schematic/' || f) AS g) q,
   LATERAL (VALUES (g), (slime_json_to_nbt(slime_nbt_to_json(g)))) v(d);
 -- chunk store entries, key || entry: as saves write them (zstd) and as
--- slime_settle() wrote them before 0.7.0 (the dense form, slime_store_entry_settle: block codec version 4 streams now); hostile_store's value
+-- slime_settle() wrote them before 0.7.0 (the dense form, slime_store_entry_settle: block codec version 5 streams now); hostile_store's value
 -- refers to them, so a damaged entry is also read through it (read_through)
 INSERT INTO hostile_store SELECT 1, slime_import_region(
   pg_read_binary_file(:'corpus' || '/anvil-1.18plus/amulet-core/1_18_vanilla/r.-1.2.mca'), -1, 2);
@@ -81,7 +81,7 @@ INSERT INTO seed_files (kind, data) SELECT 'entry', hash || data FROM slime_stor
 INSERT INTO seed_files (kind, data)
 SELECT 'entry', hash || slime_store_entry_settle(hash, data) FROM slime_store ORDER BY hash LIMIT 10;
 SELECT count(*) FROM slime_settle('0', batch_size => 16);
--- packs, id || pack: what slime_settle() settles entries into since 0.7.0 (dense frames: block codec version 4)
+-- packs, id || pack: what slime_settle() settles entries into since 0.7.0 (dense frames: block codec version 5)
 INSERT INTO seed_files (kind, data) SELECT 'pack', int8send(id) || data FROM slime_store_packs ORDER BY id LIMIT 4;
 -- a loader world's cached file in its cold form (the file compressed against
 -- its chunks) and the pack its chunks were gathered into, which its load reads

@@ -13,9 +13,9 @@
 #include "sl_vdir.h"
 #include "sl_zstd.h"
 
-#define BCODEC_MAGIC(v) (0xB0 + (v))	/* 0xB1 .. 0xB4: the stream's version */
+#define BCODEC_MAGIC(v) (0xB0 + (v))	/* 0xB1 .. 0xB5: the stream's version */
 /* the structure's zstd level */
-#define BCODEC_LEVEL(v) ((v) == 1 ? 19 : (v) == 2 ? SL_BCODEC2_LEVEL : SL_BCODEC3_LEVEL)	/* 3 and 4 */
+#define BCODEC_LEVEL(v) ((v) == 1 ? 19 : (v) == 2 ? SL_BCODEC2_LEVEL : (v) == 5 ? SL_BCODEC5_LEVEL : SL_BCODEC3_LEVEL)
 #define BODY_OFF		13		/* magic, XXH64 of the raw bytes, XXH32 of the rest */
 #define HEADER_MIN		BODY_OFF
 
@@ -127,7 +127,7 @@ code_arrays_enc(const uint8_t *raw, size_t raw_len, const sl_bscan *rs, const sl
 	return r;
 }
 
-/* Encode raw[0..raw_len) into out as a stream of version (1 to 4). */
+/* Encode raw[0..raw_len) into out as a stream of version (1 to 5). */
 int
 sl_bcodec_encode(const uint8_t *raw, size_t raw_len, int version, sl_buf *out, sl_err *err)
 {
@@ -140,6 +140,7 @@ sl_bcodec_encode(const uint8_t *raw, size_t raw_len, int version, sl_buf *out, s
 				start = out->len;
 	int			r = -1;
 
+	rs.heights = ss.heights = version >= SL_BCODEC_V5;
 	if (split_raw(raw, raw_len, &rs, &ndocs, err) ||
 		cut_payloads(raw, raw_len, &rs, &st, err))
 		goto done;
@@ -154,7 +155,7 @@ sl_bcodec_encode(const uint8_t *raw, size_t raw_len, int version, sl_buf *out, s
 		if (sl_buf_put(&st, raw, raw_len, err))
 			goto done;
 	}
-	if (version < SL_BCODEC_V1 || version > SL_BCODEC_V4)
+	if (version < SL_BCODEC_V1 || version > SL_BCODEC_V5)
 	{
 		sl_fail(err, SL_ERR_INVALID, "bcodec: no version %d", version);
 		goto done;
@@ -202,7 +203,7 @@ read_header(const uint8_t *src, size_t len, size_t raw_len, header *h, sl_err *e
 	h->version = sl_bcodec_version(src, len);
 	if (h->version == 0)
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: magic byte 0x%02x at offset 0, expected 0x%02x to 0x%02x",
-					   src[0], BCODEC_MAGIC(1), BCODEC_MAGIC(4));
+					   src[0], BCODEC_MAGIC(1), BCODEC_MAGIC(SL_BCODEC_V5));
 	h->xxh = sl_get_u64be(src + 1);
 	if (XXH32(src + BODY_OFF, len - BODY_OFF, 0) != sl_get_u32be(src + 9))
 		return sl_fail(err, SL_ERR_CORRUPT, "bcodec: XXH32 at offset 9 does not match the %zu bytes after it",
@@ -228,7 +229,7 @@ read_header(const uint8_t *src, size_t len, size_t raw_len, header *h, sl_err *e
 int
 sl_bcodec_version(const uint8_t *src, size_t len)
 {
-	if (len >= 1 && src[0] >= BCODEC_MAGIC(1) && src[0] <= BCODEC_MAGIC(4))
+	if (len >= 1 && src[0] >= BCODEC_MAGIC(1) && src[0] <= BCODEC_MAGIC(SL_BCODEC_V5))
 		return src[0] - 0xB0;
 	return 0;
 }
@@ -311,6 +312,7 @@ sl_bcodec_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t raw_len, s
 		goto done;
 	}
 	s.payload_cap = raw_len - h.st_len;
+	s.heights = h.version >= SL_BCODEC_V5;
 	if (scan_structure(st, h.st_len, h.ndocs, SL_BCODEC_MAX_DEPTH, &s, &end, err))
 		goto done;
 	if (s.payload_sum != raw_len - h.st_len)

@@ -52,9 +52,9 @@ name_is(name_ref name, const char *lit)
 	return name.p != NULL && name.n == n && memcmp(name.p, lit, n) == 0;
 }
 
-/* Kind of an array tag (and its sub kind), 0 when the models do not take it. */
+/* Kind of an array tag (and its sub kind), 0 when the models do not take it; heights: SL_BA_HEIGHT too. */
 static int
-classify(int type, name_ref name, name_ref parent, uint32_t count, uint8_t *sub)
+classify(int type, name_ref name, name_ref parent, uint32_t count, int heights, uint8_t *sub)
 {
 	static const char *const nibbles[4] = {"Data", "Add", "SkyLight", "BlockLight"};
 
@@ -65,6 +65,11 @@ classify(int type, name_ref name, name_ref parent, uint32_t count, uint8_t *sub)
 		return SL_BA_MODERN;
 	if (type == SL_TAG_LONG_ARRAY && name_is(name, "BlockStates"))
 		return SL_BA_FLAT;
+	if (heights && type == SL_TAG_LONG_ARRAY && name.p != NULL && name_is(parent, "Heightmaps") &&
+		(count == 36 || count == 37))
+		return SL_BA_HEIGHT;
+	if (heights && type != SL_TAG_LONG_ARRAY && name_is(name, "HeightMap") && count == 256)
+		return SL_BA_HEIGHT;
 	if (type != SL_TAG_BYTE_ARRAY)
 		return 0;
 	if (name_is(name, "Blocks") && (count == 4096 || count == 32768))
@@ -145,7 +150,7 @@ walk_array(walker *w, int type, name_ref name, name_ref parent, uint32_t comp)
 
 	if (read_count(w, "array length", &count))
 		return -1;
-	kind = classify(type, name, parent, count, &sub);
+	kind = classify(type, name, parent, count, w->s->heights, &sub);
 	if (kind && push_array(w, kind, sub, esize, count, comp))
 		return -1;
 	if (kind && w->elided)

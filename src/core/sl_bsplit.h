@@ -21,7 +21,9 @@ enum
 	SL_BA_MODERN = 1,			/* block_states.data long[], palette sibling "palette" */
 	SL_BA_FLAT,					/* BlockStates long[], palette sibling "Palette" */
 	SL_BA_BLOCKS,				/* Blocks byte[4096 | 32768] */
-	SL_BA_NIBBLE				/* Data/Add/SkyLight/BlockLight byte[2048 | 16384] */
+	SL_BA_NIBBLE,				/* Data/Add/SkyLight/BlockLight byte[2048 | 16384] */
+	SL_BA_HEIGHT				/* scans with heights only: HeightMap byte[256] | int[256],
+								 * Heightmaps' long[36 | 37] */
 };
 
 /* One array found by the walk. */
@@ -50,6 +52,7 @@ typedef struct sl_bscan
 	uint32_t	ncomp;			/* compounds seen */
 	uint64_t	payload_sum;	/* bytes of the arrays' payloads */
 	uint64_t	payload_cap;	/* nonzero: fail when payload_sum would pass it */
+	int			heights;		/* also find heightmaps (SL_BA_HEIGHT; block codec 5 on) */
 } sl_bscan;
 
 /*

@@ -11,6 +11,7 @@
 
 #include "sl_bcodec.h"
 #include "sl_blocks.h"
+#include "sl_bheight.h"
 #include "sl_btok.h"
 #include "sl_schem.h"
 
@@ -67,6 +68,8 @@ typedef struct btok
 	uint32_t	hit[3];			/* a literal is its context's block; by phase */
 	uint32_t	mode[3];		/* a palette array is modelled; by kind */
 	uint32_t	nlit[4][17][16];	/* nibble literals: kind, the nibble below (16 none); node */
+	uint32_t	nlit5[4][17][17][16];	/* version 5: kind, below, the nibble before (16 none); node */
+	sl_bheight	height;			/* version 5: heightmaps */
 	/* scratch, not cleared */
 	uint32_t	loc[32768 + COPY_STEP];	/* local indices of the current array; room for a copy's last step */
 	uint64_t	start[32768 / 64 + 2];	/* bit i: a token of the current array starts at i */
@@ -399,7 +402,7 @@ copy_bytes(btok *m, const tarr *t, int j, int off, uint32_t len)
 	return 0;
 }
 
-/* Code literal byte j of a nibble array as two nibbles, each under the nibble below. */
+/* Code literal byte j of a nibble array as two nibbles, each under the nibble below (version 5: and the one before). */
 INLINE void
 code_nliteral(btok *m, sl_rc *rc, const tarr *t, int j)
 {
@@ -409,7 +412,9 @@ code_nliteral(btok *m, sl_rc *rc, const tarr *t, int j)
 
 	for (int h = 0; h < 8; h += 4)
 	{
-		uint32_t   *c = m->nlit[t->sub][r < 0 ? 16 : (r >> h) & 15];
+		int			prevn = h ? (int) (out & 15) : j > 0 ? t->p[j - 1] >> 4 : 16;
+		uint32_t   *c = m->version >= SL_BCODEC_V5 ? m->nlit5[t->sub][r < 0 ? 16 : (r >> h) & 15][prevn]
+			: m->nlit[t->sub][r < 0 ? 16 : (r >> h) & 15];
 		uint32_t	node = 1;
 
 		for (int b = 3; b >= 0; b--)
@@ -747,7 +752,11 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, int version,
 			fresh(&m->tc[k][0].kind[0][0][0][0][0], (version >= SL_BCODEC_V4 ? AGREE : 1) * sizeof(tcells) / sizeof(uint32_t));
 		fresh(m->hit, 3);
 		fresh(m->mode, 3);
-		fresh(&m->nlit[0][0][0], sizeof(m->nlit) / sizeof(uint32_t));
+		if (version >= SL_BCODEC_V5)
+			fresh(&m->nlit5[0][0][0][0], sizeof(m->nlit5) / sizeof(uint32_t));
+		else
+			fresh(&m->nlit[0][0][0], sizeof(m->nlit) / sizeof(uint32_t));
+		sl_bheight_init(&m->height);
 	}
 	if (r == 0)
 		r = pair_data(m, s);
@@ -760,8 +769,15 @@ sl_btok_code(sl_rc *rc, const sl_bscan *s, uint8_t *const *payload, int version,
 		sl_interrupt();
 		if (m->pair[i] == -2)
 			continue;			/* a Data array, coded with its Blocks */
-		r = a->kind == SL_BA_NIBBLE ? code_nibbles(m, a, i, payload[i])
-			: code_blocks(m, a, i, payload[i], m->pair[i] >= 0 ? payload[m->pair[i]] : NULL);
+		if (a->kind == SL_BA_HEIGHT)
+		{
+			r = sl_bheight_code(&m->height, rc, a, i, payload[i], err);
+			if (r == 1)
+				r = code_raw(m, payload[i], (size_t) a->count * a->esize);
+		}
+		else
+			r = a->kind == SL_BA_NIBBLE ? code_nibbles(m, a, i, payload[i])
+				: code_blocks(m, a, i, payload[i], m->pair[i] >= 0 ? payload[m->pair[i]] : NULL);
 	}
 	sl_free(m->pair);
 	sl_free(m->pred);

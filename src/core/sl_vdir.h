@@ -41,7 +41,8 @@ typedef struct sl_frame
 #define SL_CODEC_BLOCKS2 2		/* the block codec, version 2 streams */
 #define SL_CODEC_BLOCKS3 3		/* the block codec, version 3 streams (tokens, the fast one) */
 #define SL_CODEC_BLOCKS4 4		/* the block codec, version 4 streams (tokens, denser) */
-#define SL_CODEC_MAX	4		/* the highest codec this build reads */
+#define SL_CODEC_BLOCKS5 5		/* the block codec, version 5 streams (4 with modelled heightmaps) */
+#define SL_CODEC_MAX	5		/* the highest codec this build reads */
 
 /* Append v as a varint (7 bits a byte, low group first). */
 int			sl_varint64_put(sl_buf *b, uint64_t v, sl_err *err);

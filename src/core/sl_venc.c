@@ -343,7 +343,7 @@ archive_frame(const sl_buf *raw, int version, sl_buf *payload, uint8_t *codec, s
 	if (bc.len < payload->len - before)
 	{
 		payload->len = before;
-		*codec = (uint8_t) version;	/* SL_CODEC_BLOCKS .. _BLOCKS4: the version */
+		*codec = (uint8_t) version;	/* SL_CODEC_BLOCKS .. _BLOCKS5: the version */
 		rc = sl_buf_put(payload, bc.data, bc.len, err);
 		goto done;
 	}

@@ -18,7 +18,7 @@
  *
  * Usage: bench_bcodec [--check] [CORPUS_DIR]   (default $SLIME_CORPUS or ../shared/corpus)
  *
- * SLIME_BCODEC_VERSIONS=34 (any of the digits 1-4) codes only those versions;
+ * SLIME_BCODEC_VERSIONS=34 (any of the digits 1-5) codes only those versions;
  * SLIME_BCODEC_ZSTD=0 skips the zstd baselines (bc/19L and worst print 0):
  * a quick A/B of one version's speed.
  */
@@ -41,7 +41,7 @@ static const char *const era_names[NERAS] = {
 	"anvil-1.2-1.12", "anvil-1.13-1.17", "anvil-1.18plus", "mcregion"
 };
 
-#define NVERS 4					/* stream versions 1 to 4 */
+#define NVERS 5					/* stream versions 1 to 5 */
 
 typedef struct era_stats
 {
@@ -58,7 +58,7 @@ typedef struct era_stats
 } era_stats;
 
 static int	check_only;
-static int	version_on[NVERS] = {1, 1, 1, 1};	/* SLIME_BCODEC_VERSIONS */
+static int	version_on[NVERS] = {1, 1, 1, 1, 1};	/* SLIME_BCODEC_VERSIONS */
 static int	zstd_on = 1;		/* SLIME_BCODEC_ZSTD */
 
 
@@ -147,7 +147,8 @@ region_file(era_stats *e, const char *path)
 				e->worst_path[v] = path;
 			}
 	}
-	fprintf(stderr, "  %s %zu -> %zu (v1), %zu (v2), %zu (v3), %zu (v4)\n", path, cat.len, bc[0], bc[1], bc[2], bc[3]);
+	fprintf(stderr, "  %s %zu -> %zu (v1), %zu (v2), %zu (v3), %zu (v4), %zu (v5)\n", path, cat.len, bc[0], bc[1], bc[2],
+			bc[3], bc[4]);
 	sl_buf_free(&cat);
 	sl_region_free(&r);
 }
@@ -229,7 +230,8 @@ main(int argc, char **argv)
 		if (!version_on[v])
 			continue;
 		printf("\nblock codec version %d (%s)\n", v + 1,
-			   v == 3 ? "0xB4, value codec 4, settled store entries" :
+			   v == 4 ? "0xB5, value codec 5, settled store entries" :
+			   v == 3 ? "0xB4, value codec 4, settled store entries of 0.8.0" :
 			   v == 2 ? "0xB3, value codec 3, settled store entries of 0.7.0" :
 			   v == 1 ? "0xB2, value codec 2" : "0xB1, value codec 1, the archive level");
 		printf("%-16s %5s %6s %12s %10s %10s %10s %7s %8s %8s  %s\n", "era", "files", "chunks",

@@ -42,7 +42,7 @@ max_len() {
 # codec (about 60 a second under ASan), so it runs a tenth of the others
 ci_runs() {
 	case $1 in
-		bcodec | bcodec2 | bcodec3 | bcodec4) echo $(($2 / 10)) ;;
+		bcodec | bcodec2 | bcodec3 | bcodec4 | bcodec5) echo $(($2 / 10)) ;;
 		*) echo "$2" ;;
 	esac
 }

@@ -36,7 +36,7 @@ for b in build/fuzz/gen_seeds build/slimetool; do
 	[ -x "$b" ] || { echo "seeds.sh: $b missing (make fuzz-seeds)" >&2; exit 1; }
 done
 rm -rf "$out"
-mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks,store,slimefile,schem,bcodec,bcodec2,bcodec3,bcodec4,lmemo,pack}
+mkdir -p "$out"/{region,nbt,value,lz4,inflate,blocks,store,slimefile,schem,bcodec,bcodec2,bcodec3,bcodec4,bcodec5,lmemo,pack}
 
 # a file name from a corpus path: anvil-1.18plus/x/r.0.0.mca -> anvil-1.18plus_x_r.0.0.mca
 flat() { local p=${1#"$corpus"/}; printf '%s' "${p//\//_}"; }
@@ -161,8 +161,9 @@ cp "$out"/nbt/* "$out/bcodec/" 2>/dev/null || true
 cp "$out"/nbt/* "$out/bcodec2/" 2>/dev/null || true
 cp "$out"/nbt/* "$out/bcodec3/" 2>/dev/null || true
 cp "$out"/nbt/* "$out/bcodec4/" 2>/dev/null || true
+cp "$out"/nbt/* "$out/bcodec5/" 2>/dev/null || true
 
-for d in region nbt value lz4 inflate blocks store slimefile schem bcodec bcodec2 bcodec3 bcodec4 lmemo; do
+for d in region nbt value lz4 inflate blocks store slimefile schem bcodec bcodec2 bcodec3 bcodec4 bcodec5 lmemo; do
 	printf 'seeds: %-8s %4d files %8d KiB\n' "$d" "$(find "$out/$d" -type f | wc -l)" \
 		"$(du -sk "$out/$d" | cut -f1)"
 done

@@ -118,7 +118,64 @@ packed(sl_buf *b, const char *name, int npal, int bits, int spanning, int flaw)
 	free(w);
 }
 
-/* A 1.18+ chunk: sections with 4- and 5-bit states, flawed arrays, light. */
+/* Height at column i of heightmap k: hills, the maps of a chunk nearly equal. */
+static uint32_t
+height(int i, int k)
+{
+	return (uint32_t) (70 + (i & 15) / 3 + (i >> 4) / 5 + (k == 2 && i % 7 == 0 ? 3 : 0) + (rnd() % 9 == 0));
+}
+
+/*
+ * Append a heightmap of 9-bit heights as a long array (36 longs spanning, or
+ * 37 with 7 a long; flaw: set unused bits of the last long), or (bits 0) an
+ * int[256] whose element 5 is high when flaw is set (past what is modelled).
+ */
+static void
+heights(sl_buf *b, const char *name, int k, int bits, int spanning, int flaw)
+{
+	uint64_t	w[37] = {0};
+	uint32_t	n = spanning ? 36 : 37;
+	sl_err		err;
+
+	if (bits == 0)
+	{
+		tag(b, SL_TAG_INT_ARRAY, name);
+		sl_buf_put_u32be(b, 256, &err);
+		for (int i = 0; i < 256; i++)
+			sl_buf_put_u32be(b, flaw && i == 5 ? 5000 : height(i, k), &err);
+		return;
+	}
+	for (int i = 0; i < 256; i++)
+	{
+		uint64_t	v = height(i, k);
+		int			bit = spanning ? i * 9 : (i / 7) * 64 + (i % 7) * 9;
+
+		w[bit / 64] |= v << (bit % 64);
+		if (bit % 64 + 9 > 64)
+			w[bit / 64 + 1] |= v >> (64 - bit % 64);
+	}
+	if (flaw)
+		w[36] |= (uint64_t) 0x3f1f << 48;
+	tag(b, SL_TAG_LONG_ARRAY, name);
+	sl_buf_put_u32be(b, n, &err);
+	for (uint32_t i = 0; i < n; i++)
+		sl_buf_put_u64be(b, w[i], &err);
+}
+
+/* Append a 1.13+ Heightmaps compound of four maps (flaw: unused bits set in the third). */
+static void
+heightmaps(sl_buf *b, int spanning, int flaw)
+{
+	static const char *const names[4] = {"MOTION_BLOCKING", "MOTION_BLOCKING_NO_LEAVES", "OCEAN_FLOOR", "WORLD_SURFACE"};
+	sl_err		err;
+
+	tag(b, SL_TAG_COMPOUND, "Heightmaps");
+	for (int k = 0; k < 4; k++)
+		heights(b, names[k], k, 9, spanning, flaw && k == 2);
+	sl_buf_put_u8(b, SL_TAG_END, &err);
+}
+
+/* A 1.18+ chunk: sections with 4- and 5-bit states, flawed arrays, light, heightmaps. */
 static void
 gen_modern(sl_buf *b)
 {
@@ -129,6 +186,7 @@ gen_modern(sl_buf *b)
 	tag(b, SL_TAG_COMPOUND, "");
 	tag(b, SL_TAG_INT, "DataVersion");
 	sl_buf_put_u32be(b, 3955, &err);
+	heightmaps(b, 0, 1);
 	list(b, "sections", SL_TAG_COMPOUND, 7);
 	for (int s = 0; s < 7; s++)
 	{
@@ -156,7 +214,7 @@ gen_modern(sl_buf *b)
 	sl_buf_put_u8(b, SL_TAG_END, &err);
 }
 
-/* A 1.13-1.17 chunk: Level.Sections with spanning 5-bit BlockStates. */
+/* A 1.13-1.17 chunk: Level.Sections with spanning 5-bit BlockStates, spanning heightmaps. */
 static void
 gen_flat(sl_buf *b)
 {
@@ -178,6 +236,8 @@ gen_flat(sl_buf *b)
 	sl_buf_put_u32be(b, 1024, &err);
 	for (int i = 0; i < 1024; i++)
 		sl_buf_put_u32be(b, 1, &err);
+	heightmaps(b, 1, 0);
+	heights(b, "HeightMap", 0, 0, 0, 1);	/* an int[] heightmap past 1023: coded as bytes */
 	sl_buf_put_u8(b, SL_TAG_END, &err);
 	sl_buf_put_u8(b, SL_TAG_END, &err);
 }
@@ -192,6 +252,10 @@ gen_legacy(sl_buf *b, int mcregion)
 	tag(b, SL_TAG_COMPOUND, "Level");
 	if (mcregion)
 	{
+		tag(b, SL_TAG_BYTE_ARRAY, "HeightMap");
+		sl_buf_put_u32be(b, 256, &err);
+		for (int i = 0; i < 256; i++)
+			sl_buf_put_u8(b, (uint8_t) height(i, 0), &err);
 		bytes(b, "Blocks", 32768, 0);
 		bytes(b, "Data", 16384, 0);
 		bytes(b, "SkyLight", 16384, 0);
@@ -199,6 +263,7 @@ gen_legacy(sl_buf *b, int mcregion)
 	}
 	else
 	{
+		heights(b, "HeightMap", 0, 0, 0, 0);
 		list(b, "Sections", SL_TAG_COMPOUND, 2);
 		for (int s = 0; s < 2; s++)
 		{
@@ -239,7 +304,7 @@ round_trip(const uint8_t *raw, size_t len)
 {
 	size_t		most = 0;
 
-	for (int v = SL_BCODEC_V1; v <= SL_BCODEC_V4; v++)
+	for (int v = SL_BCODEC_V1; v <= SL_BCODEC_V5; v++)
 	{
 		size_t		n = round_trip_v(raw, len, v);
 
@@ -273,6 +338,32 @@ test_bcodec_roundtrip_eras(void)
 	sl_buf_put(&all, "\x0a\x00\x05trunc", 8, &err);
 	round_trip(all.data, all.len);
 	sl_buf_free(&all);
+}
+
+/* Version 5 models heightmaps: a document of every kind of them codes in far fewer bytes than in version 4. */
+void
+test_bcodec_heightmaps(void)
+{
+	sl_buf		b = {0};
+	sl_err		err;
+	size_t		v4,
+				v5;
+
+	tag(&b, SL_TAG_COMPOUND, "");
+	heightmaps(&b, 0, 0);
+	tag(&b, SL_TAG_COMPOUND, "Level");
+	heightmaps(&b, 1, 1);
+	heights(&b, "HeightMap", 0, 0, 0, 0);
+	sl_buf_put_u8(&b, SL_TAG_END, &err);
+	tag(&b, SL_TAG_BYTE_ARRAY, "HeightMap");
+	sl_buf_put_u32be(&b, 256, &err);
+	for (int i = 0; i < 256; i++)
+		sl_buf_put_u8(&b, (uint8_t) height(i, 0), &err);
+	sl_buf_put_u8(&b, SL_TAG_END, &err);
+	v4 = round_trip_v(b.data, b.len, SL_BCODEC_V4);
+	v5 = round_trip_v(b.data, b.len, SL_BCODEC_V5);
+	CHECK(v5 * 3 < v4 * 2);
+	sl_buf_free(&b);
 }
 
 void
@@ -369,7 +460,7 @@ corrupt_v(int version)
 	CHECK(memcmp(back, b.data, b.len) == 0);
 	/* a stream is only the codec of its own version */
 	CHECK_OK(sl_bcodec_expect(enc.data, enc.len, version, &err), &err);
-	CHECK(sl_bcodec_expect(enc.data, enc.len, version % 4 + 1, &err) != 0 && err.code == SL_ERR_CORRUPT);
+	CHECK(sl_bcodec_expect(enc.data, enc.len, version % 5 + 1, &err) != 0 && err.code == SL_ERR_CORRUPT);
 	sl_buf_free(&b);
 	sl_buf_free(&enc);
 	free(back);
@@ -382,6 +473,7 @@ test_bcodec_corrupt(void)
 	corrupt_v(SL_BCODEC_V2);
 	corrupt_v(SL_BCODEC_V3);
 	corrupt_v(SL_BCODEC_V4);
+	corrupt_v(SL_BCODEC_V5);
 }
 
 /*
@@ -429,7 +521,7 @@ archive_value_v(int version)
 	CHECK(ha.version == 3 && (ha.flags & SL_FLAG_PREFIX) == 0);
 	CHECK_OK(sl_value_open_mem(&v, arch.data, arch.len, NULL, &err), &err);
 	for (uint32_t f = 0; f < v.hdr.frame_count; f++)
-		blocks += v.frames[f].codec == version;	/* SL_CODEC_BLOCKS, _BLOCKS2, _BLOCKS3 */
+		blocks += v.frames[f].codec == version;	/* SL_CODEC_BLOCKS .. _BLOCKS5 */
 	CHECK(blocks == 1);
 	for (uint32_t i = 0; i < 8; i++)
 	{
@@ -470,4 +562,5 @@ test_bcodec_archive_value(void)
 	archive_value_v(SL_BCODEC_V2);
 	archive_value_v(SL_BCODEC_V3);
 	archive_value_v(SL_BCODEC_V4);
+	archive_value_v(SL_BCODEC_V5);
 }

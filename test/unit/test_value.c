@@ -1971,8 +1971,8 @@ test_store_entry_dense(void)
 		st.len = 0;
 		CHECK_OK(sl_store_entry_settle(key, e.data, e.len, NULL, &st, &err), &err);
 		tv_entry_same(&st, &d, &s.src[i]);
-		/* the dense form itself (0.5.0's version 1 streams, 0.6.0's version 2, 0.7.0's version 3, version 4), and settling it again */
-		tv_dense_entry(&s.src[i], i % 4 + 1, &e);
+		/* the dense form itself (0.5.0's version 1 streams, 0.6.0's version 2, 0.7.0's version 3, 0.8.0's version 4, version 5), and settling it again */
+		tv_dense_entry(&s.src[i], i % 5 + 1, &e);
 		tv_entry_same(&e, &d, &s.src[i]);
 		st.len = 0;
 		CHECK_OK(sl_store_entry_settle(key, e.data, e.len, NULL, &st, &err), &err);
