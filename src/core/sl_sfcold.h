@@ -17,7 +17,7 @@
  * length of the extra block, then the zstd frame (content size, checksum)
  * of both blocks' raw bytes back to back, against the prefix. The version
  * says which prefix: 1, every chunk's documents in directory order
- * (sl_sfcold_prefix); 2 (written after 0.8.0), the documents of the
+ * (sl_sfcold_prefix); 2 (written from 0.9.0), the documents of the
  * distinct references in hash order, then those of chunks held in frames
  * in directory order (sl_sfcold_prefix_hashed): the order slime_settle()
  * gathers a cold world's chunks into a pack in, so that a load finds the
