@@ -219,6 +219,7 @@ slime_store_packed_many(const uint8_t *hashes, size_t stride, int n, Snapshot sn
 	SET_VARSIZE(key_datum, VARHDRSZ + 32);
 	for (int i = 0; i < n; i++)
 	{
+		CHECK_FOR_INTERRUPTS();
 		memcpy(VARDATA(key_datum), hashes + stride * i, 32);
 		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_BYTEAEQ, PointerGetDatum(key_datum));
 		index_rescan(scan, &key, 1, NULL, 0);
