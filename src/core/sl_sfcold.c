@@ -219,6 +219,8 @@ sl_sfcold_prefix_hashed(sl_value *v, const sl_sfcold_ref *refs, uint32_t n, sl_s
 		sl_dirent	d;
 		const uint8_t *comp[SL_NCOMP];
 
+		if ((i & 63) == 0)
+			sl_interrupt();
 		if (sl_value_dirent(v, i, &d, err))
 			return -1;
 		if (d.ref)
