@@ -43,6 +43,8 @@ ALTER EXTENSION slime UPDATE TO '0.8.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
 ALTER EXTENSION slime UPDATE TO '0.9.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
+ALTER EXTENSION slime UPDATE TO '0.10.0';
+SELECT extversion FROM pg_extension WHERE extname = 'slime';
 DROP TABLE up, up_worlds;
 -- every function that is not C pins its search_path (README, "Security"):
 -- no rows
