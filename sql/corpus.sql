@@ -181,7 +181,7 @@ RESET slime.settle_codec;
 CREATE TABLE corpus_refs AS SELECT DISTINCT h FROM corpus_stored, unnest(slime_refs(world)) h;
 UPDATE slime_store SET settled = false WHERE pack IS NOT NULL AND hash IN (SELECT h FROM corpus_refs);
 SELECT what, items > 0 AS settled FROM slime_settle('0') WHERE what = 'store entries';
-SELECT count(*) > 0 AS dense_packs FROM slime_store_packs WHERE get_byte(data, 6 + 12 * (get_byte(data, 2) + 256 * get_byte(data, 3))) = 181;
+SELECT count(*) > 0 AS dense_packs FROM slime_store_packs WHERE get_byte(data, 14 + 20 * (get_byte(data, 2) + 256 * get_byte(data, 3))) = 181;
 SELECT * FROM corpus_same_totals();
 SELECT * FROM corpus_same_totals();
 SET slime.store_read_check = hash;

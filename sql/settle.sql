@@ -157,9 +157,10 @@ FROM generate_series(30, 32) x, generate_series(0, 2) z;
 SET slime.settle_codec = fast;
 SELECT items FROM slime_settle('0') WHERE what = 'store entries';
 RESET slime.settle_codec;
--- (a pack's frame starts after its 6-byte header and 12 bytes an entry)
-SELECT bool_and((get_byte(p.data, 6 + 12 * get_byte(p.data, 2)) = 40) = (p.id = m.id)) AS newest_zstd_others_not,
-       bool_and(p.id = m.id OR get_byte(p.data, 6 + 12 * get_byte(p.data, 2)) & 240 = 176) AS others_block_codec
+-- (a pack's frame starts after its 6-byte header, 20 bytes an entry and
+-- the directory's 8-byte checksum)
+SELECT bool_and((get_byte(p.data, 14 + 20 * get_byte(p.data, 2)) = 40) = (p.id = m.id)) AS newest_zstd_others_not,
+       bool_and(p.id = m.id OR get_byte(p.data, 14 + 20 * get_byte(p.data, 2)) & 240 = 176) AS others_block_codec
 FROM slime_store_packs p, (SELECT max(id) AS id FROM slime_store_packs) m;
 SELECT slime_resolve(world) = (SELECT slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
                                FROM generate_series(30, 32) x, generate_series(0, 2) z) AS same_world
@@ -234,6 +235,119 @@ BEGIN
 	END LOOP;
 END
 $$;
+-- issue #33: a pack's directory damaged in pairs that cancel (an entry's
+-- length up, a later one's down by as much, so the frame still decodes to
+-- their sum) is an error for the chunks of that pack, never other bytes:
+-- the directory has a checksum, and each entry the first 8 bytes of its key
+INSERT INTO settle_saves
+SELECT 6, slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
+FROM generate_series(40, 42) x, generate_series(0, 1) z;
+SELECT items FROM slime_settle('0') WHERE what = 'store entries';
+CREATE TABLE pack6 AS
+SELECT p.id, p.data, get_byte(p.data, 1) AS version, get_byte(p.data, 2) AS entries
+FROM slime_store_packs p WHERE p.id = (SELECT max(id) FROM slime_store_packs);
+SELECT version, entries FROM pack6;
+CREATE TABLE chunks6 AS
+SELECT c.x, c.z, slime_chunk_nbt(world, c.x, c.z) AS nbt FROM settle_saves, slime_chunks(world) c WHERE id = 6;
+CREATE FUNCTION u32le(b bytea, at int) RETURNS bigint LANGUAGE sql IMMUTABLE
+AS $$ SELECT get_byte(b, at)::bigint + (get_byte(b, at + 1)::bigint << 8)
+             + (get_byte(b, at + 2)::bigint << 16) + (get_byte(b, at + 3)::bigint << 24) $$;
+CREATE FUNCTION put_u32le(b bytea, at int, v bigint) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT set_byte(set_byte(set_byte(set_byte(b, at, (v & 255)::int), at + 1, ((v >> 8) & 255)::int),
+                                at + 2, ((v >> 16) & 255)::int), at + 3, ((v >> 24) & 255)::int) $$;
+-- each chunk of world 6 read on its own: refused, the bytes it had, or other bytes
+CREATE FUNCTION reads6(OUT refused int, OUT same int, OUT wrong int) LANGUAGE plpgsql
+AS $$
+DECLARE
+	c record;
+	got bytea;
+BEGIN
+	refused := 0; same := 0; wrong := 0;
+	FOR c IN SELECT * FROM chunks6 LOOP
+		BEGIN
+			SELECT slime_chunk_nbt(world, c.x, c.z) INTO got FROM settle_saves WHERE id = 6;
+			IF got = c.nbt THEN same := same + 1; ELSE wrong := wrong + 1; END IF;
+		EXCEPTION WHEN data_corrupted THEN
+			refused := refused + 1;
+		END;
+	END LOOP;
+END
+$$;
+-- every pair of entries, every length that can give 32 bytes (or what it has)
+CREATE FUNCTION cancelling_damage(row_bytes int, OUT pairs int, OUT refused int, OUT same int, OUT wrong int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	good bytea := (SELECT data FROM slime_store_packs WHERE id = (SELECT id FROM pack6));
+	n int := get_byte(good, 2);
+	a int; z int; c int; d bigint; r record;
+BEGIN
+	pairs := 0; refused := 0; same := 0; wrong := 0;
+	FOR a IN 0 .. n - 2 LOOP
+		FOR z IN a + 1 .. n - 1 LOOP
+			FOR c IN 0 .. 2 LOOP
+				d := least(32, u32le(good, 6 + row_bytes * z + 4 * c));
+				CONTINUE WHEN d = 0;
+				UPDATE slime_store_packs SET data =
+					put_u32le(put_u32le(good, 6 + row_bytes * a + 4 * c, u32le(good, 6 + row_bytes * a + 4 * c) + d),
+							  6 + row_bytes * z + 4 * c, u32le(good, 6 + row_bytes * z + 4 * c) - d)
+				WHERE id = (SELECT id FROM pack6);
+				r := reads6();
+				pairs := pairs + 1;
+				refused := refused + r.refused; same := same + r.same; wrong := wrong + r.wrong;
+			END LOOP;
+		END LOOP;
+	END LOOP;
+	UPDATE slime_store_packs SET data = good WHERE id = (SELECT id FROM pack6);
+END
+$$;
+SELECT * FROM reads6();
+SELECT * FROM cancelling_damage(20);
+-- a key prefix or the directory's checksum changed alone: refused too
+UPDATE slime_store_packs SET data = set_byte(data, 6 + 20 * 2 + 12, get_byte(data, 6 + 20 * 2 + 12) # 1)
+WHERE id = (SELECT id FROM pack6);
+SELECT * FROM reads6();
+UPDATE slime_store_packs p SET data = set_byte(p.data, 6 + 20 * pack6.entries, get_byte(p.data, 6 + 20 * pack6.entries) # 1)
+FROM pack6 WHERE p.id = pack6.id;
+SELECT * FROM reads6();
+UPDATE slime_store_packs p SET data = pack6.data FROM pack6 WHERE p.id = pack6.id;
+-- a store row pointing at another entry of the pack, or into another pack,
+-- is refused (the entry's key prefix is not its key); block totals that
+-- kept the counts of the entry it points at are refused too
+SELECT slime_block_totals(world) IS NOT NULL AS counted FROM settle_saves WHERE id = 6;
+CREATE TABLE rows6 AS
+SELECT s.hash, s.data, s.pack FROM slime_store s, pack6 WHERE s.pack = pack6.id ORDER BY s.data;
+UPDATE slime_store s SET data = '\x0201000000'::bytea
+WHERE s.hash = (SELECT hash FROM rows6 WHERE data = '\x0200000000'::bytea);
+SELECT * FROM reads6();
+DO $$
+BEGIN
+	PERFORM slime_block_totals(world) FROM settle_saves WHERE id = 6;
+	RAISE NOTICE 'counted';
+EXCEPTION WHEN data_corrupted THEN
+	RAISE NOTICE 'refused: %', regexp_replace(SQLERRM, '[0-9a-f]{64}', 'H');
+END
+$$;
+UPDATE slime_store s SET data = '\x0200000000'::bytea, pack = (SELECT min(id) FROM slime_store_packs)
+WHERE s.hash = (SELECT hash FROM rows6 WHERE data = '\x0200000000'::bytea);
+SELECT * FROM reads6();
+UPDATE slime_store s SET data = r.data, pack = r.pack FROM rows6 r WHERE s.hash = r.hash;
+SELECT * FROM reads6();
+-- a version 1 pack (0.7.0 to 0.9.0 wrote them: no key prefixes, no
+-- checksum over its directory) is still read, each entry hashed against its
+-- key, so the same damage gives the chunk's bytes or an error, never others
+UPDATE slime_store_packs p SET data =
+	set_byte(substring(pack6.data, 1, 6), 1, 1)
+	|| (SELECT string_agg(substring(pack6.data, 7 + 20 * i, 12), ''::bytea ORDER BY i)
+	    FROM generate_series(0, pack6.entries - 1) i)
+	|| substring(pack6.data, 7 + 20 * pack6.entries + 8)
+FROM pack6 WHERE p.id = pack6.id;
+SELECT * FROM reads6();
+SELECT pairs, refused > 0 AS some_refused, wrong FROM cancelling_damage(12);
+UPDATE slime_store_packs p SET data = pack6.data FROM pack6 WHERE p.id = pack6.id;
+SELECT * FROM reads6();
+DELETE FROM settle_saves WHERE id = 6;
+DROP TABLE pack6, chunks6, rows6;
+DROP FUNCTION cancelling_damage(int), reads6(), u32le(bytea, int), put_u32le(bytea, int, bigint);
 DELETE FROM settle_saves WHERE id = 5;
 SELECT removed_entries AS removed FROM slime_gc();
 

@@ -231,7 +231,14 @@ remember_as(kept_pack *k, uint32 i, const uint8_t key[32])
 /*
  * The packed entry data (u8 0x02, u32le index) of pack id as an entry of
  * the raw form (u8 0x00, the canonical bytes), read from the packs table of
- * schema nsp under snapshot; NULL when the pack is not there.
+ * schema nsp under snapshot; NULL when the pack is not there. The entry is
+ * taken out as sl_pack_read takes it: one the pack does not vouch for
+ * (version 1), or any with rehash, is hashed against key once per kept
+ * pack. *checked is set (as sl_resolve_fn's) when it passed; an entry whose
+ * pack names another key, or whose bytes do not hash to key, is handed back
+ * with *checked 0, for the reader to hash and refuse as any entry that does
+ * not match its key (without checked, it is an error here). key NULL: the
+ * caller hashes the entry itself (settle), and nothing is checked here.
  */
 struct varlena *
 slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot,
@@ -239,29 +246,40 @@ slime_pack_read(Oid nsp, int64 id, const struct varlena *data, Snapshot snapshot
 {
 	sl_buf		out = {0};
 	sl_err		err;
-	uint8_t		form[5] = {0, 0, 0, 0, SL_ENTRY_RAW};
+	uint8_t		head[VARHDRSZ] = {0};
 	kept_pack  *k = NULL;
 	slime_pack_loc here;
 	uint32_t	i = packed_index(id, data);
+	int			rc;
 
 	if (!find_pack(nsp, id, snapshot, &here, &k))
 		return NULL;
 	here.index = i;
 	if (loc)
 		*loc = here;
-	/* a varlena header, the form byte, then the entry */
-	if (sl_buf_put(&out, form, sizeof(form), &err) ||
-		sl_pack_entry(&k->p, i, &out, &err))
+	/* a varlena header, then the raw form */
+	if (sl_buf_put(&out, head, sizeof(head), &err))
 		slime_raise(&err, false);
-	if (checked && !rehash)
-		*checked = 1;			/* the pack's frame passed its checksum when it was decoded */
-	else if (checked)
+	rc = key ? sl_pack_read(&k->p, i, key, rehash, known_as(k, i, key), &out, &err) : -1;
+	if (rc < 0 && (key == NULL || (checked && err.code == SL_ERR_CORRUPT)))
 	{
-		*checked = known_as(k, i, key);
-		if (!*checked &&
-			sl_store_raw_matches((const uint8_t *) out.data + VARHDRSZ, out.len - VARHDRSZ, key))
-			*checked = remember_as(k, i, key);
+		/*
+		 * the entry as it lies, unchecked: the caller hashes it (settle), or
+		 * (*checked 0) the reader does, and fails as for any entry that does
+		 * not match its key
+		 */
+		if (sl_buf_put_u8(&out, SL_ENTRY_RAW, &err) == 0 && sl_pack_entry(&k->p, i, &out, &err) == 0)
+			rc = 2;
 	}
+	if (rc < 0)
+	{
+		sl_err_prefix(&err, "chunk store pack %lld", (long long) id);
+		slime_raise(&err, false);
+	}
+	if (rc == 1)
+		remember_as(k, i, key);
+	if (checked)
+		*checked = rc < 2;
 	SET_VARSIZE(out.data, out.len);
 	return (struct varlena *) out.data;
 }
@@ -279,8 +297,9 @@ slime_pack_find(Oid nsp, int64 id, Snapshot snapshot)
 /*
  * Point comp[] into a kept pack (slime_pack_find) at entry i as the
  * documents of reference chunk d: false when the pack has no entry i, when
- * its lengths are not d's, or (rehash) when its bytes do not hash to d's
- * key, checked as slime_pack_read checks them.
+ * its lengths are not d's, when its directory names another key, or
+ * (rehash, and always in a version 1 pack) when its bytes do not hash to
+ * d's key, checked as slime_pack_read checks them.
  */
 bool
 slime_pack_docs(slime_kept_pack *k, uint32 i, const sl_dirent *d, bool rehash,
@@ -288,8 +307,9 @@ slime_pack_docs(slime_kept_pack *k, uint32 i, const sl_dirent *d, bool rehash,
 {
 	size_t		at;
 	uint8_t		h[32];
+	int			is = sl_pack_entry_is(&k->p, i, d->hash);
 
-	if (i >= k->p.count)
+	if (i >= k->p.count || is == 0)
 		return false;
 	at = k->p.off[i];
 	for (int c = 0; c < SL_NCOMP; c++)
@@ -299,7 +319,7 @@ slime_pack_docs(slime_kept_pack *k, uint32 i, const sl_dirent *d, bool rehash,
 		comp[c] = d->len[c] ? k->p.raw + at : NULL;
 		at += d->len[c];
 	}
-	if (!rehash || known_as(k, i, d->hash))
+	if ((!rehash && is == 1) || known_as(k, i, d->hash))
 		return true;
 	sl_chunk_hash(d, comp, h);
 	return memcmp(h, d->hash, 32) == 0 && remember_as(k, i, d->hash);

@@ -9,8 +9,10 @@
  * counted (blocks or biomes) and the DataVersion it was counted under. It
  * is used only where reading the entry would have passed the same checks:
  * the reference's lengths equal the entry's (else the read goes on and
- * fails as a missing entry does), and under slime.store_read_check = hash
- * the entry was hashed to the reference's key when it was counted. The
+ * fails as a missing entry does), the reference's key is the one the read
+ * that counted it found the entry to be (a store row pointing elsewhere
+ * reads the pack and fails there), and under slime.store_read_check = hash
+ * the entry was hashed to that key when it was counted. The
  * counts take at most a quarter of slime.pack_cache_size (the decoded packs
  * keep the rest); past it they are all dropped, and none are kept at 0. A
  * change of the size caps drops them too (a chunk counted under looser caps
@@ -35,7 +37,7 @@ typedef struct counts_key
 	int32		want;			/* SL_WANT_BLOCKS or SL_WANT_BIOMES */
 } counts_key;
 
-/* A kept count: the entry's lengths, the key it hashed to (if hashed), the serialized counts. */
+/* A kept count: the entry's lengths, the key it was read as (hashed or not), the serialized counts. */
 typedef struct counts_entry
 {
 	counts_key	key;
@@ -113,11 +115,15 @@ slime_kept_counts_add(const slime_open_value *o, const sl_dirent *d, int want, s
 	e = hash_search(counts_tab, &k, HASH_FIND, NULL);
 	if (e == NULL)
 		return false;
-	/* the checks a read of the entry makes: its lengths, and its key when reads hash */
+	/*
+	 * the checks a read of the entry makes: its lengths, its key (the read
+	 * that kept them checked the entry was d's), and that it was hashed when
+	 * reads hash
+	 */
 	for (int c = 0; c < SL_NCOMP; c++)
 		if (e->len[c] != d->len[c])
 			return false;
-	if (o->hash_entries && !(e->hashed && memcmp(e->hash, d->hash, 32) == 0))
+	if (memcmp(e->hash, d->hash, 32) != 0 || (o->hash_entries && !e->hashed))
 		return false;
 	if (sl_counts_deserialize(m, e->counts, e->counts_len, &err))
 		slime_raise(&err, false);

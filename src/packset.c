@@ -83,13 +83,15 @@ bytea_array(Datum *d, int n)
 }
 
 /*
- * Pack the canonical bytes of n entries (all[off[i]..off[i+1])) into out,
- * and check that the pack gives every one of them back.
+ * Pack the canonical bytes of n entries (all[off[i]..off[i+1])), keyed by
+ * hash[i], into out, and check that the pack gives every one of them back
+ * under its key.
  */
 static void
-encode_checked(const sl_buf *all, const size_t *off, int n, sl_buf *out)
+encode_checked(const sl_buf *all, const size_t *off, const Datum *hash, int n, sl_buf *out)
 {
 	const uint8_t **e = palloc(sizeof(uint8_t *) * n);
+	const uint8_t **key = palloc(sizeof(uint8_t *) * n);
 	size_t	   *size = palloc(sizeof(size_t) * n);
 	sl_pack		p;
 	sl_buf		back = {0};
@@ -97,10 +99,15 @@ encode_checked(const sl_buf *all, const size_t *off, int n, sl_buf *out)
 
 	for (int i = 0; i < n; i++)
 	{
+		bytea	   *h = DatumGetByteaPP(hash[i]);
+
+		if (VARSIZE_ANY_EXHDR(h) != 32)
+			elog(ERROR, "a chunk store key is not 32 bytes");
 		e[i] = all->data + off[i];
+		key[i] = (const uint8_t *) VARDATA_ANY(h);
 		size[i] = off[i + 1] - off[i];
 	}
-	if (sl_pack_encode(e, size, n, slime_settle_dense() ? SL_PACK_DENSE : SL_PACK_FAST, out, &err) ||
+	if (sl_pack_encode(e, size, key, n, slime_settle_dense() ? SL_PACK_DENSE : SL_PACK_FAST, out, &err) ||
 		sl_pack_open(out->data, out->len, slime_limits(), &p, &err))
 		slime_raise(&err, false);
 	for (int i = 0; i < n; i++)
@@ -108,7 +115,7 @@ encode_checked(const sl_buf *all, const size_t *off, int n, sl_buf *out)
 		back.len = 0;
 		if (sl_pack_entry(&p, i, &back, &err))
 			slime_raise(&err, false);
-		if (back.len != size[i] || memcmp(back.data, e[i], size[i]) != 0)
+		if (back.len != size[i] || memcmp(back.data, e[i], size[i]) != 0 || sl_pack_entry_is(&p, i, key[i]) != 1)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("a chunk store pack does not give back entry %d of its batch", i)));
@@ -135,7 +142,7 @@ pack_group(const char *nsp, bool gathered, const sl_buf *all, const size_t *off,
 	bool		isnull;
 	int64		after = (int64) SL_PACKED_SIZE * n;
 
-	encode_checked(all, off, n, &pack);
+	encode_checked(all, off, hash, n, &pack);
 	after += (int64) pack.len;
 	if (after >= before)
 	{

@@ -148,6 +148,12 @@ sl_get_u32le(const uint8_t *p)
 		((uint32_t) p[1] << 8) | (uint32_t) p[0];
 }
 
+static inline uint64_t
+sl_get_u64le(const uint8_t *p)
+{
+	return ((uint64_t) sl_get_u32le(p + 4) << 32) | sl_get_u32le(p);
+}
+
 static inline void
 sl_put_u32be(uint8_t *p, uint32_t v)
 {
@@ -171,6 +177,13 @@ sl_put_u32le(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t) (v >> 8);
 	p[2] = (uint8_t) (v >> 16);
 	p[3] = (uint8_t) (v >> 24);
+}
+
+static inline void
+sl_put_u64le(uint8_t *p, uint64_t v)
+{
+	sl_put_u32le(p, (uint32_t) v);
+	sl_put_u32le(p + 4, (uint32_t) (v >> 32));
 }
 
 #endif

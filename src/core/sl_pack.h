@@ -4,12 +4,17 @@
  * and zstd's window span chunks, and the entries pay one TOAST value
  * between them instead of one each.
  *
- * Layout (version 1): u8 'P' (0x50), u8 version 1, u32le count, then count
- * times the entry's three u32le lengths (region, entities, poi), then one
- * frame of the entries' documents back to back (no lengths between them):
- * a zstd frame with content size and checksum (first byte 0x28) or a block
- * codec stream (sl_bcodec, 0xB1/0xB2/...). doc/format.md, "Chunk store",
- * is the authority.
+ * Layout (version 2, written from 0.10.0): u8 'P' (0x50), u8 version 2,
+ * u32le count, then count times the entry's three u32le lengths (region,
+ * entities, poi) and the first 8 bytes of its key, then u64le XXH64 (seed
+ * 0) of every byte before it, then one frame of the entries' documents
+ * back to back (no lengths between them): a zstd frame with content size
+ * and checksum (first byte 0x28) or a block codec stream (sl_bcodec,
+ * 0xB1/0xB2/...). The frame's checksum vouches for the documents, the
+ * directory's for where each entry starts, and the key prefix for which
+ * chunk an entry is. Version 1 (0.7.0 to 0.9.0) has neither the key
+ * prefixes nor the directory checksum: its entries are hashed against
+ * their keys when read. doc/format.md, "Chunk store", is the authority.
  */
 #ifndef SL_PACK_H
 #define SL_PACK_H
@@ -18,8 +23,10 @@
 #include "sl_value.h"
 
 #define SL_PACK_MAGIC 0x50		/* 'P' */
-#define SL_PACK_VERSION 1
+#define SL_PACK_VERSION 2		/* written; 1 is still read */
 #define SL_PACK_HEADER 6		/* magic, version, count */
+#define SL_PACK_KEY_PREFIX 8	/* bytes of an entry's key in a version 2 directory */
+#define SL_PACK_DIRSUM 8		/* the XXH64 after a version 2 directory */
 #define SL_PACK_MAX_ENTRIES 65536
 #define SL_PACK_MAX_RAW ((size_t) 8 * 1024 * 1024)	/* documents a pack holds at most */
 #define SL_PACK_ZSTD_LEVEL 19	/* the frame of a fast pack */
@@ -34,8 +41,10 @@ typedef enum sl_pack_codec
 /* An opened pack: its documents decoded, and where each entry's start. */
 typedef struct sl_pack
 {
+	uint8_t		version;		/* 1 or 2 */
 	uint32_t	count;
 	uint32_t   *len;			/* count x 3 lengths */
+	uint8_t    *keys;			/* version 2: count x SL_PACK_KEY_PREFIX; version 1: NULL */
 	size_t	   *off;			/* count offsets into raw */
 	uint8_t    *raw;			/* the documents back to back */
 	size_t		raw_len;
@@ -43,10 +52,12 @@ typedef struct sl_pack
 
 /*
  * Append a pack of n entries to out: entry[i] is an entry's canonical bytes
- * (the three u32le lengths, then the documents), size[i] their length.
+ * (the three u32le lengths, then the documents), size[i] their length,
+ * key[i] the 32-byte key it is stored under.
  */
-int			sl_pack_encode(const uint8_t *const *entry, const size_t *size, uint32_t n,
-						   sl_pack_codec codec, sl_buf *out, sl_err *err);
+int			sl_pack_encode(const uint8_t *const *entry, const size_t *size,
+						   const uint8_t *const *key, uint32_t n, sl_pack_codec codec,
+						   sl_buf *out, sl_err *err);
 
 /* Decode a pack into p (sl_pack_free it); malformed packs are SL_ERR_CORRUPT. */
 int			sl_pack_open(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p,
@@ -54,6 +65,27 @@ int			sl_pack_open(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack
 
 /* Append entry index of an open pack to out in its canonical bytes. */
 int			sl_pack_entry(const sl_pack *p, uint32_t index, sl_buf *out, sl_err *err);
+
+/*
+ * Whether entry index of an open pack is the entry of key: 1 when its
+ * directory's key prefix is key's, 0 when it is another key's, -1 when the
+ * pack (version 1) does not say.
+ */
+int			sl_pack_entry_is(const sl_pack *p, uint32_t index, const uint8_t key[32]);
+
+/*
+ * Append entry index of an open pack to out in its raw form (u8 0x00, then
+ * the canonical bytes) as the entry stored under key: an error
+ * (SL_ERR_CORRUPT, out unchanged) when the pack's directory names another
+ * key, or when the bytes do not hash to key and were to be hashed: always
+ * in a version 1 pack, which does not say whose an entry is, and when
+ * rehash is set, unless known (the caller found these bytes to hash to key
+ * before). Returns 1 when it hashed them and they matched, 0 when the
+ * pack's checksums and key prefix vouched for them. The one way a reader
+ * takes an entry out of a pack.
+ */
+int			sl_pack_read(const sl_pack *p, uint32_t index, const uint8_t key[32], int rehash,
+						 int known, sl_buf *out, sl_err *err);
 
 /* Release what sl_pack_open allocated. */
 void		sl_pack_free(sl_pack *p);

@@ -3,7 +3,16 @@
  * the cold form of loader files (sl_sfcold).
  *
  * Input: u8 selector, then
- *   - selector even: a pack. sl_pack_open fails cleanly (no NOMEM under
+ *   - selector 2 mod 4: damage to one of four packs the target makes
+ *     itself (selector bits 2-3: codec and version 1 or 2), as records of
+ *     4 bytes: u16le offset, u8 op, u8 value. op even: the byte at offset
+ *     xor value; op odd: value added to the u32le at offset and taken from
+ *     the u32le at offset + 20 * (op >> 1) (lengths that cancel). The
+ *     differential check (issue #33): every entry read out of the damaged
+ *     pack as the entry of any key (sl_pack_read, as a reader at the
+ *     default settings reads it) is refused or byte-equal to the original
+ *     entry of that key, never other bytes;
+ *   - selector 0 mod 4: a pack. sl_pack_open fails cleanly (no NOMEM under
  *     the fuzz limits) or opens; an opened pack hands out every entry (its
  *     lengths adding up to its bytes) and not one past the end, and its
  *     entries packed again (fast codec) open to the same entries;
@@ -16,6 +25,7 @@
 #include "sl_pack.h"
 #include "sl_sfcold.h"
 #include "sl_store.h"
+#include "sl_value.h"
 
 /* An opened pack's entries, repacked, give the same entries. */
 static void
@@ -56,7 +66,7 @@ pack_case(const uint8_t *data, size_t size)
 	}
 	if (p.raw_len <= SL_PACK_MAX_RAW)
 	{
-		FUZZ_CHECK(sl_pack_encode(e, sz, p.count, SL_PACK_FAST, &again, &err) == 0, "repack: %s", err.msg);
+		FUZZ_CHECK(sl_pack_encode(e, sz, e, p.count, SL_PACK_FAST, &again, &err) == 0, "repack: %s", err.msg);
 		FUZZ_CHECK(sl_pack_open(again.data, again.len, &fuzz_limits, &q, &err) == 0, "repacked: %s", err.msg);
 		for (uint32_t i = 0; i < p.count; i++)
 		{
@@ -73,6 +83,145 @@ pack_case(const uint8_t *data, size_t size)
 	free(off);
 	free(e);
 	free(sz);
+}
+
+enum
+{
+	BASE_N = 8
+};
+
+/* The packs the damage case starts from: their entries, keys and bytes. */
+static struct
+{
+	int			made;
+	sl_buf		all;
+	size_t		off[BASE_N + 1];
+	uint8_t		key[BASE_N][32];
+	sl_buf		pack[4];		/* codec (bit 0), version 1 (bit 1) */
+}			base;
+
+/* Entry i's canonical bytes: lengths, then documents that compress a little. */
+static void
+base_entry(sl_buf *out, int i)
+{
+	uint32_t	len[SL_NCOMP] = {96 + 40 * (uint32_t) i, (uint32_t) (i % 3) * 24, i % 2 ? 0 : 12};
+	sl_err		err;
+
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		uint8_t		b[4];
+
+		sl_put_u32le(b, len[k]);
+		sl_buf_put(out, b, 4, &err);
+	}
+	for (uint32_t n = 0; n < len[0] + len[1] + len[2]; n++)
+		sl_buf_put_u8(out, (uint8_t) (n % 5 ? n % 3 + (uint32_t) i : n * 37 + (uint32_t) i), &err);
+}
+
+/* The version 1 form of a version 2 pack: no key prefixes, no directory checksum. */
+static void
+base_as_v1(const sl_buf *v2, sl_buf *v1)
+{
+	size_t		row = SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX;
+	size_t		frame = SL_PACK_HEADER + row * BASE_N + SL_PACK_DIRSUM;
+	sl_err		err;
+
+	sl_buf_put(v1, v2->data, SL_PACK_HEADER, &err);
+	v1->data[1] = 1;
+	for (uint32_t i = 0; i < BASE_N; i++)
+		sl_buf_put(v1, v2->data + SL_PACK_HEADER + row * i, SL_ENTRY_HEADER, &err);
+	sl_buf_put(v1, v2->data + frame, v2->len - frame, &err);
+}
+
+/* Make the base packs once. */
+static void
+base_make(void)
+{
+	const uint8_t *e[BASE_N],
+			   *k[BASE_N];
+	size_t		size[BASE_N];
+	sl_err		err;
+
+	for (int i = 0; i < BASE_N; i++)
+	{
+		sl_dirent	d;
+		const uint8_t *comp[SL_NCOMP];
+		size_t		at;
+
+		base.off[i] = base.all.len;
+		base_entry(&base.all, i);
+		memset(&d, 0, sizeof(d));
+		at = base.off[i] + SL_ENTRY_HEADER;
+		for (int c = 0; c < SL_NCOMP; c++)
+		{
+			d.len[c] = sl_get_u32le(base.all.data + base.off[i] + 4 * c);
+			comp[c] = base.all.data + at;
+			at += d.len[c];
+		}
+		sl_chunk_hash(&d, comp, base.key[i]);
+	}
+	base.off[BASE_N] = base.all.len;
+	for (int i = 0; i < BASE_N; i++)
+	{
+		e[i] = base.all.data + base.off[i];
+		k[i] = base.key[i];
+		size[i] = base.off[i + 1] - base.off[i];
+	}
+	for (int codec = 0; codec < 2; codec++)
+	{
+		FUZZ_CHECK(sl_pack_encode(e, size, k, BASE_N, (sl_pack_codec) codec, &base.pack[codec], &err) == 0,
+				   "base pack: %s", err.msg);
+		base_as_v1(&base.pack[codec], &base.pack[codec | 2]);
+	}
+	base.made = 1;
+}
+
+/* Damage a base pack as the input says; every read is refused or the original entry. */
+static void
+damage_case(int which, const uint8_t *data, size_t size)
+{
+	sl_buf		b = {0},
+				out = {0};
+	sl_pack		p;
+	sl_err		err;
+
+	if (!base.made)
+		base_make();
+	sl_buf_put(&b, base.pack[which].data, base.pack[which].len, &err);
+	for (size_t r = 0; r + 4 <= size; r += 4)
+	{
+		size_t		at = (size_t) data[r] | (size_t) data[r + 1] << 8;
+		uint8_t		op = data[r + 2],
+					v = data[r + 3];
+		size_t		other = at + 20 * (size_t) (op >> 1);
+
+		if (!(op & 1) && at < b.len)
+			b.data[at] ^= v;
+		else if ((op & 1) && other + 4 <= b.len)
+		{
+			sl_put_u32le(b.data + at, sl_get_u32le(b.data + at) + v);
+			sl_put_u32le(b.data + other, sl_get_u32le(b.data + other) - v);
+		}
+	}
+	if (sl_pack_open(b.data, b.len, &fuzz_limits, &p, &err) == 0)
+	{
+		for (uint32_t i = 0; i < p.count; i++)
+			for (uint32_t j = 0; j < BASE_N; j++)
+			{
+				size_t		n = base.off[j + 1] - base.off[j];
+
+				out.len = 0;
+				if (sl_pack_read(&p, i, base.key[j], 0, 0, &out, &err) < 0)
+					continue;
+				FUZZ_CHECK(out.len == 1 + n && memcmp(out.data + 1, base.all.data + base.off[j], n) == 0,
+						   "entry %u of a damaged pack read as entry %u's key gave other bytes", i, j);
+			}
+		sl_pack_free(&p);
+	}
+	else
+		fuzz_check_err(&err);
+	sl_buf_free(&b);
+	sl_buf_free(&out);
 }
 
 /* A cold form that decodes gives a file that goes back to a cold form of the same file. */
@@ -113,6 +262,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (data[0] & 1)
 		cold_case(data + 1, size - 1);
+	else if (data[0] & 2)
+		damage_case((data[0] >> 2) & 3, data + 1, size - 1);
 	else
 		pack_case(data + 1, size - 1);
 	return 0;

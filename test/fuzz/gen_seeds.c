@@ -680,7 +680,7 @@ gen_pack(void)
 	for (int codec = SL_PACK_FAST; codec <= SL_PACK_DENSE; codec++)
 	{
 		pack.len = 0;
-		if (sl_pack_encode(e, size, codec == SL_PACK_FAST ? 6 : 3, (sl_pack_codec) codec, &pack, &err))
+		if (sl_pack_encode(e, size, e, codec == SL_PACK_FAST ? 6 : 3, (sl_pack_codec) codec, &pack, &err))
 			die("pack encode", &err);
 		put_pack(codec == SL_PACK_FAST ? "gen-pack-fast" : "gen-pack-dense", 0, &pack);
 	}
@@ -700,6 +700,27 @@ gen_pack(void)
 			sl_buf_put(&pack, cold.data, cold.len, &err))
 			die("cold form", &err);
 		put_pack(version == 1 ? "gen-cold" : "gen-cold2", 1, &pack);
+	}
+	/*
+	 * damage to the target's own packs (selector 2 mod 4): entry 0's region
+	 * length +32 and a later one's -32 (the attack of issue #33: entry 7 in
+	 * version 2's rows of 20 bytes, entry 5 in version 1's of 12), and one
+	 * flipped directory byte, for each codec and version
+	 */
+	for (int which = 0; which < 4; which++)
+	{
+		const uint8_t cancel[4] = {6, 0, which & 2 ? 2 * 3 + 1 : 2 * 7 + 1, 32};
+		const uint8_t flip[4] = {30, 0, 0, 0x40};
+		char		name[32];
+
+		pack.len = 0;
+		sl_buf_put(&pack, cancel, sizeof(cancel), &err);
+		snprintf(name, sizeof(name), "gen-damage-cancel-%d", which);
+		put_pack(name, (uint8_t) (2 | which << 2), &pack);
+		pack.len = 0;
+		sl_buf_put(&pack, flip, sizeof(flip), &err);
+		snprintf(name, sizeof(name), "gen-damage-flip-%d", which);
+		put_pack(name, (uint8_t) (2 | which << 2), &pack);
 	}
 	sl_buf_free(&all);
 	sl_buf_free(&pack);

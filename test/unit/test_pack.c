@@ -30,11 +30,31 @@ make_entry(sl_buf *out, int i)
 	}
 }
 
-/* A pack of n entries in codec; the entries in all, their offsets in off. */
+/* The key an entry's canonical bytes are stored under (sl_chunk_hash). */
 static void
-make_pack(int n, sl_pack_codec codec, sl_buf *all, size_t *off, sl_buf *pack)
+entry_key(const uint8_t *canon, uint8_t key[32])
+{
+	sl_dirent	d;
+	const uint8_t *comp[SL_NCOMP];
+	size_t		at = SL_ENTRY_HEADER;
+
+	memset(&d, 0, sizeof(d));
+	for (int k = 0; k < SL_NCOMP; k++)
+	{
+		d.len[k] = sl_get_u32le(canon + 4 * k);
+		comp[k] = d.len[k] ? canon + at : NULL;
+		at += d.len[k];
+	}
+	sl_chunk_hash(&d, comp, key);
+}
+
+/* A pack of n entries in codec; the entries in all, their offsets in off, their keys in key. */
+static void
+make_pack_keyed(int n, sl_pack_codec codec, sl_buf *all, size_t *off, uint8_t (*key)[32],
+				sl_buf *pack)
 {
 	const uint8_t *e[16];
+	const uint8_t *k[16];
 	size_t		size[16];
 	sl_err		err;
 
@@ -48,8 +68,64 @@ make_pack(int n, sl_pack_codec codec, sl_buf *all, size_t *off, sl_buf *pack)
 	{
 		e[i] = all->data + off[i];
 		size[i] = off[i + 1] - off[i];
+		entry_key(e[i], key[i]);
+		k[i] = key[i];
 	}
-	CHECK_OK(sl_pack_encode(e, size, (uint32_t) n, codec, pack, &err), &err);
+	CHECK_OK(sl_pack_encode(e, size, k, (uint32_t) n, codec, pack, &err), &err);
+}
+
+/* A pack of n entries in codec; the entries in all, their offsets in off. */
+static void
+make_pack(int n, sl_pack_codec codec, sl_buf *all, size_t *off, sl_buf *pack)
+{
+	uint8_t		key[16][32];
+
+	make_pack_keyed(n, codec, all, off, key, pack);
+}
+
+/*
+ * The version 1 form of version 2 pack v2 (0.7.0 to 0.9.0 wrote it): the
+ * same header and frame, each directory row without its key prefix, no
+ * directory checksum.
+ */
+static void
+pack_as_v1(const sl_buf *v2, sl_buf *v1)
+{
+	uint32_t	n = sl_get_u32le(v2->data + 2);
+	size_t		row = SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX;
+	size_t		frame = SL_PACK_HEADER + row * n + SL_PACK_DIRSUM;
+	sl_err		err;
+
+	v1->len = 0;
+	sl_buf_put(v1, v2->data, SL_PACK_HEADER, &err);
+	v1->data[1] = 1;
+	for (uint32_t i = 0; i < n; i++)
+		sl_buf_put(v1, v2->data + SL_PACK_HEADER + row * i, SL_ENTRY_HEADER, &err);
+	sl_buf_put(v1, v2->data + frame, v2->len - frame, &err);
+}
+
+/*
+ * What a reader of pack bytes (damaged or not) gets for entry i asked as
+ * the entry of key j: -1 refused, 1 the original entry j, 0 other bytes
+ * (wrong data: never allowed).
+ */
+static int
+read_as(const uint8_t *pack, size_t len, const sl_buf *all, const size_t *off,
+		uint8_t (*key)[32], uint32_t i, uint32_t j)
+{
+	sl_pack		p;
+	sl_buf		out = {0};
+	sl_err		err;
+	int			r = -1;
+
+	if (sl_pack_open(pack, len, NULL, &p, &err) == 0)
+	{
+		if (sl_pack_read(&p, i, key[j], 0, 0, &out, &err) >= 0)
+			r = out.len == 1 + off[j + 1] - off[j] && memcmp(out.data + 1, all->data + off[j], out.len - 1) == 0;
+		sl_pack_free(&p);
+	}
+	sl_buf_free(&out);
+	return r;
 }
 
 void		test_pack_roundtrip(void);
@@ -80,9 +156,10 @@ test_pack_roundtrip(void)
 		/* an entry whose lengths do not add up is refused */
 		{
 			const uint8_t *e[1] = {all.data};
+			const uint8_t *k[1] = {all.data};
 			size_t		size[1] = {off[1] - 1};
 
-			CHECK(sl_pack_encode(e, size, 1, (sl_pack_codec) codec, &back, &err) != 0);
+			CHECK(sl_pack_encode(e, size, k, 1, (sl_pack_codec) codec, &back, &err) != 0);
 		}
 		sl_buf_free(&all);
 		sl_buf_free(&pack);
@@ -124,6 +201,89 @@ test_pack_corrupt(void)
 		CHECK(opened == 0);
 		sl_buf_free(&all);
 		sl_buf_free(&pack);
+	}
+}
+
+/*
+ * Issue #33: a directory damaged in pairs that cancel (one entry's length
+ * up, a later one's down by as much, so the frame still decodes to their
+ * sum) is refused: every field of every pair of entries, in both codecs.
+ * The same damage to a version 1 pack opens, but its entries are hashed
+ * against their keys, so a reader gets each entry right or an error.
+ */
+void		test_pack_cancelling_damage(void);
+void
+test_pack_cancelling_damage(void)
+{
+	for (int codec = SL_PACK_FAST; codec <= SL_PACK_DENSE; codec++)
+	{
+		enum
+		{
+			N = 6
+		};
+		sl_buf		all = {0},
+					pack = {0},
+					v1 = {0};
+		size_t		off[N + 1];
+		uint8_t		key[N][32];
+		int			wrong = 0,
+					v2_opened = 0,
+					v1_refused = 0;
+
+		make_pack_keyed(N, (sl_pack_codec) codec, &all, off, key, &pack);
+		pack_as_v1(&pack, &v1);
+		/* undamaged: each entry read as its own key, refused as another's */
+		for (uint32_t i = 0; i < N; i++)
+			for (uint32_t j = 0; j < N; j++)
+			{
+				CHECK(read_as(pack.data, pack.len, &all, off, key, i, j) == (i == j ? 1 : -1));
+				CHECK(read_as(v1.data, v1.len, &all, off, key, i, j) == (i == j ? 1 : -1));
+			}
+		for (int version = 1; version <= 2; version++)
+		{
+			sl_buf	   *b = version == 1 ? &v1 : &pack;
+			size_t		row = version == 1 ? SL_ENTRY_HEADER : SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX;
+
+			for (uint32_t a = 0; a < N; a++)
+				for (uint32_t z = a + 1; z < N; z++)
+					for (int c = 0; c < SL_NCOMP; c++)
+					{
+						uint8_t    *la = b->data + SL_PACK_HEADER + row * a + 4 * c;
+						uint8_t    *lz = b->data + SL_PACK_HEADER + row * z + 4 * c;
+						uint32_t	va = sl_get_u32le(la),
+									vz = sl_get_u32le(lz);
+						uint32_t	d = vz >= 32 ? 32 : vz;
+
+						if (d == 0)
+							continue;
+						sl_put_u32le(la, va + d);
+						sl_put_u32le(lz, vz - d);
+						for (uint32_t i = 0; i < N; i++)
+						{
+							int			r = read_as(b->data, b->len, &all, off, key, i, i);
+
+							wrong += r == 0;
+							v1_refused += version == 1 && r < 0;
+							v2_opened += version == 2 && r >= 0;
+						}
+						sl_put_u32le(la, va);
+						sl_put_u32le(lz, vz);
+					}
+		}
+		CHECK(wrong == 0);
+		CHECK(v2_opened == 0);
+		CHECK(v1_refused > 0);
+		/* a key prefix changed alone, or the checksum: the directory is refused */
+		for (size_t at = SL_PACK_HEADER; at < SL_PACK_HEADER + (SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX) * N + SL_PACK_DIRSUM; at++)
+		{
+			pack.data[at] ^= 0x10;
+			for (uint32_t i = 0; i < N; i++)
+				CHECK(read_as(pack.data, pack.len, &all, off, key, i, i) == -1);
+			pack.data[at] ^= 0x10;
+		}
+		sl_buf_free(&all);
+		sl_buf_free(&pack);
+		sl_buf_free(&v1);
 	}
 }
 
@@ -371,7 +531,14 @@ test_sfcold_prefixes(void)
 		e[k + 1] = tc_entry(&w, refs[k].hash)->data + 1;
 		size[k + 1] = tc_entry(&w, refs[k].hash)->len - 1;
 	}
-	CHECK_OK(sl_pack_encode(e, size, n + 1, SL_PACK_FAST, &pack, &err), &err);
+	{
+		const uint8_t *k[TC_N + 1];
+
+		k[0] = w.key[0];
+		for (uint32_t j = 0; j < n; j++)
+			k[j + 1] = refs[j].hash;
+		CHECK_OK(sl_pack_encode(e, size, k, n + 1, SL_PACK_FAST, &pack, &err), &err);
+	}
 	CHECK_OK(sl_pack_open(pack.data, pack.len, NULL, &t.p, &err), &err);
 	t.first = 1;
 	CHECK_OK(sl_sfcold_prefix_ranked(&v, refs, n, tc_pack_docs, &t, &got, &err), &err);
