@@ -14,7 +14,7 @@ LIBS_CORE = -lzstd -ldeflate -llz4 -lxxhash -lnettle -lspng
 # it, sl_free resolves to libbsd's sl_free (stringlist) once the JIT provider
 # (llvmjit -> libedit -> libbsd) is loaded first, and JIT-compiled queries crash.
 SHLIB_LINK = $(LIBS_CORE) -Wl,-Bsymbolic
-PG_CPPFLAGS = -Isrc/core
+PG_CPPFLAGS = -Isrc/core -DSLIME_EXTVERSION='"$(EXTVERSION)"'
 PG_CFLAGS = -std=gnu99 -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
 REGRESS = setup type region contents blocks limits store upgrade slimefile schem lease loader render shard settle corpus

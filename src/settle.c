@@ -170,6 +170,7 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 	Datum		vals[4];
 	bool		nulls[4] = {false, false, false, true};
 
+	slime_require_sql("slime_settle", NULL);
 	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "slime_settle_loader_files must return a record");
 	if (batch < 1)

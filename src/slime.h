@@ -13,6 +13,13 @@
 #include "sl_render.h"
 #include "sl_value.h"
 
+/*
+ * Refuse what when the database's slime (pg_extension) is older than since
+ * (NULL: the library's own release): between make install and ALTER
+ * EXTENSION UPDATE (extversion.c).
+ */
+void		slime_require_sql(const char *what, const char *since);
+
 /* Raise err as an ERROR; in_input maps corruption to bad input. */
 void		slime_raise(const sl_err *err, bool in_input) pg_attribute_noreturn();
 
