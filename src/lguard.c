@@ -26,12 +26,28 @@
 /* The role that called the loader function running now (InvalidOid: none). */
 static Oid	loader_caller = InvalidOid;
 
-/* A function of the extension (in namespace nsp) by name and argument types. */
+/* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing. */
 Oid
-slime_extension_func(Oid nsp, const char *name, Oid *argtypes, int nargs)
+slime_loader_worlds_of(Oid tbl)
 {
-	return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
-						   PointerGetDatum(buildoidvector(argtypes, nargs)), ObjectIdGetDatum(nsp));
+	char	   *name = get_rel_name(tbl);
+
+	if (name == NULL)
+		return InvalidOid;
+	return get_relname_relid(psprintf("%s_worlds", name), get_rel_namespace(tbl));
+}
+
+/* The <name>_worlds table of the saves table tbl; raise when there is none. */
+Oid
+slime_loader_worlds_required(Oid tbl)
+{
+	Oid			worlds = slime_loader_worlds_of(tbl);
+
+	if (!OidIsValid(worlds))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("no loader saves table with OID %u", tbl)));
+	return worlds;
 }
 
 /* Raise unless tbl is a table with the fence trigger of the worlds table worlds. */

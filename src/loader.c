@@ -71,49 +71,7 @@ check_memo(sl_lmemo *m)
 	pfree(present);
 }
 
-/* A (sub)transaction as the markers here keep it. */
-typedef struct subxact
-{
-	LocalTransactionId lxid;
-	SubTransactionId subxid;
-} subxact;
 
-/* The (sub)transaction running now. */
-static subxact
-this_subxact(void)
-{
-	subxact		x = {MyProc->lxid, GetCurrentSubTransactionId()};
-
-	return x;
-}
-
-/* Whether marker x was set in the (sub)transaction running now. */
-static bool
-is_this_subxact(subxact x)
-{
-	return x.lxid != InvalidLocalTransactionId && x.lxid == MyProc->lxid &&
-		x.subxid == GetCurrentSubTransactionId();
-}
-
-/*
- * The value slime_loader_convert built last: its content hash, and the
- * transaction and subtransaction it checked and stored its chunks in. Until
- * that subtransaction ends, every chunk it refers to is in the store (found
- * or put there under the lock that holds slime_gc()'s delete off), so the
- * store's trigger need not look them up again.
- */
-static struct
-{
-	subxact		at;
-	uint8_t		hash[32];
-}			converted;
-
-/* Whether a value of this content hash was built by slime_loader_convert in this subtransaction. */
-bool
-slime_loader_checked(const uint8_t hash[32])
-{
-	return is_this_subxact(converted.at) && memcmp(converted.hash, hash, 32) == 0;
-}
 
 /* Raise a conversion error as slime_from_slimefile does. */
 static void
@@ -188,29 +146,6 @@ verify_save(bytea *file, struct varlena *saved)
 	}
 }
 
-/* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing. */
-Oid
-slime_loader_worlds_of(Oid tbl)
-{
-	char	   *name = get_rel_name(tbl);
-
-	if (name == NULL)
-		return InvalidOid;
-	return get_relname_relid(psprintf("%s_worlds", name), get_rel_namespace(tbl));
-}
-
-/* The <name>_worlds table of the saves table tbl; raise when there is none. */
-Oid
-slime_loader_worlds_required(Oid tbl)
-{
-	Oid			worlds = slime_loader_worlds_of(tbl);
-
-	if (!OidIsValid(worlds))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("no loader saves table with OID %u", tbl)));
-	return worlds;
-}
 
 /* What a conversion gives: the value, the memo (NULL: none), the chunks reused. */
 typedef struct converted_file
@@ -236,6 +171,7 @@ convert(bytea *file, bytea *prev, converted_file *c)
 	put_list	puts = {0};
 	sl_buf		mbuf = {0};
 	sl_err		err;
+	uint8_t		hash[32];
 
 	memset(&memo, 0, sizeof(memo));
 	memset(&out, 0, sizeof(out));
@@ -260,8 +196,8 @@ convert(bytea *file, bytea *prev, converted_file *c)
 	slime_store_put(puts.hashes, puts.entries, puts.n);
 	if (slime_loader_verify())
 		verify_save(file, c->value);
-	content_hash(c->value, converted.hash);
-	converted.at = this_subxact();
+	content_hash(c->value, hash);
+	slime_loader_mark_checked(hash);
 	if (out.has_ctx)
 	{
 		if (sl_buf_put_u32be(&mbuf, 0, &err) || sl_lmemo_encode(&out, &mbuf, &err))
@@ -448,7 +384,7 @@ file_to_keep(bytea *file, const converted_file *c)
  */
 static struct
 {
-	subxact		at;
+	slime_subxact at;
 	Oid			saves;
 	int64		save;
 	text	   *world;
@@ -472,7 +408,7 @@ slime_loader_fenced(PG_FUNCTION_ARGS)
 {
 	text	   *world = PG_GETARG_TEXT_PP(1);
 
-	PG_RETURN_BOOL(is_this_subxact(fenced.at) &&
+	PG_RETURN_BOOL(slime_subxact_is(fenced.at) &&
 				   fenced.saves == PG_GETARG_OID(0) && fenced.save == PG_GETARG_INT64(2) &&
 				   VARSIZE_ANY_EXHDR(world) == VARSIZE_ANY_EXHDR(fenced.world) &&
 				   memcmp(VARDATA_ANY(world), VARDATA_ANY(fenced.world), VARSIZE_ANY_EXHDR(world)) == 0);
@@ -550,7 +486,7 @@ save_as_owner(PG_FUNCTION_ARGS)
 	memcpy(fenced.world, DatumGetPointer(args[0]), VARSIZE_ANY(DatumGetPointer(args[0])));
 	fenced.saves = tbl;
 	fenced.save = DatumGetInt64(saved);
-	fenced.at = this_subxact();
+	fenced.at = slime_subxact_now();
 	PG_TRY();
 	{
 		run_save(LQ_INSERT, args, nulls, SPI_OK_SELECT, &isnull);

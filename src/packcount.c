@@ -50,7 +50,6 @@ typedef struct counts_entry
 
 static MemoryContext counts_cxt = NULL;
 static HTAB *counts_tab = NULL;
-static size_t counts_bytes = 0;
 static sl_limits counts_lim;
 
 /* Drop every kept count. */
@@ -60,7 +59,7 @@ counts_reset(void)
 	if (counts_cxt)
 		MemoryContextReset(counts_cxt);
 	counts_tab = NULL;
-	counts_bytes = 0;
+	slime_kept_counts_size = 0;
 }
 
 /* Most bytes the kept counts may take: a quarter of slime.pack_cache_size. */
@@ -107,9 +106,9 @@ slime_kept_counts_add(const slime_open_value *o, const sl_dirent *d, int want, s
 	sl_err		err;
 
 	counts_check_limits();
-	if (counts_bytes > counts_budget())
+	if (slime_kept_counts_size > counts_budget())
 		counts_reset();			/* slime.pack_cache_size was lowered */
-	if (counts_tab == NULL || counts_bytes == 0 || !slime_store_locate(d, &loc))
+	if (counts_tab == NULL || slime_kept_counts_size == 0 || !slime_store_locate(d, &loc))
 		return false;
 	counts_key_of(&loc, d, want, &k);
 	e = hash_search(counts_tab, &k, HASH_FIND, NULL);
@@ -146,7 +145,7 @@ slime_kept_counts_keep(const slime_open_value *o, const sl_dirent *d, int want, 
 		return;
 	if (sl_counts_serialize(c, &out, &err))
 		slime_raise(&err, false);
-	if (counts_bytes + out.len + sizeof(counts_entry) * 2 > counts_budget())
+	if (slime_kept_counts_size + out.len + sizeof(counts_entry) * 2 > counts_budget())
 		counts_reset();
 	if (counts_cxt == NULL)
 		counts_cxt = AllocSetContextCreate(TopMemoryContext, "slime kept counts", ALLOCSET_DEFAULT_SIZES);
@@ -166,24 +165,17 @@ slime_kept_counts_keep(const slime_open_value *o, const sl_dirent *d, int want, 
 	e = hash_search(counts_tab, &k, HASH_ENTER, &found);
 	if (found)
 	{
-		counts_bytes -= e->counts_len;
+		slime_kept_counts_size -= e->counts_len;
 		pfree(e->counts);
 	}
 	else
-		counts_bytes += sizeof(counts_entry) * 2;	/* the entry and the table's share */
+		slime_kept_counts_size += sizeof(counts_entry) * 2;	/* the entry and the table's share */
 	memcpy(e->len, d->len, sizeof(e->len));
 	/* a read that hashes its entries succeeded: the entry hashes to d's key */
 	e->hashed = o->hash_entries;
 	memcpy(e->hash, d->hash, 32);
 	e->counts = blob;
 	e->counts_len = out.len;
-	counts_bytes += out.len;
+	slime_kept_counts_size += out.len;
 	sl_buf_free(&out);
-}
-
-/* Bytes the kept counts take. */
-size_t
-slime_kept_counts_bytes(void)
-{
-	return counts_bytes;
 }

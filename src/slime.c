@@ -17,7 +17,6 @@
 
 #include "sl_build.h"
 
-PG_MODULE_MAGIC;
 
 /* Allocate from the current memory context; NULL when out of memory. */
 static void *
@@ -89,11 +88,12 @@ static int	pack_cache_kb = 64 * 1024;
 static bool loader_verify = false;
 static int	loader_level = 1;
 
-void		_PG_init(void);
+/* What reads the chunks a value holds by reference (slime_set_resolver): the chunk store's reader. */
+static sl_resolve_fn store_resolver = NULL;
 
-/* Plug PostgreSQL's memory, interrupts and stack check into the core. */
+/* Plug PostgreSQL's memory, interrupts and stack check into the core, and define the settings. */
 void
-_PG_init(void)
+slime_define_settings(void)
 {
 	DefineCustomIntVariable("slime.compression_level",
 							"zstd level (1-19) used when slime values are written; 20 is the archive level.",
@@ -298,6 +298,13 @@ slice_fetch(void *ctx, size_t offset, size_t len, const uint8_t **data, sl_err *
 	return 0;
 }
 
+/* Read the chunks values hold by reference with f (init.c: the chunk store's reader). */
+void
+slime_set_resolver(sl_resolve_fn f)
+{
+	store_resolver = f;
+}
+
 /* Open a slime datum, whole or by slices. */
 void
 slime_open(slime_open_value *o, Datum d, bool whole)
@@ -318,7 +325,7 @@ slime_open(slime_open_value *o, Datum d, bool whole)
 						   toast_raw_datum_size(d) - VARHDRSZ, slime_limits(), &err);
 	if (rc)
 		slime_raise(&err, false);
-	o->v.resolve = slime_store_resolve;
+	o->v.resolve = store_resolver;
 	o->v.resolve_ctx = o;
 	o->hash_entries = slime_store_read_hash();
 }
@@ -416,6 +423,16 @@ size_t
 slime_pack_cache_bytes(void)
 {
 	return (size_t) pack_cache_kb * 1024;
+}
+
+/* Bytes of slime.pack_cache_size the kept counts take now: packcount.c counts them, pack.c leaves them room. */
+size_t		slime_kept_counts_size = 0;
+
+/* Bytes the kept counts take. */
+size_t
+slime_kept_counts_bytes(void)
+{
+	return slime_kept_counts_size;
 }
 
 /* Whether loader saves are checked against a whole conversion (slime.loader_verify). */

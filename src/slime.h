@@ -16,9 +16,15 @@
 /*
  * Refuse what when the database's slime (pg_extension) is older than since
  * (NULL: the library's own release): between make install and ALTER
- * EXTENSION UPDATE (extversion.c).
+ * EXTENSION UPDATE (extcat.c).
  */
 void		slime_require_sql(const char *what, const char *since);
+
+/* Define the settings and plug PostgreSQL into the core (slime.c; called by _PG_init, init.c). */
+void		slime_define_settings(void);
+
+/* Read the chunks values hold by reference with f (slime.c; init.c sets the store's reader). */
+void		slime_set_resolver(sl_resolve_fn f);
 
 /* Raise err as an ERROR; in_input maps corruption to bad input. */
 void		slime_raise(const sl_err *err, bool in_input) pg_attribute_noreturn();
@@ -119,19 +125,35 @@ bool		slime_find_chunk(slime_open_value *o, int32 x, int32 z, int kind,
  */
 void		slime_store_which(const uint8_t *hashes, int n, bool *present);
 
+/* A (sub)transaction as markers keep it (xmark.c). */
+typedef struct slime_subxact
+{
+	LocalTransactionId lxid;
+	SubTransactionId subxid;
+} slime_subxact;
+
+/* The (sub)transaction running now (xmark.c). */
+slime_subxact slime_subxact_now(void);
+
+/* Whether marker x was set in the (sub)transaction running now (xmark.c). */
+bool		slime_subxact_is(slime_subxact x);
+
+/* Mark the value of content hash hash as built, checked and stored by a loader save in this subtransaction (xmark.c). */
+void		slime_loader_mark_checked(const uint8_t hash[32]);
+
 /*
  * Whether a value of this content hash was built by slime_loader_convert in
- * the current subtransaction, its chunks checked and stored (loader.c).
+ * the current subtransaction, its chunks checked and stored (xmark.c).
  */
 bool		slime_loader_checked(const uint8_t hash[32]);
 
-/* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing (loader.c). */
+/* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing (lguard.c). */
 Oid			slime_loader_worlds_of(Oid tbl);
 
-/* The <name>_worlds table of the saves table tbl; raise when there is none (loader.c). */
+/* The <name>_worlds table of the saves table tbl; raise when there is none (lguard.c). */
 Oid			slime_loader_worlds_required(Oid tbl);
 
-/* A function in namespace nsp (the extension's) by name and argument types, InvalidOid if none (lguard.c). */
+/* A function in namespace nsp (the extension's) by name and argument types, InvalidOid if none (extcat.c). */
 Oid			slime_extension_func(Oid nsp, const char *name, Oid *argtypes, int nargs);
 
 /* Owner of relation rel (lguard.c). */
@@ -194,8 +216,9 @@ bool		slime_kept_counts_add(const slime_open_value *o, const sl_dirent *d, int w
 void		slime_kept_counts_keep(const slime_open_value *o, const sl_dirent *d, int want,
 								   const struct sl_counts *c);
 
-/* Bytes the kept counts take (packcount.c): the decoded packs keep what they leave. */
+/* Bytes the kept counts take (packcount.c keeps slime_kept_counts_size): the decoded packs keep what they leave. */
 size_t		slime_kept_counts_bytes(void);
+extern size_t slime_kept_counts_size;
 
 /* A pack as pack.c keeps it decoded. */
 typedef struct slime_kept_pack slime_kept_pack;

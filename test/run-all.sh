@@ -79,6 +79,8 @@ suite_unit() {
     # make's status is checked by pipefail; also insist on "N passed, 0 failed"
     grep -Eq '^[0-9]+ passed, 0 failed' "$SLIME_LOGDIR/unit.log" ||
         { echo "unit: no '<N> passed, 0 failed' line in make unit output" >&2; exit 1; }
+    # the glue, the core and the tool read as layers: no file calls one that calls it back
+    python3 test/layers.py src src/core src/tool
 }
 
 suite_regress() {

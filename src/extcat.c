@@ -1,10 +1,11 @@
 /*
- * extversion.c - the installed extension's version against the library's
- * (issue #33): between `make install` and `ALTER EXTENSION slime UPDATE` a
- * database runs a newer library under older SQL objects. A C entry point
- * that relies on the SQL of its own release (settling, saves, loads) says
- * so instead of failing on a missing object. Reads the pg_extension
- * catalog only; called by no type input or output function.
+ * extcat.c - the extension's own catalog entries: its functions by name,
+ * and its installed version against the library's (issue #33): between
+ * `make install` and `ALTER EXTENSION slime UPDATE` a database runs a newer
+ * library under older SQL objects, and a C entry point that relies on the
+ * SQL of its own release (settling) says so instead of failing on a
+ * missing object. Reads pg_proc and pg_extension only; called by no type
+ * input or output function.
  */
 #include "slime.h"
 
@@ -14,11 +15,13 @@
 #include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_proc.h"
 #include "commands/extension.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 /* The installed version checked last: good for the same transaction and command. */
 static LocalTransactionId seen_lxid = InvalidLocalTransactionId;
@@ -93,4 +96,12 @@ slime_require_sql(const char *what, const char *since)
 				 errmsg("%s: the database has slime %s; the installed library (slime %s) needs %s or later here",
 						what, v ? v : "(none)", SLIME_EXTVERSION, since ? since : SLIME_EXTVERSION),
 				 errhint("Run ALTER EXTENSION slime UPDATE in this database.")));
+}
+
+/* A function of the extension (in namespace nsp) by name and argument types. */
+Oid
+slime_extension_func(Oid nsp, const char *name, Oid *argtypes, int nargs)
+{
+	return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
+						   PointerGetDatum(buildoidvector(argtypes, nargs)), ObjectIdGetDatum(nsp));
 }
