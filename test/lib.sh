@@ -94,6 +94,22 @@ slime_corpus() {
     return 1
 }
 
+# ---- a private copy of the server ---------------------------------------------
+# slime_private_pg DIR: prints the bin directory of a copy of this PostgreSQL
+# 15 (its programs, libraries, share and server headers, at the same places
+# relative to each other under DIR; PostgreSQL finds them relative to its
+# programs), into which `make install PG_CONFIG=<bin>/pg_config` installs a
+# slime.so that no other cluster of the machine loads. A suite that installs
+# another build (test/sanitize.sh) runs beside the others this way.
+slime_private_pg() {
+    local dir=$1 p
+    mkdir -p "$dir" || return 1
+    for p in "$("$SLIME_PG_CONFIG" --bindir)/.." "$("$SLIME_PG_CONFIG" --sharedir)"              "$("$SLIME_PG_CONFIG" --includedir-server)/.."; do
+        cp -a --parents "$(cd "$p" && pwd -P)" "$dir" || return 1
+    done
+    (cd "$dir$(cd "$("$SLIME_PG_CONFIG" --bindir)" && pwd -P)" && pwd)
+}
+
 # ---- throwaway cluster ------------------------------------------------------
 # slime_cluster_start [--keep]
 # initdb (as OS user postgres, trust auth) into a fresh /tmp/slime-pg.XXXXXX,
@@ -104,7 +120,7 @@ slime_corpus() {
 # Without --keep, the cluster is stopped and removed on EXIT.
 # shellcheck disable=SC2120  # --keep is for the callers in other scripts
 slime_cluster_start() {
-    local keep=0 tmp port
+    local keep=0 tmp port lockfd
     [ "${1:-}" = --keep ] && keep=1
     id postgres >/dev/null 2>&1 || { echo "no OS user 'postgres' (install postgresql-15)" >&2; return 1; }
 
@@ -115,18 +131,23 @@ slime_cluster_start() {
     export SLIME_PGTMP PGDATA="$tmp/data"
     [ $keep = 1 ] || slime_on_exit "slime_cluster_stop '$tmp'"
 
+    runuser -u postgres -- "$SLIME_PG_BIN/initdb" -D "$PGDATA" -A trust -U postgres \
+        -E UTF8 --locale=C -N >"$tmp/initdb.log" 2>&1 ||
+        { cat "$tmp/initdb.log" >&2; return 1; }
+
     # The socket lives in our own dir, so the port only has to avoid TCP
     # listeners and lock files in case someone looks; pick the first free.
+    # Suites run side by side (test/run-all.sh): a port is chosen and taken
+    # (the server listening) under one lock; unix-socket-only clusters may
+    # share a port, each socket being in its own directory
+    exec {lockfd}>/tmp/slime-ports.lock
+    flock "$lockfd"
     port=55432
     while [ $port -lt 55632 ]; do
         if ! ss -Hltn "sport = :$port" 2>/dev/null | grep -q . &&
            [ ! -e "/tmp/.s.PGSQL.$port" ]; then break; fi
         port=$((port + 1))
     done
-
-    runuser -u postgres -- "$SLIME_PG_BIN/initdb" -D "$PGDATA" -A trust -U postgres \
-        -E UTF8 --locale=C -N >"$tmp/initdb.log" 2>&1 ||
-        { cat "$tmp/initdb.log" >&2; return 1; }
     cat >>"$PGDATA/postgresql.conf" <<EOF
 
 # ---- slime throwaway test cluster ----
@@ -142,9 +163,11 @@ slime.loader_verify = ${SLIME_LOADER_VERIFY:-on}
 ${SLIME_PG_CONF:-}
 EOF
     (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$PGDATA" \
-        -l "$tmp/server.log" -w -t 60 start >/dev/null) ||
-        { echo "pg_ctl start failed; server log:" >&2; cat "$tmp/server.log" >&2; return 1; }
-
+        -l "$tmp/server.log" -w -t 60 start >/dev/null) || {
+        exec {lockfd}>&-
+        echo "pg_ctl start failed; server log:" >&2; cat "$tmp/server.log" >&2; return 1
+    }
+    exec {lockfd}>&-
     export PGHOST=$tmp PGPORT=$port PGUSER=postgres PGDATABASE=postgres
     echo "cluster: PGHOST=$PGHOST PGPORT=$PGPORT (log $tmp/server.log)" >&2
 }

@@ -9,8 +9,10 @@
 #   → crash, concurrency, schedule (own clusters; schedule: pg_cron) → shard (test/shard.sh: a coordinator,
 #     two shards and a standby; postgres_fdw, promotion)
 #   → java (test/java.sh: the AdvancedSlimePaper loader's JUnit tests)
-#   → webmap (test/webmap.sh: slimetool map-server with curl and headless Chromium)
-#   → sanitize (test/sanitize.sh: the extension under ASan+UBSan)
+#   → webmap (test/webmap.sh: slimetool map-server with curl and headless Chromium);
+#   beside those, from the unit suite on, a second lane (niced; SLIME_LANES=1:
+#   after them): sanitize (test/sanitize.sh: the extension under ASan+UBSan,
+#   in a private copy of the server)
 #   → valgrind (build/unit under memcheck) → fuzz (make fuzz-regress, then
 #     make fuzz-ci: FUZZ_RUNS inputs a target from the fixed seed FUZZ_SEED,
 #     then test/fuzz/sql-replay.sh: seeds and findings through SQL)
@@ -220,6 +222,28 @@ if corpus=$(slime_corpus); then export SLIME_CORPUS=$corpus; fi
 
 run_suite unit 600 suite_unit
 
+# A second lane: the suites that need neither the shared cluster nor the
+# system's slime.so (sanitize installs its build into a private copy of the
+# server; valgrind and fuzz are CPU work, fuzz's SQL replay on a cluster of
+# its own) run beside the others, niced so that the timed ones of the first
+# lane keep the CPU they ask for. Their results come back through a file;
+# their output is printed after the first lane's.
+LANE_B=(sanitize valgrind fuzz)
+lane_b() {
+    run_suite sanitize 900 suite_sanitize
+    run_suite valgrind 600 suite_valgrind
+    run_suite fuzz 900 suite_fuzz
+    local s
+    for s in "${LANE_B[@]}"; do
+        printf '%s\t%s\t%s\n' "$s" "${RESULT[$s]:-FAILED (not run)}" "${TIME[$s]:-0}"
+    done >"$SLIME_LOGDIR/lane_b.results"
+}
+lane_b_pid=
+if [ "${SLIME_LANES:-2}" = 2 ]; then
+    (renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true; lane_b) >"$SLIME_LOGDIR/lane_b.log" 2>&1 &
+    lane_b_pid=$!
+fi
+
 slime_log "starting throwaway cluster"
 if slime_cluster_start; then
     run_suite regress 600 suite_regress
@@ -241,10 +265,14 @@ run_suite shard 420 suite_shard
 run_suite java 600 suite_java
 run_suite webmap 600 suite_webmap
 
-# After the shared cluster is gone: sanitize installs an instrumented
-# slime.so for a while (and puts the normal one back).
-run_suite sanitize 900 suite_sanitize
-run_suite valgrind 600 suite_valgrind
-run_suite fuzz 900 suite_fuzz
+if [ -n "$lane_b_pid" ]; then
+    slime_log "waiting for the second lane (${LANE_B[*]})"
+    wait "$lane_b_pid" || true
+    echo "==================== second lane: ${LANE_B[*]} ===================="
+    cat "$SLIME_LOGDIR/lane_b.log"
+    while IFS=$'\t' read -r s r t; do RESULT[$s]=$r; TIME[$s]=$t; done <"$SLIME_LOGDIR/lane_b.results" || true
+else
+    lane_b
+fi
 
 summary

@@ -3,7 +3,9 @@
 #
 #   1. builds slime.so with -fsanitize=address,undefined in a scratch copy of
 #      the sources (so the tree's normal objects stay as they are) and
-#      installs it;
+#      installs it into a private copy of the server (test/lib.sh
+#      slime_private_pg), so that every other cluster of the machine keeps
+#      loading the normal build and other suites run beside this one;
 #   2. starts a throwaway cluster (test/lib.sh) and restarts its postmaster
 #      with LD_PRELOAD=libasan: the server binary is not instrumented, so the
 #      ASan runtime must be in the process before slime.so is loaded;
@@ -12,7 +14,7 @@
 #   4. fails when any ASan/UBSan report was written, when the server log
 #      has "terminated by signal", or when the backends did not run with
 #      the ASan runtime;
-#   5. reinstalls the normal build (also when anything above failed).
+#   5. removes the private copy (also when anything above failed).
 #
 # The compiler is PGXS's (gcc); CC=clang works too (then the runtime is
 # clang's libclang_rt.asan). Flags go through PGXS's COPT, which appends
@@ -39,17 +41,13 @@ LOGDIR=${SANITIZE_LOGDIR:-}
 if [ -z "$LOGDIR" ]; then LOGDIR=$(mktemp -d /tmp/slime-san.XXXXXX); else keep_logs=1; mkdir -p "$LOGDIR"; fi
 SRC=$(mktemp -d /tmp/slime-san-src.XXXXXX)
 
-# ---- restore the normal build whatever happens ------------------------------
-restored=0
-restore_normal() {
-    [ "$restored" = 1 ] && return 0
-    restored=1
-    slime_log "sanitize: reinstalling the normal build"
-    (cd "$SLIME_ROOT" && make -s -j2 PG_CONFIG="$SLIME_PG_CONFIG" >/dev/null &&
-        make -s install PG_CONFIG="$SLIME_PG_CONFIG" >/dev/null) ||
-        { echo "sanitize: ERROR: reinstalling the normal build failed" >&2; return 1; }
-}
-slime_on_exit 'restore_normal; rm -rf "$SRC"'
+# ---- a private server to install the sanitized build into -------------------
+PRIV=$(mktemp -d /tmp/slime-san-pg.XXXXXX)
+slime_on_exit 'rm -rf "$SRC" "$PRIV"'
+SLIME_PG_BIN=$(slime_private_pg "$PRIV") || { echo "sanitize: cannot copy the server" >&2; exit 1; }
+SLIME_PG_CONFIG=$SLIME_PG_BIN/pg_config
+PATH="$SLIME_PG_BIN:$PATH"
+export SLIME_PG_BIN SLIME_PG_CONFIG PATH
 
 # ---- 1. sanitized build from a scratch copy ---------------------------------
 slime_log "sanitize: building slime.so with $CC $SAN_FLAGS"
@@ -155,8 +153,7 @@ if grep -qE 'runtime error:|AddressSanitizer|LeakSanitizer' "$LOGDIR/server.log"
     grep -E -A20 'runtime error:|AddressSanitizer' "$LOGDIR/server.log" | head -n 60
 fi
 
-# ---- 5. normal build back ------------------------------------------------------
-restore_normal || rc=1
+# ---- 5. verdict ------------------------------------------------------------------
 if [ "$rc" = 0 ]; then
     echo "sanitize: passed (installcheck$([ "${SANITIZE_PGDUMP:-1}" = 1 ] && echo ' + pgdump') under ASan+UBSan; no reports; no backend crashes)"
     [ "$keep_logs" = 1 ] || rm -rf "$LOGDIR"
