@@ -888,6 +888,7 @@ cmd_map_server(int argc, char **argv)
 	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
 						 (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 						 0, NULL, NULL, handle, &s,
+						 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, &s,	/* first, for every message */
 						 MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &addr,
 						 MHD_OPTION_CONNECTION_LIMIT, (unsigned int) o.max_conns,
 						 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int) o.per_addr,
@@ -895,7 +896,6 @@ cmd_map_server(int argc, char **argv)
 						 MHD_OPTION_URI_LOG_CALLBACK, request_start, &s,
 						 MHD_OPTION_NOTIFY_COMPLETED, request_done, &s,
 						 MHD_OPTION_NOTIFY_CONNECTION, connection_event, &s,
-						 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, &s,
 						 MHD_OPTION_END);
 	if (d == NULL)
 	{
