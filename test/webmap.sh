@@ -270,7 +270,8 @@ slime_log "webmap: 600 slow clients and slow tiles for 25 s"
 {   # (in a schema of its own: state() counts public's relations)
     echo "CREATE SCHEMA attack;"
     echo "CREATE VIEW attack.worlds AS SELECT name, world FROM worlds"
-    echo "  UNION ALL SELECT 'slow', w.world FROM worlds w, pg_sleep(60) WHERE w.name = 'anvilworld';"
+    echo "  UNION ALL SELECT 'slow', w.world FROM worlds w, pg_sleep(60) WHERE w.name = 'anvilworld'"
+    echo "  UNION ALL SELECT 'sleepy', w.world FROM worlds w, pg_sleep(2) WHERE w.name = 'anvilworld';"
     echo "GRANT USAGE ON SCHEMA attack TO slime_map;"
     echo "GRANT SELECT ON attack.worlds TO slime_map;"
 } | slime_psql >/dev/null
@@ -334,6 +335,33 @@ slow=$(cat "$WORK/slow1" "$WORK/slow2" | sort | uniq -c | tr -s ' \n' ' ')
     result FAIL "libmicrohttpd flooded the log: $(grep -c '^libmicrohttpd: ' "$WORK/server3.log") lines"
 kill -TERM "$SERVER3"; wait "$SERVER3" && rc=0 || rc=$?
 [ "$rc" = 0 ] && result OK "the attacked server stopped cleanly" || result FAIL "the attacked server: exit $rc"
+
+# a full queue answers at once: one worker, a queue of one; while tile A
+# sleeps 2 s on the worker (seen in pg_stat_activity), B and C arrive: one
+# waits its turn, the other gets 503 and Retry-After at once
+./build/slimetool map-server --dsn "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=slime_map application_name=queue1" \
+    --table attack.worlds --key name --column world --listen "127.0.0.1:$port3" --threads 1 --queue 1 \
+    2>"$WORK/server4.log" &
+SERVER4=$!
+slime_on_exit "slime_alive $SERVER4 && kill $SERVER4"
+for _ in $(seq 100); do curl -s -o /dev/null "$BASE3/" && break; sleep 0.1; done
+curl -s -o /dev/null -w '%{http_code}\n' --max-time 20 "$BASE3/tiles/sleepy/0/0/0.png" >"$WORK/q.A" &
+QA=$!
+for _ in $(seq 100); do
+    [ "$(slime_psql -At -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'queue1' AND wait_event = 'PgSleep'")" = 1 ] && break
+    sleep 0.05
+done
+for t in B C; do
+    curl -s -o "$WORK/q.$t.body" -D "$WORK/q.$t.headers" -w '%{http_code}\n' --max-time 20 "$BASE3/tiles/sleepy/0/0/0.png" >"$WORK/q.$t" &
+    eval "Q$t=\$!"
+done
+wait "$QA" "$QB" "$QC" || true
+codes="$(cat "$WORK/q.A") $(sort "$WORK/q.B" "$WORK/q.C" | tr '\n' ' ')"
+busy=$(grep -l 'the server is busy' "$WORK/q.B.body" "$WORK/q.C.body" 2>/dev/null | head -n 1)
+[ "$codes" = "200 200 503 " ] && [ -n "$busy" ] && grep -qi '^Retry-After: 1' "${busy%.body}.headers" &&
+    result OK "--threads 1 --queue 1: the third tile at once is 503 with Retry-After, the second waits and is drawn" ||
+    result FAIL "a full queue: A, then B and C sorted: $codes"
+kill -TERM "$SERVER4"; wait "$SERVER4" || true
 
 # ---- the page in a real browser -------------------------------------------------
 slime_log "webmap: the page in headless Chromium"

@@ -15,10 +15,11 @@ db_session(PGconn *c, int timeout_s)
 {
 	char		sql[128];
 	PGresult   *r;
+	int			ok;
 
 	snprintf(sql, sizeof(sql), "SET default_transaction_read_only = on; SET statement_timeout = '%ds'", timeout_s);
 	r = PQexec(c, sql);
-	int			ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+	ok = PQresultStatus(r) == PGRES_COMMAND_OK;
 
 	if (!ok)
 		fprintf(stderr, "slimetool: map-server: session set-up: %s", PQerrorMessage(c));

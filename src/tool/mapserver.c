@@ -14,14 +14,17 @@
  *
  * libmicrohttpd reads and writes every socket from one thread (epoll) and
  * answers the page and its files there; a request that needs the database
- * is suspended and handed to the workers of workq.c (each its connection of
- * mapdb.c), which resume it with its answer, so that a slow query holds one
- * worker and nothing else. Slow clients are bounded: connections in all
- * and per client address, and slowguard.c's deadline for a request to
- * arrive whole. The request logic is webapi.c. SIGTERM or SIGINT stops
- * the server after the requests in flight.
+ * is suspended and handed to the workers of workq.c, which draw its answer
+ * (mapwork.c, each worker its connection of mapdb.c) and resume it, so
+ * that a slow query holds one worker and nothing else. Slow clients are
+ * bounded: connections in all and per client address, and slowguard.c's
+ * deadline for a request to arrive whole. The routing is webapi.c, the
+ * command line mapopts.c. SIGTERM or SIGINT stops the server after the
+ * requests in flight.
  */
 #include "mapdb.h"
+#include "mapopts.h"
+#include "mapwork.h"
 #include "slowguard.h"
 #include "tool.h"
 #include "webapi.h"
@@ -29,9 +32,9 @@
 
 #include <limits.h>
 #include <netdb.h>
-#include <stdarg.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,176 +66,23 @@ static asset assets[] = {
 };
 #define NASSETS (sizeof(assets) / sizeof(assets[0]))
 
-/* Options of map-server. */
-typedef struct ms_opts
-{
-	const char *dsn;
-	const char *table;
-	const char *key;
-	const char *column;
-	const char *listen;
-	const char *assets;
-	int			threads;
-	int			queue;
-	int			max_conns;
-	int			per_addr;
-	int			req_timeout;
-	int			query_timeout;
-	int			max_age;
-} ms_opts;
-
-/* The numeric options: name, its argument, field, range, default, what it bounds. */
-static const struct ms_num
-{
-	const char *name;
-	const char *arg;
-	size_t		off;
-	int			min;
-	int			max;
-	int			def;
-	const char *help;			/* lines of the --help text */
-}			ms_nums[] = {
-	{"--threads", "N", offsetof(ms_opts, threads), 1, 64, 4,
-	"database workers, each with its own connection"},
-	{"--queue", "N", offsetof(ms_opts, queue), 1, 100000, 64,
-	"database requests waiting for a worker; the next get 503"},
-	{"--max-connections", "N", offsetof(ms_opts, max_conns), 1, 100000, 1024,
-	"open connections in all (the open-file limit is raised to fit)"},
-	{"--max-per-address", "N", offsetof(ms_opts, per_addr), 1, 100000, 32,
-	"open connections from one client address; more are closed at once"},
-	{"--request-timeout", "S", offsetof(ms_opts, req_timeout), 1, 3600, 10,
-	"seconds for a request to arrive whole (line, headers, body),\n"
-	"counted from the connection's start or its previous answer,\n"
-	"however often the client sends a byte; also the idle timeout"},
-	{"--query-timeout", "S", offsetof(ms_opts, query_timeout), 1, 3600, 30,
-	"seconds a database request may wait for a worker, and that its\n"
-	"query may run (statement_timeout); past either, 503"},
-	{"--max-age", "S", offsetof(ms_opts, max_age), 0, 31536000, 60,
-	"Cache-Control max-age of tiles"},
-};
-#define NNUMS (sizeof(ms_nums) / sizeof(ms_nums[0]))
-
-/* Print the usage of map-server on f; full: every option, with its default. */
-static void
-ms_print_usage(FILE *f, int full)
-{
-	fputs("usage: slimetool map-server --dsn CONNINFO --table T --key K --column C --listen HOST:PORT\n"
-		  "                            [--threads N] [--queue N] [--max-connections N] [--max-per-address N]\n"
-		  "                            [--request-timeout S] [--query-timeout S] [--max-age S] [--assets DIR]\n",
-		  f);
-	if (!full)
-		return;
-	fputs("\nServes every world of table T (key K, slime column C) on a web map at http://HOST:PORT/.\n\n"
-		  "  --dsn CONNINFO         libpq connection string (a role that may only read)\n"
-		  "  --table T              the table (schema.table allowed) or a view, one row a key\n"
-		  "  --key K                its key column: a tile's KEY is the key's text form\n"
-		  "  --column C             its slime column\n"
-		  "  --listen HOST:PORT     the address to listen on ([v6]:PORT too)\n"
-		  "  --assets DIR           the page's files (default: webmap/ beside slimetool)\n", f);
-	for (size_t i = 0; i < NNUMS; i++)
-	{
-		char		opt[32];
-		const char *h = ms_nums[i].help;
-
-		snprintf(opt, sizeof(opt), "%s %s", ms_nums[i].name, ms_nums[i].arg);
-		fprintf(f, "  %-22s ", opt);
-		for (const char *nl; (nl = strchr(h, '\n')) != NULL; h = nl + 1)
-			fprintf(f, "%.*s\n%25s", (int) (nl - h), h, "");
-		fprintf(f, "%s (default %d, %d..%d)\n", h, ms_nums[i].def, ms_nums[i].min, ms_nums[i].max);
-	}
-}
-
-/* Print a usage error; returns the exit status for it. */
-static int
-ms_usage(const char *why, const char *arg)
-{
-	fputs("slimetool: map-server: ", stderr);
-	fprintf(stderr, why, arg);
-	fputc('\n', stderr);
-	ms_print_usage(stderr, 0);
-	return 2;
-}
-
-/* Parse the arguments; 0 ok, else an exit status (--help: 0 and *help). */
-static int
-parse_ms(int argc, char **argv, ms_opts *o, int *help)
-{
-	memset(o, 0, sizeof(*o));
-	*help = 0;
-	for (size_t k = 0; k < NNUMS; k++)
-		*(int *) ((char *) o + ms_nums[k].off) = ms_nums[k].def;
-	for (int i = 1; i < argc; i++)
-	{
-		const char *a = argv[i];
-		const char **dst = NULL;
-		int32_t		v;
-		size_t		k;
-
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
-		{
-			*help = 1;
-			return 0;
-		}
-		if (i + 1 >= argc)
-			return ms_usage("%s needs a value", a);
-		for (k = 0; k < NNUMS && strcmp(a, ms_nums[k].name) != 0; k++)
-			;
-		if (k < NNUMS)
-		{
-			if (tool_parse_int(argv[++i], &v) || v < ms_nums[k].min || v > ms_nums[k].max)
-				return ms_usage("bad number %s", argv[i]);
-			*(int *) ((char *) o + ms_nums[k].off) = v;
-			continue;
-		}
-		if (strcmp(a, "--dsn") == 0)
-			dst = &o->dsn;
-		else if (strcmp(a, "--table") == 0)
-			dst = &o->table;
-		else if (strcmp(a, "--key") == 0)
-			dst = &o->key;
-		else if (strcmp(a, "--column") == 0)
-			dst = &o->column;
-		else if (strcmp(a, "--listen") == 0)
-			dst = &o->listen;
-		else if (strcmp(a, "--assets") == 0)
-			dst = &o->assets;
-		else
-			return ms_usage("unknown argument %s", a);
-		*dst = argv[++i];
-	}
-	if (!o->dsn || !o->table || !o->key || !o->column || !o->listen)
-		return ms_usage("--dsn, --table, --key, --column and --listen are required%s", "");
-	return 0;
-}
-
 /* ---- HTTP --------------------------------------------------------------- */
 
 /* The server: the database side, its workers, the request deadline, the log. */
 typedef struct server
 {
 	map_db		db;
+	map_work	work;			/* what the workers share */
 	workq		wq;
 	slowguard	guard;
-	int			max_age;
 	int			req_timeout;
 	int			query_timeout;
 	pthread_mutex_t log_mu;
+	pthread_mutex_t handed_mu;
+	int			handed;			/* requests handed to a worker, not yet completed */
 	double		mhd_log_since;	/* ms: the start of libmicrohttpd's log window */
 	int			mhd_log_lines;	/* its lines in that window */
 } server;
-
-/* An answer, prepared by the event loop or by a worker, sent by the event loop. */
-typedef struct answer
-{
-	unsigned	status;
-	const char *type;
-	void	   *body;
-	size_t		len;
-	int			must_free;		/* body is malloc'd (else static, copied) */
-	int			retry_after;	/* seconds, 0: no Retry-After */
-	char		etag[WEB_ETAG_MAX];	/* "": none */
-	char		cache[64];		/* Cache-Control, "": none */
-} answer;
 
 /* Where a request is. */
 typedef enum rq_state
@@ -246,7 +96,6 @@ typedef enum rq_state
 typedef struct request
 {
 	wq_job		job;			/* first: a worker's job is the request */
-	server	   *s;
 	struct MHD_Connection *conn;
 	char	   *target;			/* the request target as sent */
 	int			seen;			/* the handler saw its headers */
@@ -256,26 +105,12 @@ typedef struct request
 	char	   *inm;			/* If-None-Match of a tile */
 	char	   *after;			/* after= of /api/worlds */
 	int			limit;
-	answer		a;
+	map_answer	a;			/* prepared by the event loop or a worker, sent by the event loop */
 } request;
-
-/* A static text answer (errors), not cached. */
-static void
-set_text(answer *a, unsigned status, const char *text)
-{
-	a->status = status;
-	a->type = "text/plain; charset=utf-8";
-	a->body = (void *) text;
-	a->len = strlen(text);
-	a->must_free = 0;
-	a->etag[0] = '\0';
-	snprintf(a->cache, sizeof(a->cache), "no-store");
-	a->retry_after = status == MHD_HTTP_SERVICE_UNAVAILABLE ? 1 : 0;
-}
 
 /* Queue an answer on conn (its body handed over or copied). */
 static enum MHD_Result
-send_answer(struct MHD_Connection *conn, answer *a)
+send_answer(struct MHD_Connection *conn, map_answer *a)
 {
 	struct MHD_Response *res;
 	enum MHD_Result ret;
@@ -304,163 +139,6 @@ send_answer(struct MHD_Connection *conn, answer *a)
 	return ret;
 }
 
-/* Log a failed query (or a missing connection). */
-static void
-log_db_error(server *s, PGconn *c, const request *rq)
-{
-	pthread_mutex_lock(&s->log_mu);
-	if (rq->q.route == WEB_TILE)
-		fprintf(stderr, "slimetool: map-server: tile %s/%d/%d/%d: %s", rq->q.key, rq->q.z, rq->q.x, rq->q.y,
-				c ? PQerrorMessage(c) : "no database connection\n");
-	else
-		fprintf(stderr, "slimetool: map-server: worlds: %s", c ? PQerrorMessage(c) : "no database connection\n");
-	pthread_mutex_unlock(&s->log_mu);
-}
-
-/* The answer to a failed tile query: 404 for a key of the wrong type, 503 for a timeout or no database. */
-static void
-set_db_error(server *s, PGconn *c, PGresult *r, request *rq, const char *what)
-{
-	if (map_db_bad_key(r))
-		set_text(&rq->a, MHD_HTTP_NOT_FOUND, "no such world\n");
-	else if (map_db_timed_out(r))
-		set_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "the query took longer than --query-timeout\n");
-	else
-	{
-		log_db_error(s, c, rq);
-		set_text(&rq->a, c && PQstatus(c) == CONNECTION_OK ? MHD_HTTP_INTERNAL_SERVER_ERROR :
-				 MHD_HTTP_SERVICE_UNAVAILABLE, what);
-	}
-}
-
-/* Worker: GET /tiles/KEY/Z/X/Y.png */
-static void
-work_tile(server *s, PGconn *c, request *rq)
-{
-	const web_req *q = &rq->q;
-	answer	   *a = &rq->a;
-	char		zs[16],
-				xs[16],
-				ys[16],
-				hash[65];
-	const char *params[5] = {q->key, q->key, zs, xs, ys};
-	PGresult   *r;
-
-	snprintf(zs, sizeof(zs), "%d", q->z);
-	snprintf(xs, sizeof(xs), "%d", q->x);
-	snprintf(ys, sizeof(ys), "%d", q->y);
-	if (rq->inm)
-	{
-		/* the content hash alone (metadata): no drawing when the client has the tile */
-		r = map_db_query(&s->db, c, s->db.q_hash, 2, params, 0);
-		if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-		{
-			web_etag(a->etag, PQgetvalue(r, 0, 0), q->z, q->x, q->y);
-			if (web_etag_match(rq->inm, a->etag))
-			{
-				PQclear(r);
-				a->status = MHD_HTTP_NOT_MODIFIED;
-				snprintf(a->cache, sizeof(a->cache), "public, max-age=%d", s->max_age);
-				return;
-			}
-			a->etag[0] = '\0';
-		}
-		else if (PQresultStatus(r) == PGRES_TUPLES_OK || map_db_bad_key(r))
-		{
-			PQclear(r);
-			set_text(a, MHD_HTTP_NOT_FOUND, "no such world\n");
-			return;
-		}
-		PQclear(r);
-	}
-	r = map_db_query(&s->db, c, s->db.q_tile, 5, params, 1);
-	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && PQgetlength(r, 0, 0) == 64)
-	{
-		size_t		len = (size_t) PQgetlength(r, 0, 1);
-		void	   *png = malloc(len ? len : 1);
-
-		memcpy(hash, PQgetvalue(r, 0, 0), 64);
-		hash[64] = '\0';
-		if (png == NULL)
-			set_text(a, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-		else
-		{
-			memcpy(png, PQgetvalue(r, 0, 1), len);
-			a->status = MHD_HTTP_OK;
-			a->type = "image/png";
-			a->body = png;
-			a->len = len;
-			a->must_free = 1;
-			web_etag(a->etag, hash, q->z, q->x, q->y);
-			snprintf(a->cache, sizeof(a->cache), "public, max-age=%d", s->max_age);
-		}
-	}
-	else if (PQresultStatus(r) == PGRES_TUPLES_OK)
-		set_text(a, MHD_HTTP_NOT_FOUND, "no such world\n");
-	else
-		set_db_error(s, c, r, rq, "the tile could not be drawn\n");
-	PQclear(r);
-}
-
-/* Worker: GET /api/worlds[?after=KEY&limit=N] */
-static void
-work_worlds(server *s, PGconn *c, request *rq)
-{
-	char		ls[16];
-	const char *params[2] = {rq->after, ls};
-	web_world  *w;
-	sl_buf		out = {0};
-	sl_err		err;
-	PGresult   *r;
-	int			n,
-				rc = -1;
-
-	snprintf(ls, sizeof(ls), "%d", rq->limit);
-	r = map_db_query(&s->db, c, s->db.q_worlds, 2, params, 0);
-	if (PQresultStatus(r) != PGRES_TUPLES_OK)
-	{
-		if (map_db_timed_out(r))
-			set_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "the query took longer than --query-timeout\n");
-		else
-		{
-			log_db_error(s, c, rq);
-			set_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "the worlds could not be listed\n");
-		}
-		PQclear(r);
-		return;
-	}
-	n = PQntuples(r);
-	w = calloc((size_t) n + 1, sizeof(web_world));
-	if (w)
-	{
-		for (int i = 0; i < n; i++)
-		{
-			w[i].key = PQgetvalue(r, i, 0);
-			w[i].chunks = strtoll(PQgetvalue(r, i, 1), NULL, 10);
-			w[i].has_bounds = !PQgetisnull(r, i, 2) && w[i].chunks > 0;
-			w[i].min_cx = (int32_t) strtol(PQgetvalue(r, i, 2), NULL, 10);
-			w[i].min_cz = (int32_t) strtol(PQgetvalue(r, i, 3), NULL, 10);
-			w[i].max_cx = (int32_t) strtol(PQgetvalue(r, i, 4), NULL, 10);
-			w[i].max_cz = (int32_t) strtol(PQgetvalue(r, i, 5), NULL, 10);
-		}
-		rc = web_json_worlds(&out, w, (size_t) n, n == rq->limit ? w[n - 1].key : NULL, &err);
-		free(w);
-	}
-	PQclear(r);
-	if (rc)
-	{
-		sl_buf_free(&out);
-		set_text(&rq->a, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-		return;
-	}
-	rq->a.status = MHD_HTTP_OK;
-	rq->a.type = "application/json";
-	rq->a.body = out.data;
-	rq->a.len = out.len;
-	rq->a.must_free = 1;
-	snprintf(rq->a.cache, sizeof(rq->a.cache), "no-cache");
-}
-
 /* A worker's job: the request's query (unless it waited too long), then resume it. */
 static void
 work(void *arg, int w, wq_job *job, int expired)
@@ -469,18 +147,18 @@ work(void *arg, int w, wq_job *job, int expired)
 	request    *rq = (request *) job;
 
 	if (expired)
-		set_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is busy: try again\n");
+		map_answer_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is busy: try again\n");
 	else
 	{
 		int			slot;
 		PGconn	   *c = map_db_get(&s->db, &slot);
 
 		if (c == NULL)
-			set_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "no database connection\n");
+			map_answer_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "no database connection\n");
 		else if (rq->q.route == WEB_TILE)
-			work_tile(s, c, rq);
+			map_work_tile(&s->work, c, &rq->q, rq->inm, &rq->a);
 		else
-			work_worlds(s, c, rq);
+			map_work_worlds(&s->work, c, rq->after, rq->limit, &rq->a);
 		map_db_put(&s->db, slot);
 	}
 	rq->state = RQ_DONE;
@@ -495,12 +173,12 @@ prepare_tile(struct MHD_Connection *conn, request *rq)
 
 	if (rq->q.z < SL_TILE_ZOOM_MIN || rq->q.z > SL_TILE_ZOOM_MAX)
 	{
-		set_text(&rq->a, MHD_HTTP_BAD_REQUEST, "zoom is -4..4\n");
+		map_answer_text(&rq->a, MHD_HTTP_BAD_REQUEST, "zoom is -4..4\n");
 		return -1;
 	}
 	if (inm && (rq->inm = strdup(inm)) == NULL)
 	{
-		set_text(&rq->a, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+		map_answer_text(&rq->a, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 		return -1;
 	}
 	return 0;
@@ -519,12 +197,12 @@ prepare_worlds(struct MHD_Connection *conn, request *rq)
 		after = NULL;
 	if (web_parse_limit(lim, &rq->limit) || (after && !web_key_ok(after, alen)))
 	{
-		set_text(&rq->a, MHD_HTTP_BAD_REQUEST, "limit is 1..10000, after a key\n");
+		map_answer_text(&rq->a, MHD_HTTP_BAD_REQUEST, "limit is 1..10000, after a key\n");
 		return -1;
 	}
 	if (after && (rq->after = strdup(after)) == NULL)
 	{
-		set_text(&rq->a, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+		map_answer_text(&rq->a, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 		return -1;
 	}
 	return 0;
@@ -532,7 +210,7 @@ prepare_worlds(struct MHD_Connection *conn, request *rq)
 
 /* The page's files, from memory. */
 static void
-set_asset(answer *a, const char *name)
+set_asset(map_answer *a, const char *name)
 {
 	for (size_t i = 0; i < NASSETS; i++)
 		if (strcmp(assets[i].name, name) == 0)
@@ -545,7 +223,7 @@ set_asset(answer *a, const char *name)
 			snprintf(a->cache, sizeof(a->cache), "public, max-age=300");
 			return;
 		}
-	set_text(a, MHD_HTTP_NOT_FOUND, "no such file\n");
+	map_answer_text(a, MHD_HTTP_NOT_FOUND, "no such file\n");
 }
 
 /* Log one request, as a web server's access log does (plus the time it took). */
@@ -634,28 +312,30 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 			to_worker = get && prepare_tile(conn, rq) == 0;
 			break;
 		case WEB_BAD:
-			set_text(&rq->a, MHD_HTTP_BAD_REQUEST, rq->q.why);
+			map_answer_text(&rq->a, MHD_HTTP_BAD_REQUEST, rq->q.why);
 			break;
 		default:
-			set_text(&rq->a, MHD_HTTP_NOT_FOUND, "not found\n");
+			map_answer_text(&rq->a, MHD_HTTP_NOT_FOUND, "not found\n");
 			break;
 	}
 	if (!get)
 	{
-		set_text(&rq->a, MHD_HTTP_METHOD_NOT_ALLOWED, "GET or HEAD only\n");
+		map_answer_text(&rq->a, MHD_HTTP_METHOD_NOT_ALLOWED, "GET or HEAD only\n");
 		to_worker = 0;
 	}
 	if (!to_worker)
 		return finish(s, conn, rq, method, version);
 	/* suspended first: a worker may resume it as soon as it is queued */
-	rq->s = s;
+	pthread_mutex_lock(&s->handed_mu);
+	s->handed++;
+	pthread_mutex_unlock(&s->handed_mu);
 	rq->conn = conn;
 	rq->state = RQ_WORKING;
 	rq->job.deadline = rq->t0 + s->query_timeout * 1e3;
 	MHD_suspend_connection(conn);
 	if (wq_push(&s->wq, &rq->job) != 0)
 	{
-		set_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is busy: try again\n");
+		map_answer_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is busy: try again\n");
 		rq->state = RQ_DONE;
 		MHD_resume_connection(conn);
 	}
@@ -685,6 +365,12 @@ request_done(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Re
 
 	if (rq)
 	{
+		if (rq->state != RQ_READING)
+		{
+			pthread_mutex_lock(&s->handed_mu);
+			s->handed--;
+			pthread_mutex_unlock(&s->handed_mu);
+		}
 		if (rq->a.must_free)
 			free(rq->a.body);
 		free(rq->target);
@@ -842,6 +528,18 @@ raise_nofile(const ms_opts *o)
 	return 0;
 }
 
+/* Requests handed to a worker whose answer has not gone out yet. */
+static int
+handed_count(server *s)
+{
+	int			n;
+
+	pthread_mutex_lock(&s->handed_mu);
+	n = s->handed;
+	pthread_mutex_unlock(&s->handed_mu);
+	return n;
+}
+
 /* slimetool map-server: serve until SIGTERM or SIGINT. */
 int
 cmd_map_server(int argc, char **argv)
@@ -855,22 +553,26 @@ cmd_map_server(int argc, char **argv)
 	int			sig = 0,
 				help,
 				rc;
+	MHD_socket	lfd;
 
-	if ((rc = parse_ms(argc, argv, &o, &help)) != 0)
+	if ((rc = ms_parse(argc, argv, &o, &help)) != 0)
 		return rc;
 	if (help)
 	{
-		ms_print_usage(stdout, 1);
+		ms_help();
 		return 0;
 	}
 	memset(&s, 0, sizeof(s));
-	s.max_age = o.max_age;
+	s.work.db = &s.db;
+	s.work.max_age = o.max_age;
+	s.work.log_mu = &s.log_mu;
 	s.req_timeout = o.req_timeout;
 	s.query_timeout = o.query_timeout;
 	if (load_assets(o.assets) || resolve_listen(o.listen, &addr, &alen) || raise_nofile(&o) ||
 		map_db_open(&s.db, o.dsn, o.table, o.key, o.column, o.threads, o.query_timeout))
 		return 1;
 	pthread_mutex_init(&s.log_mu, NULL);
+	pthread_mutex_init(&s.handed_mu, NULL);
 	s.mhd_log_since = wq_now_ms();
 	/* the server's threads inherit a mask without these: only sigwait below sees them */
 	sigemptyset(&sigs);
@@ -902,17 +604,26 @@ cmd_map_server(int argc, char **argv)
 		wq_stop(&s.wq);
 		return tool_fail("map-server: cannot listen on %s", o.listen);
 	}
-	fprintf(stderr, "map-server: serving %s.%s by %s on http://%s/ (%d database workers, queue %d; "
-			"%d connections, %d per address; request timeout %d s, query timeout %d s)\n",
+	fprintf(stderr, "map-server: serving %s.%s by %s on http://%s/ (database workers %d, queue %d; "
+			"connections %d, %d per address; request timeout %d s, query timeout %d s)\n",
 			o.table, o.column, o.key, o.listen, o.threads, o.queue, o.max_conns, o.per_addr,
 			o.req_timeout, o.query_timeout);
 	while (sig != SIGTERM && sig != SIGINT)
 		if (sigwait(&sigs, &sig) != 0)
 			break;
 	fprintf(stderr, "map-server: signal %d: stopping\n", sig);
-	/* the queries running finish, the requests waiting get 503: no connection stays suspended */
+	/*
+	 * no new connections; the requests waiting get 503 at once, the queries
+	 * running finish (no connection stays suspended), and their answers go
+	 * out (for a few seconds at most) before the connections close
+	 */
+	lfd = MHD_quiesce_daemon(d);
 	wq_stop(&s.wq);
+	for (int i = 0; i < 500 && handed_count(&s) > 0; i++)
+		nanosleep(&(struct timespec) {0, 10000000}, NULL);
 	MHD_stop_daemon(d);
+	if (lfd != MHD_INVALID_SOCKET)
+		close(lfd);
 	sg_destroy(&s.guard);
 	wq_destroy(&s.wq);
 	map_db_close(&s.db);

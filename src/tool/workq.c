@@ -129,14 +129,28 @@ wq_waiting(workq *q)
 	return n;
 }
 
-/* Refuse new jobs, run the waiting ones expired, join the workers (wq_push refuses from now on). */
+/* Refuse new jobs, answer the waiting ones expired here and now, join the workers. */
 void
 wq_stop(workq *q)
 {
+	wq_job	   *job;
+
 	pthread_mutex_lock(&q->mu);
 	q->stopping = 1;
+	job = q->head;
+	q->head = q->tail = NULL;
+	q->len = 0;
 	pthread_cond_broadcast(&q->cv);
 	pthread_mutex_unlock(&q->mu);
+	/* not behind a slow job that holds every worker */
+	while (job)
+	{
+		wq_job	   *next = job->next;
+
+		job->next = NULL;
+		q->fn(q->arg, -1, job, 1);
+		job = next;
+	}
 	for (int i = 0; i < q->started; i++)
 		pthread_join(q->threads[i], NULL);
 	free(q->threads);

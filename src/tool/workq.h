@@ -19,8 +19,9 @@ typedef struct wq_job
 } wq_job;
 
 /*
- * Run a job on worker number w (0..nthreads-1); expired: it waited past its
- * deadline or the queue is stopping, answer it without the work.
+ * Run a job on worker number w (0..nthreads-1, or -1 in wq_stop's thread);
+ * expired: it waited past its deadline or the queue is stopping, answer it
+ * without the work.
  */
 typedef void (*wq_fn) (void *arg, int w, wq_job *job, int expired);
 
@@ -52,7 +53,10 @@ int			wq_push(workq *q, wq_job *job);
 /* Jobs waiting now. */
 int			wq_waiting(workq *q);
 
-/* Refuse new jobs, run the waiting ones expired, wait for the running ones, join. */
+/*
+ * Refuse new jobs, run the waiting ones expired at once in the caller's
+ * thread, wait for the running ones, join.
+ */
 void		wq_stop(workq *q);
 
 /* Free a stopped queue. */

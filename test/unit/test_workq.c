@@ -1,7 +1,7 @@
 /*
  * test_workq.c - slimetool map-server's database workers (src/tool/workq.c):
  * a full queue refuses at once, jobs run in order, a job past its deadline
- * and the jobs waiting at a stop run expired. A gate holds the worker, so
+ * runs expired, and a stop answers the waiting jobs at once, expired. A gate holds the worker, so
  * nothing here depends on timing.
  */
 #include "harness.h"
@@ -134,7 +134,7 @@ stopper(void *arg)
 	return NULL;
 }
 
-/* A stop refuses new jobs, runs the waiting ones expired, and waits for the running one. */
+/* A stop refuses new jobs, answers the waiting ones at once (expired), and waits for the running one. */
 void
 test_workq_stop(void)
 {
@@ -159,6 +159,8 @@ test_workq_stop(void)
 			sched_yield();
 	}
 	CHECK(wq_push(&q, &j[3].job) == -1);
+	wait_runs(&t, 2);			/* answered while the worker is still held */
+	CHECK(j[1].ran == 2 && j[2].ran == 2 && j[0].ran == 0);
 	open_gate(&t);
 	pthread_join(th, NULL);
 	CHECK(j[0].ran == 1);		/* the running job finished its work */
