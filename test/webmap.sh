@@ -253,8 +253,8 @@ expect 200 /api/worlds
 expect 304 /tiles/querz-1.18/0/0/0.png -H "If-None-Match: $etag"
 
 # ---- slow clients (issue #33, item 4) --------------------------------------------
-# A third server over a view that adds a world 'slow' whose queries sleep (a
-# slow tile), with the default connection limits. The attack, for 25 s, from
+# A third server over a view that adds worlds whose queries sleep ('slow'
+# 60 s, 'sleepy' 2 s: slow tiles), with the default connection limits. The attack, for 25 s, from
 # loopback addresses other than the legitimate client's 127.0.0.1 (a cap per
 # address would otherwise refuse the test's own client along with them):
 #   spread: 300 connections from 127.0.0.2..127.0.0.31 (10 an address, under
