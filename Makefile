@@ -41,9 +41,11 @@ build/libslimecore.a: $(CORE_SRCS) $(wildcard src/core/*.h)
 	set -e; for f in $(CORE_SRCS); do $(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -c $$f -o build/core/$$(basename $$f .c).o; done
 	rm -f $@ && ar rcs $@ build/core/*.o
 
-# the unit tests also reach map-server's request logic (src/tool/webapi.c: no HTTP, no libpq)
-build/unit: build/libslimecore.a $(UNIT_SRCS) src/tool/webapi.c src/tool/webapi.h $(wildcard test/unit/*.h test/unit/*.def)
-	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Isrc/tool -Itest/unit $(UNIT_SRCS) src/tool/webapi.c build/libslimecore.a $(LIBS_CORE) -o $@
+# the unit tests also reach map-server's request logic, workers and request
+# deadline (src/tool/webapi.c, workq.c, slowguard.c: no HTTP, no libpq)
+UNIT_TOOL_SRCS = src/tool/webapi.c src/tool/workq.c src/tool/slowguard.c
+build/unit: build/libslimecore.a $(UNIT_SRCS) $(UNIT_TOOL_SRCS) $(UNIT_TOOL_SRCS:.c=.h) $(wildcard test/unit/*.h test/unit/*.def)
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Isrc/tool -Itest/unit $(UNIT_SRCS) $(UNIT_TOOL_SRCS) build/libslimecore.a $(LIBS_CORE) -lpthread -o $@
 
 TOOL_SRCS = $(sort $(wildcard src/tool/*.c))
 # map-server (src/tool/mapserver.c) talks HTTP through libmicrohttpd and SQL through libpq

@@ -9,7 +9,14 @@
 #     paths, hostile keys answered 400/404 with the database unchanged,
 #     405 for other methods, concurrent requests, an access log line per
 #     request that a path cannot forge, reconnection after a database
-#     restart;
+#     restart; a decoded NUL in a path (400, never a shorter path) and keys
+#     that only the key type's input parser would take (' 7', '+7', '07':
+#     404); every option of --help documented in README;
+#   - slow clients (issue #33): 300 connections that never end their
+#     headers from 30 loopback addresses, 300 more from one address, and
+#     tiles whose query sleeps, for 25 s, while a legitimate client's
+#     requests must each be answered within curl --max-time 2
+#     (test/webmap/slowloris.cjs);
 #   - the page in headless Chromium (Debian's `chromium`, installed here
 #     when missing) driven by playwright-core from npm (installed into
 #     build/webmap-test): tiles load, the screenshot's pixels are the tile
@@ -103,6 +110,15 @@ expect() {  # expect CODE PATH [curl args...]
 urlenc() { node -e 'process.stdout.write(encodeURIComponent(process.argv[1]))' "$1"; }
 slime_log "webmap: the HTTP contract"
 
+# every option of map-server --help is in README's section
+sed -n '/^### A web map of every world/,/^### /p' README.md >"$WORK/readme-map"
+if ./build/slimetool map-server --help >"$WORK/help"; then
+    missing=$(grep -o -- '--[a-z-]*' "$WORK/help" | sort -u | while read -r o; do
+        grep -q -- "\`$o" "$WORK/readme-map" || echo "$o"; done)
+    [ -z "$missing" ] && result OK "map-server --help: $(grep -o -- '--[a-z-]*' "$WORK/help" | sort -u | wc -l) options, each in README's map-server section" ||
+        result FAIL "options of --help missing from README: $missing"
+else result FAIL "map-server --help did not exit 0"; fi
+
 # the page and its files, served by the server itself
 expect 200 /
 grep -q '/static/leaflet.js' "$WORK/body" && result OK "the page loads Leaflet from the server" || result FAIL "page without /static/leaflet.js"
@@ -177,6 +193,12 @@ for k in "1;DROP TABLE worlds;--" "' OR '1'='1" "querz-1.18'; DELETE FROM worlds
     expect 404 "/tiles/$(urlenc "$k")/0/0/0.png"
     expect 404 "/tiles/$(urlenc "$k")/0/0/0.png" -H "If-None-Match: $etag"
 done
+# a NUL decoded from %00 is refused, never a path cut short at it (index.html%00.png served index.html)
+expect 400 "/static/index.html%00.png"
+expect 400 "/%00"
+expect 400 "/tiles/querz-1.18%00junk/0/0/0.png"
+expect 400 "/api/worlds?after=querz%00x"
+expect 404 "/tiles/%20%20querz-1.18/0/0/0.png"
 [ "$(state)" = "$STATE0" ] && result OK "the database is unchanged (every value's hash, the tables)" || result FAIL "the database changed"
 if slime_psql -U slime_map -c "DELETE FROM worlds" >/dev/null 2>&1; then result FAIL "slime_map could write"
 else result OK "the server's role cannot write"; fi
@@ -206,15 +228,21 @@ SERVER2=$!
 slime_on_exit "slime_alive $SERVER2 && kill $SERVER2"
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port2/" && break; sleep 0.1; done
 BASE1=$BASE
+REQUESTS1=$REQUESTS
 BASE=http://127.0.0.1:$port2
 expect 200 /tiles/7/0/0/0.png
 expect 404 /tiles/8/0/0/0.png
 expect 404 "/tiles/$(urlenc "7; DROP TABLE numbered")/0/0/0.png"
 expect 404 "/tiles/99999999999999999999/0/0/0.png" -H "If-None-Match: $etag"
+# the key is the key's text form (as /api/worlds lists it), not whatever int4's parser takes
+for k in "%207" "%20%207" "+7" "07" "7%20"; do
+    expect 404 "/tiles/$k/0/0/0.png"
+    expect 404 "/tiles/$k/0/0/0.png" -H "If-None-Match: $etag"
+done
 expect 200 /api/worlds
 grep -q '"key": "7", "chunks": 516' "$WORK/body" && result OK "integer keys listed as text" || result FAIL "worlds of numbered: $(cat "$WORK/body")"
 BASE=$BASE1
-REQUESTS=$((REQUESTS - 5))
+REQUESTS=$REQUESTS1
 kill -TERM "$SERVER2"; wait "$SERVER2" || true
 [ "$(slime_psql -At -c "SELECT count(*) FROM numbered")" = 1 ] && result OK "numbered is unchanged" || result FAIL "numbered changed"
 
@@ -223,6 +251,117 @@ kill -TERM "$SERVER2"; wait "$SERVER2" || true
 expect 200 /tiles/querz-1.18/0/0/0.png
 expect 200 /api/worlds
 expect 304 /tiles/querz-1.18/0/0/0.png -H "If-None-Match: $etag"
+
+# ---- slow clients (issue #33, item 4) --------------------------------------------
+# A third server over a view that adds worlds whose queries sleep ('slow'
+# 60 s, 'sleepy' 2 s: slow tiles), with the default connection limits. The attack, for 25 s, from
+# loopback addresses other than the legitimate client's 127.0.0.1 (a cap per
+# address would otherwise refuse the test's own client along with them):
+#   spread: 300 connections from 127.0.0.2..127.0.0.31 (10 an address, under
+#           the cap), each a header line every 2 s, never ending its headers
+#           (faster than any idle timeout: only the request deadline ends them),
+#           reopened a second after the server closes one;
+#   one:    300 connections from 127.0.0.40 alone, a header line every 10 s
+#           (the issue's form): the per-address cap holds 32;
+#   two loops of /tiles/slow/..., each query sleeping until --query-timeout 5.
+# Meanwhile the legitimate client asks for the page, a file and tiles in turn,
+# each with curl --max-time 2: every answer must come, whole and right.
+slime_log "webmap: 600 slow clients and slow tiles for 25 s"
+{   # (in a schema of its own: state() counts public's relations)
+    echo "CREATE SCHEMA attack;"
+    echo "CREATE VIEW attack.worlds AS SELECT name, world FROM worlds"
+    echo "  UNION ALL SELECT 'slow', w.world FROM worlds w, pg_sleep(60) WHERE w.name = 'anvilworld'"
+    echo "  UNION ALL SELECT 'sleepy', w.world FROM worlds w, pg_sleep(2) WHERE w.name = 'anvilworld';"
+    echo "GRANT USAGE ON SCHEMA attack TO slime_map;"
+    echo "GRANT SELECT ON attack.worlds TO slime_map;"
+} | slime_psql >/dev/null
+port3=$((port2 + 1))
+while ss -Hltn "sport = :$port3" 2>/dev/null | grep -q .; do port3=$((port3 + 1)); done
+./build/slimetool map-server --dsn "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=slime_map" \
+    --table attack.worlds --key name --column world --listen "127.0.0.1:$port3" --query-timeout 5 \
+    2>"$WORK/server3.log" &
+SERVER3=$!
+slime_on_exit "slime_alive $SERVER3 && kill $SERVER3"
+BASE3=http://127.0.0.1:$port3
+for _ in $(seq 100); do curl -s -o /dev/null "$BASE3/" && break; sleep 0.1; done
+node test/webmap/slowloris.cjs "$port3" 25 spread:300:127.0.0.2:30:2000 one:300:127.0.0.40:1:10000 \
+    >"$WORK/attack.log" 2>&1 &
+ATTACK=$!
+slime_on_exit "slime_alive $ATTACK && kill $ATTACK"
+for _ in $(seq 100); do grep -q '^ready$' "$WORK/attack.log" && break; sleep 0.1; done
+held=$(ss -Htn state established "( sport = :$port3 )" | wc -l)
+SLOW=()
+for i in 1 2; do
+    for _ in 1 2 3 4; do
+        curl -s -o /dev/null --max-time 30 -w '%{http_code}\n' "$BASE3/tiles/slow/0/0/0.png" || echo "curl failed ($?)"
+    done >"$WORK/slow$i" &
+    SLOW+=($!)
+done
+: >"$WORK/legit"
+n=0
+while slime_alive "$ATTACK"; do
+    case $((n % 4)) in
+        0) p=/ ;; 1) p=/static/leaflet.js ;; 2) p=/tiles/querz-1.18/0/0/0.png ;; 3) p=/tiles/anvilworld/0/1/1.png ;;
+    esac
+    n=$((n + 1))
+    out=$(curl -s --max-time 2 -o "$WORK/legit.body" -w '%{http_code} %{time_total}' "$BASE3$p") || out="curl failed ($?)"
+    code=${out%% *}
+    if [ "$code" = 200 ] && [ -s "$WORK/legit.body" ]; then echo "ok $p ${out#* }" >>"$WORK/legit"
+    else echo "$(date +%T.%N | cut -c1-12) $p: $code" >>"$WORK/legit"; fi
+    sleep 0.1
+done
+wait "$ATTACK" || true
+wait "${SLOW[@]}" || true
+bad=$(grep -vc '^ok ' "$WORK/legit" || true)
+[ "$bad" = 0 ] && [ "$n" -ge 10 ] &&
+    result OK "while the slow clients were held: $n requests of the legitimate client, each answered 200 within 2 s (the slowest in $(awk '/^ok / { if ($3 > m) m = $3 } END { printf "%.3f", m }' "$WORK/legit") s)" ||
+    result FAIL "legitimate client under attack: $bad of $n not answered 200 within 2 s: $(grep -v '^ok ' "$WORK/legit" | head -n 5 | tr '\n' ' ')"
+read -r _ a_conn a_held a_closed a_first < <(grep '^spread ' "$WORK/attack.log" | tr '=' ' ' | awk '{ print $1, $3, $5, $7, $9 }')
+read -r _ o_conn o_held o_closed _ < <(grep '^one ' "$WORK/attack.log" | tr '=' ' ' | awk '{ print $1, $3, $5, $7, $9 }')
+[ "${a_held:-}" = 300 ] && [ "${a_closed:-0}" -ge 300 ] &&
+    result OK "300 slow clients from 30 addresses: all held ($held connections established at the server), each cut by --request-timeout ($a_closed closes; the earliest after ${a_first} ms)" ||
+    result FAIL "the spread attack: $(grep '^spread ' "$WORK/attack.log")"
+[ "${o_held:-}" = 32 ] &&
+    result OK "300 slow clients from one address: --max-per-address held 32 ($o_conn connections made, $o_closed closed by the server)" ||
+    result FAIL "the one-address attack: $(grep '^one ' "$WORK/attack.log")"
+grep -q '^map-server: closed [0-9]* connections whose request had not arrived whole in 10 s' "$WORK/server3.log" &&
+    result OK "the server logs the connections its request deadline closed" || result FAIL "no request-deadline line in the log"
+slow=$(cat "$WORK/slow1" "$WORK/slow2" | sort | uniq -c | tr -s ' \n' ' ')
+[ "$(grep -c '^503$' "$WORK/slow1" "$WORK/slow2" | awk -F: '{ s += $2 } END { print s }')" = 8 ] &&
+    result OK "8 slow tiles, two at a time: each 503 at --query-timeout, never holding the others" || result FAIL "slow tiles: $slow"
+# (10 lines and a count every 10 s, where each refused connection would write one)
+[ "$(grep -c '^libmicrohttpd: ' "$WORK/server3.log")" -le 100 ] &&
+    result OK "libmicrohttpd's messages about the attack are bounded ($(grep -c '^libmicrohttpd: ' "$WORK/server3.log") lines while the server refused or closed $o_closed connections of one address)" ||
+    result FAIL "libmicrohttpd flooded the log: $(grep -c '^libmicrohttpd: ' "$WORK/server3.log") lines"
+kill -TERM "$SERVER3"; wait "$SERVER3" && rc=0 || rc=$?
+[ "$rc" = 0 ] && result OK "the attacked server stopped cleanly" || result FAIL "the attacked server: exit $rc"
+
+# a full queue answers at once: one worker, a queue of one; while tile A
+# sleeps 2 s on the worker (seen in pg_stat_activity), B and C arrive: one
+# waits its turn, the other gets 503 and Retry-After at once
+./build/slimetool map-server --dsn "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=slime_map application_name=queue1" \
+    --table attack.worlds --key name --column world --listen "127.0.0.1:$port3" --threads 1 --queue 1 \
+    2>"$WORK/server4.log" &
+SERVER4=$!
+slime_on_exit "slime_alive $SERVER4 && kill $SERVER4"
+for _ in $(seq 100); do curl -s -o /dev/null "$BASE3/" && break; sleep 0.1; done
+curl -s -o /dev/null -w '%{http_code}\n' --max-time 20 "$BASE3/tiles/sleepy/0/0/0.png" >"$WORK/q.A" &
+QA=$!
+for _ in $(seq 100); do
+    [ "$(slime_psql -At -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'queue1' AND wait_event = 'PgSleep'")" = 1 ] && break
+    sleep 0.05
+done
+for t in B C; do
+    curl -s -o "$WORK/q.$t.body" -D "$WORK/q.$t.headers" -w '%{http_code}\n' --max-time 20 "$BASE3/tiles/sleepy/0/0/0.png" >"$WORK/q.$t" &
+    eval "Q$t=\$!"
+done
+wait "$QA" "$QB" "$QC" || true
+codes="$(cat "$WORK/q.A") $(sort "$WORK/q.B" "$WORK/q.C" | tr '\n' ' ')"
+busy=$(grep -l 'the server is busy' "$WORK/q.B.body" "$WORK/q.C.body" 2>/dev/null | head -n 1)
+[ "$codes" = "200 200 503 " ] && [ -n "$busy" ] && grep -qi '^Retry-After: 1' "${busy%.body}.headers" &&
+    result OK "--threads 1 --queue 1: the third tile at once is 503 with Retry-After, the second waits and is drawn" ||
+    result FAIL "a full queue: A, then B and C sorted: $codes"
+kill -TERM "$SERVER4"; wait "$SERVER4" || true
 
 # ---- the page in a real browser -------------------------------------------------
 slime_log "webmap: the page in headless Chromium"

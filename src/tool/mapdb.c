@@ -9,12 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Make a session read-only with a statement timeout; 0 ok. */
+/* Make a session read-only with the statement timeout; 0 ok. */
 static int
-db_session(PGconn *c)
+db_session(PGconn *c, int timeout_s)
 {
-	PGresult   *r = PQexec(c, "SET default_transaction_read_only = on; SET statement_timeout = '30s'");
-	int			ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+	char		sql[128];
+	PGresult   *r;
+	int			ok;
+
+	snprintf(sql, sizeof(sql), "SET default_transaction_read_only = on; SET statement_timeout = '%ds'", timeout_s);
+	r = PQexec(c, sql);
+	ok = PQresultStatus(r) == PGRES_COMMAND_OK;
 
 	if (!ok)
 		fprintf(stderr, "slimetool: map-server: session set-up: %s", PQerrorMessage(c));
@@ -24,7 +29,7 @@ db_session(PGconn *c)
 
 /* Connect read-only; NULL (and a message) on failure. */
 static PGconn *
-db_connect(const char *dsn)
+db_connect(const char *dsn, int timeout_s)
 {
 	PGconn	   *c = PQconnectdb(dsn);
 
@@ -34,7 +39,7 @@ db_connect(const char *dsn)
 		PQfinish(c);
 		return NULL;
 	}
-	if (db_session(c))
+	if (db_session(c, timeout_s))
 	{
 		PQfinish(c);
 		return NULL;
@@ -96,9 +101,9 @@ xprintf(const char *fmt,...)
  */
 int
 map_db_open(map_db *s, const char *dsn, const char *table, const char *key, const char *column,
-			int nconn)
+			int nconn, int timeout_s)
 {
-	PGconn	   *c = db_connect(dsn);
+	PGconn	   *c = db_connect(dsn, timeout_s);
 	PGresult   *r;
 	char	   *t,
 			   *k,
@@ -120,11 +125,18 @@ map_db_open(map_db *s, const char *dsn, const char *table, const char *key, cons
 	col = quote_name(c, column, 0);
 	if (ext && t && k && col)
 	{
+		/*
+		 * $1 compared as the key column's type finds the row through its
+		 * index; $2, the same text, must also be the key's text form, as
+		 * /api/worlds lists it: ' 7', '+7' and '07' are not the key 7
+		 */
 		s->q_hash = xprintf("SELECT encode(%s.slime_content_hash(%s), 'hex') FROM %s "
-							"WHERE %s = $1 AND %s IS NOT NULL LIMIT 1", ext, col, t, k, col);
+							"WHERE %s = $1 AND %s::text = $2::text AND %s IS NOT NULL LIMIT 1",
+							ext, col, t, k, k, col);
 		s->q_tile = xprintf("SELECT encode(%s.slime_content_hash(%s), 'hex'), "
-							"%s.slime_render_tile(%s, $2::int, $3::int, $4::int) FROM %s "
-							"WHERE %s = $1 AND %s IS NOT NULL LIMIT 1", ext, col, ext, col, t, k, col);
+							"%s.slime_render_tile(%s, $3::int, $4::int, $5::int) FROM %s "
+							"WHERE %s = $1 AND %s::text = $2::text AND %s IS NOT NULL LIMIT 1",
+							ext, col, ext, col, t, k, k, col);
 		s->q_worlds = xprintf("SELECT k, i ->> 'chunks', i -> 'bounds' ->> 'min_x', i -> 'bounds' ->> 'min_z', "
 							  "i -> 'bounds' ->> 'max_x', i -> 'bounds' ->> 'max_z' "
 							  "FROM (SELECT k, %s.slime_info(w) AS i FROM (SELECT %s::text AS k, %s AS w FROM %s "
@@ -151,6 +163,7 @@ map_db_open(map_db *s, const char *dsn, const char *table, const char *key, cons
 	free(col);
 	PQfinish(c);
 	s->dsn = dsn;
+	s->timeout_s = timeout_s;
 	s->nconn = nconn;
 	s->conns = calloc((size_t) nconn, sizeof(PGconn *));
 	s->busy = calloc((size_t) nconn, sizeof(int));
@@ -204,7 +217,7 @@ map_db_get(map_db *s, int *slot)
 		c = NULL;
 	}
 	if (c == NULL)
-		c = db_connect(s->dsn);
+		c = db_connect(s->dsn, s->timeout_s);
 	s->conns[*slot] = c;
 	return c;
 }
@@ -225,7 +238,7 @@ map_db_put(map_db *s, int slot)
  * more.
  */
 PGresult *
-map_db_query(PGconn *c, const char *sql, int n, const char *const *params, int binary)
+map_db_query(map_db *s, PGconn *c, const char *sql, int n, const char *const *params, int binary)
 {
 	PGresult   *r;
 
@@ -236,7 +249,7 @@ map_db_query(PGconn *c, const char *sql, int n, const char *const *params, int b
 	{
 		PQclear(r);
 		PQreset(c);
-		if (PQstatus(c) != CONNECTION_OK || db_session(c))
+		if (PQstatus(c) != CONNECTION_OK || db_session(c, s->timeout_s))
 			return NULL;
 		r = PQexecParams(c, sql, n, NULL, params, NULL, NULL, binary);
 	}
@@ -250,4 +263,13 @@ map_db_bad_key(const PGresult *r)
 	const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 
 	return st && strncmp(st, "22", 2) == 0;
+}
+
+/* 1 when a query failed for the statement timeout. */
+int
+map_db_timed_out(const PGresult *r)
+{
+	const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+
+	return st && strcmp(st, "57014") == 0;
 }

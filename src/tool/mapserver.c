@@ -2,30 +2,44 @@
  * mapserver.c - slimetool map-server: every world of a table on a web page.
  *
  *   slimetool map-server --dsn CONNINFO --table T --key K --column C
- *                        --listen HOST:PORT [--threads N] [--max-age S]
- *                        [--assets DIR]
+ *                        --listen HOST:PORT [--threads N] [--queue N]
+ *                        [--max-connections N] [--max-per-address N]
+ *                        [--request-timeout S] [--query-timeout S]
+ *                        [--max-age S] [--assets DIR]
  *
  * GET /                        the page (Leaflet, a world picker, coordinates)
  * GET /static/NAME             its files, read from DIR at start
  * GET /api/worlds[?after=K&limit=N]  a page of worlds: key, chunks, bounds
  * GET /tiles/KEY/Z/X/Y.png     slime_render_tile(C, Z, X, Y) of the row K = KEY
  *
- * libmicrohttpd parses HTTP (a pool of threads); the database side is
- * mapdb.c (one connection a thread, parameterised queries, read-only
- * sessions), the request logic webapi.c. SIGTERM or SIGINT stops the
- * server after the requests in flight.
+ * libmicrohttpd reads and writes every socket from one thread (epoll) and
+ * answers the page and its files there; a request that needs the database
+ * is suspended and handed to the workers of workq.c, which draw its answer
+ * (mapwork.c, each worker its connection of mapdb.c) and resume it, so
+ * that a slow query holds one worker and nothing else. Slow clients are
+ * bounded: connections in all and per client address, and slowguard.c's
+ * deadline for a request to arrive whole. The routing is webapi.c, the
+ * command line mapopts.c. SIGTERM or SIGINT stops the server after the
+ * requests in flight.
  */
 #include "mapdb.h"
+#include "mapopts.h"
+#include "mapwork.h"
+#include "slowguard.h"
 #include "tool.h"
 #include "webapi.h"
+#include "workq.h"
 
 #include <limits.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,9 +47,6 @@
 #include <microhttpd.h>
 
 #include "sl_tile.h"
-
-#define DEFAULT_THREADS	4
-#define DEFAULT_MAX_AGE	60
 
 /* A file of the page, read at start. */
 typedef struct asset
@@ -55,283 +66,170 @@ static asset assets[] = {
 };
 #define NASSETS (sizeof(assets) / sizeof(assets[0]))
 
-/* The server: the database side and what the handlers share. */
+/* ---- HTTP --------------------------------------------------------------- */
+
+/* The server: the database side, its workers, the request deadline, the log. */
 typedef struct server
 {
 	map_db		db;
-	int			max_age;
+	map_work	work;			/* what the workers share */
+	workq		wq;
+	slowguard	guard;
+	int			req_timeout;
+	int			query_timeout;
 	pthread_mutex_t log_mu;
+	pthread_mutex_t handed_mu;
+	int			handed;			/* requests handed to a worker, not yet completed */
+	double		mhd_log_since;	/* ms: the start of libmicrohttpd's log window */
+	int			mhd_log_lines;	/* its lines in that window */
 } server;
 
-/* Options of map-server. */
-typedef struct ms_opts
+/* Where a request is. */
+typedef enum rq_state
 {
-	const char *dsn;
-	const char *table;
-	const char *key;
-	const char *column;
-	const char *listen;
-	const char *assets;
-	int			threads;
-	int			max_age;
-} ms_opts;
+	RQ_READING = 0,				/* its headers and body are being read */
+	RQ_WORKING,					/* suspended, with a worker or waiting for one */
+	RQ_DONE						/* a worker answered it: send the answer */
+} rq_state;
 
-/* Print the usage of map-server; returns the exit status for a usage error. */
-static int
-ms_usage(const char *why, const char *arg)
+/* One request: made when its request line arrives, freed when it completes. */
+typedef struct request
 {
-	if (why)
-	{
-		fputs("slimetool: map-server: ", stderr);
-		fprintf(stderr, why, arg);
-		fputc('\n', stderr);
-	}
-	fputs("usage: slimetool map-server --dsn CONNINFO --table T --key K --column C --listen HOST:PORT\n"
-		  "                            [--threads N] [--max-age SECONDS] [--assets DIR]\n", stderr);
-	return 2;
-}
+	wq_job		job;			/* first: a worker's job is the request */
+	struct MHD_Connection *conn;
+	char	   *target;			/* the request target as sent */
+	int			seen;			/* the handler saw its headers */
+	rq_state	state;
+	double		t0;				/* ms: when it had arrived whole */
+	web_req		q;
+	char	   *inm;			/* If-None-Match of a tile */
+	char	   *after;			/* after= of /api/worlds */
+	int			limit;
+	map_answer	a;			/* prepared by the event loop or a worker, sent by the event loop */
+} request;
 
-/* Parse the arguments; 0 ok, else an exit status. */
-static int
-parse_ms(int argc, char **argv, ms_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->threads = DEFAULT_THREADS;
-	o->max_age = DEFAULT_MAX_AGE;
-	for (int i = 1; i < argc; i++)
-	{
-		const char *a = argv[i];
-		const char **dst = NULL;
-		int32_t		v;
-
-		if (i + 1 >= argc)
-			return ms_usage("%s needs a value", a);
-		if (strcmp(a, "--dsn") == 0)
-			dst = &o->dsn;
-		else if (strcmp(a, "--table") == 0)
-			dst = &o->table;
-		else if (strcmp(a, "--key") == 0)
-			dst = &o->key;
-		else if (strcmp(a, "--column") == 0)
-			dst = &o->column;
-		else if (strcmp(a, "--listen") == 0)
-			dst = &o->listen;
-		else if (strcmp(a, "--assets") == 0)
-			dst = &o->assets;
-		else if (strcmp(a, "--threads") == 0 || strcmp(a, "--max-age") == 0)
-		{
-			if (tool_parse_int(argv[++i], &v) || v < (a[2] == 't') || v > (a[2] == 't' ? 64 : 31536000))
-				return ms_usage("bad number %s", argv[i]);
-			*(a[2] == 't' ? &o->threads : &o->max_age) = v;
-			continue;
-		}
-		else
-			return ms_usage("unknown argument %s", a);
-		*dst = argv[++i];
-	}
-	if (!o->dsn || !o->table || !o->key || !o->column || !o->listen)
-		return ms_usage("--dsn, --table, --key, --column and --listen are required%s", "");
-	return 0;
-}
-
-/* ---- HTTP --------------------------------------------------------------- */
-
-/* What a request answered, for its log line. */
-typedef struct reply
-{
-	unsigned	status;
-	size_t		bytes;
-} reply;
-
-/*
- * Queue a response: body (copied unless must_free, then handed over),
- * content type, and optional ETag and Cache-Control.
- */
+/* Queue an answer on conn (its body handed over or copied). */
 static enum MHD_Result
-respond(struct MHD_Connection *conn, reply *rp, unsigned status, const char *type,
-		void *body, size_t len, int must_free, const char *etag, const char *cache)
+send_answer(struct MHD_Connection *conn, map_answer *a)
 {
 	struct MHD_Response *res;
 	enum MHD_Result ret;
 
-	res = MHD_create_response_from_buffer(len, body, must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_MUST_COPY);
+	res = MHD_create_response_from_buffer(a->len, a->body, a->must_free ? MHD_RESPMEM_MUST_FREE :
+										  MHD_RESPMEM_MUST_COPY);
 	if (res == NULL)
 		return MHD_NO;
-	if (type)
-		MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	if (etag)
-		MHD_add_response_header(res, MHD_HTTP_HEADER_ETAG, etag);
-	if (cache)
-		MHD_add_response_header(res, MHD_HTTP_HEADER_CACHE_CONTROL, cache);
+	a->must_free = 0;			/* the response owns it now */
+	if (a->type)
+		MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, a->type);
+	if (a->etag[0])
+		MHD_add_response_header(res, MHD_HTTP_HEADER_ETAG, a->etag);
+	if (a->cache[0])
+		MHD_add_response_header(res, MHD_HTTP_HEADER_CACHE_CONTROL, a->cache);
+	if (a->retry_after)
+	{
+		char		ra[16];
+
+		snprintf(ra, sizeof(ra), "%d", a->retry_after);
+		MHD_add_response_header(res, MHD_HTTP_HEADER_RETRY_AFTER, ra);
+	}
 	MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
-	ret = MHD_queue_response(conn, status, res);
+	ret = MHD_queue_response(conn, a->status, res);
 	MHD_destroy_response(res);
-	rp->status = status;
-	rp->bytes = len;
 	return ret;
 }
 
-/* A plain-text answer (errors). */
-static enum MHD_Result
-respond_text(struct MHD_Connection *conn, reply *rp, unsigned status, const char *text)
+/* A worker's job: the request's query (unless it waited too long), then resume it. */
+static void
+work(void *arg, int w, wq_job *job, int expired)
 {
-	return respond(conn, rp, status, "text/plain; charset=utf-8", (void *) text, strlen(text), 0, NULL,
-				   "no-store");
-}
+	server	   *s = arg;
+	request    *rq = (request *) job;
 
-/* GET /tiles/KEY/Z/X/Y.png */
-static enum MHD_Result
-serve_tile(server *s, struct MHD_Connection *conn, const web_req *q, reply *rp)
-{
-	const char *inm = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-	char		zs[16],
-				xs[16],
-				ys[16],
-				etag[WEB_ETAG_MAX],
-				hash[65],
-				cache[64];
-	const char *params[4] = {q->key, zs, xs, ys};
-	PGconn	   *c;
-	PGresult   *r = NULL;
-	int			slot;
-	enum MHD_Result ret;
-
-	if (q->z < SL_TILE_ZOOM_MIN || q->z > SL_TILE_ZOOM_MAX)
-		return respond_text(conn, rp, MHD_HTTP_BAD_REQUEST, "zoom is -4..4\n");
-	snprintf(zs, sizeof(zs), "%d", q->z);
-	snprintf(xs, sizeof(xs), "%d", q->x);
-	snprintf(ys, sizeof(ys), "%d", q->y);
-	snprintf(cache, sizeof(cache), "public, max-age=%d", s->max_age);
-	c = map_db_get(&s->db, &slot);
-	if (inm)
-	{
-		/* the content hash alone (metadata): no drawing when the client has the tile */
-		r = map_db_query(c, s->db.q_hash, 1, params, 0);
-		if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-		{
-			web_etag(etag, PQgetvalue(r, 0, 0), q->z, q->x, q->y);
-			if (web_etag_match(inm, etag))
-			{
-				PQclear(r);
-				map_db_put(&s->db, slot);
-				return respond(conn, rp, MHD_HTTP_NOT_MODIFIED, NULL, NULL, 0, 0, etag, cache);
-			}
-		}
-		else if (PQresultStatus(r) == PGRES_TUPLES_OK || map_db_bad_key(r))
-		{
-			PQclear(r);
-			map_db_put(&s->db, slot);
-			return respond_text(conn, rp, MHD_HTTP_NOT_FOUND, "no such world\n");
-		}
-		PQclear(r);
-	}
-	r = map_db_query(c, s->db.q_tile, 4, params, 1);
-	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && PQgetlength(r, 0, 0) == 64)
-	{
-		size_t		len = (size_t) PQgetlength(r, 0, 1);
-		void	   *png = malloc(len ? len : 1);
-
-		memcpy(hash, PQgetvalue(r, 0, 0), 64);
-		hash[64] = '\0';
-		web_etag(etag, hash, q->z, q->x, q->y);
-		if (png)
-			memcpy(png, PQgetvalue(r, 0, 1), len);
-		PQclear(r);
-		map_db_put(&s->db, slot);
-		if (png == NULL)
-			return respond_text(conn, rp, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-		return respond(conn, rp, MHD_HTTP_OK, "image/png", png, len, 1, etag, cache);
-	}
-	if (PQresultStatus(r) == PGRES_TUPLES_OK || map_db_bad_key(r))
-		ret = respond_text(conn, rp, MHD_HTTP_NOT_FOUND, "no such world\n");
+	if (expired)
+		map_answer_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is busy: try again\n");
 	else
 	{
-		pthread_mutex_lock(&s->log_mu);
-		fprintf(stderr, "slimetool: map-server: tile %s/%d/%d/%d: %s", q->key, q->z, q->x, q->y,
-				c ? PQerrorMessage(c) : "no database connection\n");
-		pthread_mutex_unlock(&s->log_mu);
-		ret = respond_text(conn, rp, c && PQstatus(c) == CONNECTION_OK ? MHD_HTTP_INTERNAL_SERVER_ERROR :
-						   MHD_HTTP_SERVICE_UNAVAILABLE, "the tile could not be drawn\n");
-	}
-	PQclear(r);
-	map_db_put(&s->db, slot);
-	return ret;
-}
+		int			slot;
+		PGconn	   *c = map_db_get(&s->db, &slot);
 
-/* GET /api/worlds[?after=KEY&limit=N] */
-static enum MHD_Result
-serve_worlds(server *s, struct MHD_Connection *conn, reply *rp)
-{
-	const char *after = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "after");
-	const char *lim = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "limit");
-	char		ls[16];
-	const char *params[2] = {after, ls};
-	web_world  *w;
-	sl_buf		out = {0};
-	sl_err		err;
-	PGconn	   *c;
-	PGresult   *r;
-	int			limit,
-				slot,
-				n,
-				rc = -1;
-
-	if (web_parse_limit(lim, &limit) || (after && !web_key_ok(after, strlen(after))))
-		return respond_text(conn, rp, MHD_HTTP_BAD_REQUEST, "limit is 1..10000, after a key\n");
-	snprintf(ls, sizeof(ls), "%d", limit);
-	c = map_db_get(&s->db, &slot);
-	r = map_db_query(c, s->db.q_worlds, 2, params, 0);
-	if (PQresultStatus(r) != PGRES_TUPLES_OK)
-	{
-		pthread_mutex_lock(&s->log_mu);
-		fprintf(stderr, "slimetool: map-server: worlds: %s", c ? PQerrorMessage(c) : "no database connection\n");
-		pthread_mutex_unlock(&s->log_mu);
-		PQclear(r);
+		if (c == NULL)
+			map_answer_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "no database connection\n");
+		else if (rq->q.route == WEB_TILE)
+			map_work_tile(&s->work, c, &rq->q, rq->inm, &rq->a);
+		else
+			map_work_worlds(&s->work, c, rq->after, rq->limit, &rq->a);
 		map_db_put(&s->db, slot);
-		return respond_text(conn, rp, MHD_HTTP_SERVICE_UNAVAILABLE, "the worlds could not be listed\n");
 	}
-	n = PQntuples(r);
-	w = calloc((size_t) n + 1, sizeof(web_world));
-	if (w)
-	{
-		for (int i = 0; i < n; i++)
-		{
-			w[i].key = PQgetvalue(r, i, 0);
-			w[i].chunks = strtoll(PQgetvalue(r, i, 1), NULL, 10);
-			w[i].has_bounds = !PQgetisnull(r, i, 2) && w[i].chunks > 0;
-			w[i].min_cx = (int32_t) strtol(PQgetvalue(r, i, 2), NULL, 10);
-			w[i].min_cz = (int32_t) strtol(PQgetvalue(r, i, 3), NULL, 10);
-			w[i].max_cx = (int32_t) strtol(PQgetvalue(r, i, 4), NULL, 10);
-			w[i].max_cz = (int32_t) strtol(PQgetvalue(r, i, 5), NULL, 10);
-		}
-		rc = web_json_worlds(&out, w, (size_t) n, n == limit ? w[n - 1].key : NULL, &err);
-		free(w);
-	}
-	PQclear(r);
-	map_db_put(&s->db, slot);
-	if (rc)
-	{
-		sl_buf_free(&out);
-		return respond_text(conn, rp, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	}
-	return respond(conn, rp, MHD_HTTP_OK, "application/json", out.data, out.len, 1, NULL, "no-cache");
+	rq->state = RQ_DONE;
+	MHD_resume_connection(rq->conn);	/* the event loop calls handle() again */
 }
 
-/* GET / and /static/NAME */
-static enum MHD_Result
-serve_asset(struct MHD_Connection *conn, const char *name, reply *rp)
+/* Prepare a tile request for a worker; 0 ok, else rq->a holds a 400. */
+static int
+prepare_tile(struct MHD_Connection *conn, request *rq)
+{
+	const char *inm = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+
+	if (rq->q.z < SL_TILE_ZOOM_MIN || rq->q.z > SL_TILE_ZOOM_MAX)
+	{
+		map_answer_text(&rq->a, MHD_HTTP_BAD_REQUEST, "zoom is -4..4\n");
+		return -1;
+	}
+	if (inm && (rq->inm = strdup(inm)) == NULL)
+	{
+		map_answer_text(&rq->a, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Prepare a worlds request for a worker; 0 ok, else rq->a holds a 400. */
+static int
+prepare_worlds(struct MHD_Connection *conn, request *rq)
+{
+	const char *after = NULL;
+	const char *lim = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "limit");
+	size_t		alen = 0;
+
+	/* with its length: a decoded NUL is refused, never a shorter key */
+	if (MHD_lookup_connection_value_n(conn, MHD_GET_ARGUMENT_KIND, "after", 5, &after, &alen) != MHD_YES)
+		after = NULL;
+	if (web_parse_limit(lim, &rq->limit) || (after && !web_key_ok(after, alen)))
+	{
+		map_answer_text(&rq->a, MHD_HTTP_BAD_REQUEST, "limit is 1..10000, after a key\n");
+		return -1;
+	}
+	if (after && (rq->after = strdup(after)) == NULL)
+	{
+		map_answer_text(&rq->a, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The page's files, from memory. */
+static void
+set_asset(map_answer *a, const char *name)
 {
 	for (size_t i = 0; i < NASSETS; i++)
 		if (strcmp(assets[i].name, name) == 0)
-			return respond(conn, rp, MHD_HTTP_OK, assets[i].type, assets[i].data, assets[i].len, 0, NULL,
-						   "public, max-age=300");
-	return respond_text(conn, rp, MHD_HTTP_NOT_FOUND, "no such file\n");
+		{
+			a->status = MHD_HTTP_OK;
+			a->type = assets[i].type;
+			a->body = assets[i].data;
+			a->len = assets[i].len;
+			a->must_free = 0;
+			snprintf(a->cache, sizeof(a->cache), "public, max-age=300");
+			return;
+		}
+	map_answer_text(a, MHD_HTTP_NOT_FOUND, "no such file\n");
 }
 
 /* Log one request, as a web server's access log does (plus the time it took). */
 static void
-access_log(server *s, struct MHD_Connection *conn, const char *method, const char *url,
-		   const char *version, const reply *rp, double ms)
+access_log(server *s, struct MHD_Connection *conn, const char *method, const request *rq,
+		   const char *version, double ms)
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	char		host[64] = "-",
@@ -345,39 +243,50 @@ access_log(server *s, struct MHD_Connection *conn, const char *method, const cha
 					sizeof(struct sockaddr_in), host, sizeof(host), NULL, 0, NI_NUMERICHOST);
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%d/%b/%Y:%H:%M:%S +0000", &tm);
-	web_log_escape(path, sizeof(path), url);
+	web_log_escape(path, sizeof(path), rq->q.path, rq->q.path_len);
 	pthread_mutex_lock(&s->log_mu);
 	fprintf(stderr, "%s - - [%s] \"%s %s %s\" %u %zu %.1fms\n", host, when, method, path, version,
-			rp->status, rp->bytes, ms);
+			rq->a.status, rq->a.len, ms);
 	fflush(stderr);
 	pthread_mutex_unlock(&s->log_mu);
 }
 
-/* Milliseconds of a monotonic clock. */
-static double
-now_ms(void)
+/* The request deadline's record of a connection. */
+static sg_conn *
+conn_guard(struct MHD_Connection *conn)
 {
-	struct timespec ts;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return ci ? ci->socket_context : NULL;
 }
 
-/* libmicrohttpd's request handler: route, answer, log. */
+/* Send a request's answer and log it. */
+static enum MHD_Result
+finish(server *s, struct MHD_Connection *conn, request *rq, const char *method, const char *version)
+{
+	enum MHD_Result ret = send_answer(conn, &rq->a);
+
+	access_log(s, conn, method, rq, version, wq_now_ms() - rq->t0);
+	return ret;
+}
+
+/* libmicrohttpd's request handler: route, answer or hand to a worker, log. */
 static enum MHD_Result
 handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 	   const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
 {
-	static int	first;
 	server	   *s = cls;
-	web_req		q;
-	reply		rp = {0, 0};
-	double		t0 = now_ms();
-	enum MHD_Result ret;
+	request    *rq = *con_cls;
+	int			get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0,
+				to_worker = 0;
 
-	if (*con_cls == NULL)
+	if (rq == NULL)
+		return MHD_NO;			/* out of memory when it started: close */
+	if (rq->state == RQ_DONE)
+		return finish(s, conn, rq, method, version);
+	if (!rq->seen)
 	{
-		*con_cls = &first;		/* headers seen; answer on the next call */
+		rq->seen = 1;			/* headers seen; answer once the body (if any) is read */
 		return MHD_YES;
 	}
 	if (*upload_size)
@@ -385,32 +294,153 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 		*upload_size = 0;		/* a body is read and dropped */
 		return MHD_YES;
 	}
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		ret = respond_text(conn, &rp, MHD_HTTP_METHOD_NOT_ALLOWED, "GET or HEAD only\n");
-	else
-		switch (web_route_path(url, &q))
+	/* the request is here whole: its deadline stops */
+	sg_arrived(&s->guard, conn_guard(conn));
+	rq->t0 = wq_now_ms();
+	switch (web_route_target(rq->target, &rq->q))
+	{
+		case WEB_PAGE:
+			set_asset(&rq->a, "index.html");
+			break;
+		case WEB_ASSET:
+			set_asset(&rq->a, rq->q.asset);
+			break;
+		case WEB_WORLDS:
+			to_worker = get && prepare_worlds(conn, rq) == 0;
+			break;
+		case WEB_TILE:
+			to_worker = get && prepare_tile(conn, rq) == 0;
+			break;
+		case WEB_BAD:
+			map_answer_text(&rq->a, MHD_HTTP_BAD_REQUEST, rq->q.why);
+			break;
+		default:
+			map_answer_text(&rq->a, MHD_HTTP_NOT_FOUND, "not found\n");
+			break;
+	}
+	if (!get)
+	{
+		map_answer_text(&rq->a, MHD_HTTP_METHOD_NOT_ALLOWED, "GET or HEAD only\n");
+		to_worker = 0;
+	}
+	if (!to_worker)
+		return finish(s, conn, rq, method, version);
+	/* suspended first: a worker may resume it as soon as it is queued */
+	pthread_mutex_lock(&s->handed_mu);
+	s->handed++;
+	pthread_mutex_unlock(&s->handed_mu);
+	rq->conn = conn;
+	rq->state = RQ_WORKING;
+	rq->job.deadline = rq->t0 + s->query_timeout * 1e3;
+	MHD_suspend_connection(conn);
+	if (wq_push(&s->wq, &rq->job) != 0)
+	{
+		map_answer_text(&rq->a, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is busy: try again\n");
+		rq->state = RQ_DONE;
+		MHD_resume_connection(conn);
+	}
+	return MHD_YES;
+}
+
+/* A request line arrived: its request, with the target as sent (before any decoding). */
+static void *
+request_start(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	request    *rq = calloc(1, sizeof(request));
+
+	if (rq && (rq->target = strdup(uri)) == NULL)
+	{
+		free(rq);
+		rq = NULL;
+	}
+	return rq;
+}
+
+/* A request completed (answered, or its connection failed): free it; the next request's clock starts. */
+static void
+request_done(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	server	   *s = cls;
+	request    *rq = *con_cls;
+
+	if (rq)
+	{
+		if (rq->state != RQ_READING)
 		{
-			case WEB_PAGE:
-				ret = serve_asset(conn, "index.html", &rp);
-				break;
-			case WEB_ASSET:
-				ret = serve_asset(conn, q.asset, &rp);
-				break;
-			case WEB_WORLDS:
-				ret = serve_worlds(s, conn, &rp);
-				break;
-			case WEB_TILE:
-				ret = serve_tile(s, conn, &q, &rp);
-				break;
-			case WEB_BAD:
-				ret = respond_text(conn, &rp, MHD_HTTP_BAD_REQUEST, q.why);
-				break;
-			default:
-				ret = respond_text(conn, &rp, MHD_HTTP_NOT_FOUND, "not found\n");
-				break;
+			pthread_mutex_lock(&s->handed_mu);
+			s->handed--;
+			pthread_mutex_unlock(&s->handed_mu);
 		}
-	access_log(s, conn, method, url, version, &rp, now_ms() - t0);
-	return ret;
+		if (rq->a.must_free)
+			free(rq->a.body);
+		free(rq->target);
+		free(rq->inm);
+		free(rq->after);
+		free(rq);
+		*con_cls = NULL;
+	}
+	sg_answered(&s->guard, conn_guard(conn), wq_now_ms());
+}
+
+/* A connection opened or closed: the request deadline follows it. */
+static void
+connection_event(void *cls, struct MHD_Connection *conn, void **socket_context,
+				 enum MHD_ConnectionNotificationCode code)
+{
+	server	   *s = cls;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+	{
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		*socket_context = ci ? sg_open(&s->guard, ci->connect_fd, wq_now_ms()) : NULL;
+	}
+	else
+	{
+		sg_close(&s->guard, *socket_context);
+		*socket_context = NULL;
+	}
+}
+
+/*
+ * libmicrohttpd's messages (mostly about clients: refused, gone), at most
+ * MHD_LOG_BURST lines every 10 s, so that an attack does not fill the log.
+ */
+#define MHD_LOG_BURST 10
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	server	   *s = cls;
+	double		now = wq_now_ms();
+
+	pthread_mutex_lock(&s->log_mu);
+	if (now - s->mhd_log_since >= 10e3)
+	{
+		if (s->mhd_log_lines > MHD_LOG_BURST)
+			fprintf(stderr, "libmicrohttpd: %d more messages in 10 s not shown\n", s->mhd_log_lines - MHD_LOG_BURST);
+		s->mhd_log_since = now;
+		s->mhd_log_lines = 0;
+	}
+	if (s->mhd_log_lines++ < MHD_LOG_BURST)
+	{
+		fputs("libmicrohttpd: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fflush(stderr);
+	}
+	pthread_mutex_unlock(&s->log_mu);
+}
+
+/* The deadline closed connections: one line on the log. */
+static void
+report_late(void *arg, int n)
+{
+	server	   *s = arg;
+
+	pthread_mutex_lock(&s->log_mu);
+	fprintf(stderr, "map-server: closed %d connection%s whose request had not arrived whole in %d s "
+			"(--request-timeout)\n", n, n == 1 ? "" : "s", s->req_timeout);
+	fflush(stderr);
+	pthread_mutex_unlock(&s->log_mu);
 }
 
 /* ---- start and stop ---------------------------------------------------- */
@@ -481,6 +511,35 @@ resolve_listen(const char *listen, struct sockaddr_storage *addr, socklen_t *len
 	return 0;
 }
 
+/* Raise the open-file limit to what max_conns connections need; 0 ok. */
+static int
+raise_nofile(const ms_opts *o)
+{
+	rlim_t		want = (rlim_t) o->max_conns + (rlim_t) o->threads + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return 0;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want)
+		return tool_fail("map-server: --max-connections %d needs %lu open files, the limit is %lu (ulimit -n)",
+						 o->max_conns, (unsigned long) want, (unsigned long) rl.rlim_cur);
+	return 0;
+}
+
+/* Requests handed to a worker whose answer has not gone out yet. */
+static int
+handed_count(server *s)
+{
+	int			n;
+
+	pthread_mutex_lock(&s->handed_mu);
+	n = s->handed;
+	pthread_mutex_unlock(&s->handed_mu);
+	return n;
+}
+
 /* slimetool map-server: serve until SIGTERM or SIGINT. */
 int
 cmd_map_server(int argc, char **argv)
@@ -492,39 +551,81 @@ cmd_map_server(int argc, char **argv)
 	struct MHD_Daemon *d;
 	sigset_t	sigs;
 	int			sig = 0,
+				help,
 				rc;
+	MHD_socket	lfd;
 
-	if ((rc = parse_ms(argc, argv, &o)) != 0)
+	if ((rc = ms_parse(argc, argv, &o, &help)) != 0)
 		return rc;
+	if (help)
+	{
+		ms_help();
+		return 0;
+	}
 	memset(&s, 0, sizeof(s));
-	s.max_age = o.max_age;
-	if (load_assets(o.assets) || resolve_listen(o.listen, &addr, &alen) ||
-		map_db_open(&s.db, o.dsn, o.table, o.key, o.column, o.threads))
+	s.work.db = &s.db;
+	s.work.max_age = o.max_age;
+	s.work.log_mu = &s.log_mu;
+	s.req_timeout = o.req_timeout;
+	s.query_timeout = o.query_timeout;
+	if (load_assets(o.assets) || resolve_listen(o.listen, &addr, &alen) || raise_nofile(&o) ||
+		map_db_open(&s.db, o.dsn, o.table, o.key, o.column, o.threads, o.query_timeout))
 		return 1;
 	pthread_mutex_init(&s.log_mu, NULL);
+	pthread_mutex_init(&s.handed_mu, NULL);
+	s.mhd_log_since = wq_now_ms();
 	/* the server's threads inherit a mask without these: only sigwait below sees them */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+	sg_init(&s.guard, o.req_timeout * 1e3);
+	if (wq_start(&s.wq, o.threads, o.queue, work, &s) || sg_start(&s.guard, report_late, &s))
+		return tool_fail("map-server: cannot start its threads");
+	/*
+	 * one event loop (epoll) for every socket; MHD's own timeout is an idle
+	 * timeout (each byte resets it), the guard's the whole request's
+	 */
+	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
 						 (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 						 0, NULL, NULL, handle, &s,
+						 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, &s,	/* first, for every message */
 						 MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &addr,
-						 MHD_OPTION_THREAD_POOL_SIZE, (unsigned int) o.threads,
-						 MHD_OPTION_CONNECTION_LIMIT, (unsigned int) 256,
-						 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) 30,
+						 MHD_OPTION_CONNECTION_LIMIT, (unsigned int) o.max_conns,
+						 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int) o.per_addr,
+						 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) o.req_timeout,
+						 MHD_OPTION_URI_LOG_CALLBACK, request_start, &s,
+						 MHD_OPTION_NOTIFY_COMPLETED, request_done, &s,
+						 MHD_OPTION_NOTIFY_CONNECTION, connection_event, &s,
 						 MHD_OPTION_END);
 	if (d == NULL)
+	{
+		wq_stop(&s.wq);
 		return tool_fail("map-server: cannot listen on %s", o.listen);
-	fprintf(stderr, "map-server: serving %s.%s by %s on http://%s/ (%d threads)\n", o.table, o.column,
-			o.key, o.listen, o.threads);
+	}
+	fprintf(stderr, "map-server: serving %s.%s by %s on http://%s/ (database workers %d, queue %d; "
+			"connections %d, %d per address; request timeout %d s, query timeout %d s)\n",
+			o.table, o.column, o.key, o.listen, o.threads, o.queue, o.max_conns, o.per_addr,
+			o.req_timeout, o.query_timeout);
 	while (sig != SIGTERM && sig != SIGINT)
 		if (sigwait(&sigs, &sig) != 0)
 			break;
 	fprintf(stderr, "map-server: signal %d: stopping\n", sig);
-	MHD_stop_daemon(d);			/* waits for the requests in flight */
+	/*
+	 * no new connections; the requests waiting get 503 at once, the queries
+	 * running finish (no connection stays suspended), and their answers go
+	 * out (for a few seconds at most) before the connections close
+	 */
+	lfd = MHD_quiesce_daemon(d);
+	wq_stop(&s.wq);
+	for (int i = 0; i < 500 && handed_count(&s) > 0; i++)
+		nanosleep(&(struct timespec) {0, 10000000}, NULL);
+	MHD_stop_daemon(d);
+	if (lfd != MHD_INVALID_SOCKET)
+		close(lfd);
+	sg_destroy(&s.guard);
+	wq_destroy(&s.wq);
 	map_db_close(&s.db);
 	for (size_t i = 0; i < NASSETS; i++)
 		sl_free(assets[i].data);

@@ -49,7 +49,7 @@ usage(FILE *f)
 		  "  slimetool render WORLD [--y-max N] [--scale N] [--max-pixels N] [--rx N --rz N]\n"
 		  "                   [--quiet] -o OUT.png          (a top-down map, as slime_render_map draws it)\n"
 		  "  slimetool map-server --dsn CONNINFO --table T --key K --column C --listen HOST:PORT\n"
-"                   [--threads N] [--max-age S] [--assets DIR]  (every world of a table on a web map)\n"
+		  "                   [OPTIONS]  (every world of a table on a web map; map-server --help: its options)\n"
 		  "WORLD is a value file (.slimev, a slime value's bytes), a slime file (.slime,\n"
 		  "AdvancedSlimePaper/SWM, any version) or a region file r.X.Z.mca, told apart by their bytes.\n", f);
 }

@@ -119,11 +119,10 @@ route_tile(const char *rest, web_req *r)
 	return WEB_TILE;
 }
 
-/* Route a decoded URL path. */
-web_route
-web_route_path(const char *path, web_req *r)
+/* Route a decoded path without control bytes. */
+static web_route
+route_path(const char *path, web_req *r)
 {
-	memset(r, 0, sizeof(*r));
 	if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0)
 		r->route = WEB_PAGE;
 	else if (strncmp(path, "/static/", 8) == 0 && path[8] && strchr(path + 8, '/') == NULL)
@@ -138,6 +137,56 @@ web_route_path(const char *path, web_req *r)
 	else
 		r->route = WEB_NOT_FOUND;
 	return r->route;
+}
+
+/* The value of a hex digit, or -1. */
+static int
+hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+		c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/*
+ * Route a request target as sent: its path (up to '?') percent-decoded here,
+ * with its length, so that a decoded NUL cannot cut it short.
+ */
+web_route
+web_route_target(const char *target, web_req *r)
+{
+	const char *p = target;
+	size_t		n = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (; *p && *p != '?'; p++)
+	{
+		int			hi,
+					lo;
+
+		if (n == WEB_PATH_MAX)
+		{
+			r->path_len = n;
+			r->why = "a path is at most 1024 bytes";
+			return r->route = WEB_BAD;
+		}
+		/* "%HH" is a byte; a '%' without two hex digits stays as it is */
+		if (p[0] == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0)
+		{
+			r->path[n++] = (char) (hi << 4 | lo);
+			p += 2;
+		}
+		else
+			r->path[n++] = *p;
+	}
+	r->path[n] = '\0';
+	r->path_len = n;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char) r->path[i] < 0x20 || r->path[i] == 0x7F)
+		{
+			r->why = "a path holds no control characters (%00..%1F, %7F)";
+			return r->route = WEB_BAD;
+		}
+	return route_path(r->path, r);
 }
 
 /* The ETag of a tile: the value's content hash, the tile, and the drawing's version. */
@@ -241,20 +290,21 @@ web_json_worlds(sl_buf *out, const web_world *w, size_t n, const char *next, sl_
 	return sl_buf_printf(out, err, "}");
 }
 
-/* Copy s for a log line, control bytes, quotes and backslashes escaped. */
+/* Copy len bytes of s for a log line, control bytes, quotes and backslashes escaped. */
 void
-web_log_escape(char *out, size_t cap, const char *s)
+web_log_escape(char *out, size_t cap, const char *s, size_t len)
 {
+	const unsigned char *p = (const unsigned char *) s;
 	size_t		n = 0;
 
 	if (cap == 0)
 		return;
-	for (const unsigned char *p = (const unsigned char *) s; *p && n + 5 < cap; p++)
+	for (size_t i = 0; i < len && n + 5 < cap; i++)
 	{
-		if (*p < 0x20 || *p == 0x7F || *p == '"' || *p == '\\')
-			n += (size_t) snprintf(out + n, cap - n, "\\x%02x", *p);
+		if (p[i] < 0x20 || p[i] == 0x7F || p[i] == '"' || p[i] == '\\')
+			n += (size_t) snprintf(out + n, cap - n, "\\x%02x", p[i]);
 		else
-			out[n++] = (char) *p;
+			out[n++] = (char) p[i];
 	}
 	out[n] = '\0';
 }

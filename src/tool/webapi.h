@@ -1,7 +1,7 @@
 /*
  * webapi.h - the request logic of slimetool map-server, free of HTTP and
- * libpq so that the unit tests reach it: routing a decoded URL path, the
- * tile ETag and If-None-Match, and the JSON of /api/worlds.
+ * libpq so that the unit tests reach it: decoding and routing a request
+ * target, the tile ETag and If-None-Match, and the JSON of /api/worlds.
  */
 #ifndef WEBAPI_H
 #define WEBAPI_H
@@ -12,6 +12,7 @@
 #include "sl_common.h"
 
 #define WEB_KEY_MAX		256		/* bytes of a world key in a path */
+#define WEB_PATH_MAX	1024	/* bytes of a decoded path */
 #define WEB_ETAG_MAX	128
 #define WEB_WORLDS_DEFAULT 1000	/* worlds per /api/worlds page */
 #define WEB_WORLDS_MAX	10000
@@ -20,7 +21,7 @@
 typedef enum web_route
 {
 	WEB_NOT_FOUND = 0,			/* no such path: 404 */
-	WEB_BAD,					/* a malformed tile path or query: 400 */
+	WEB_BAD,					/* a malformed path (control bytes, too long) or tile path, a bad query: 400 */
 	WEB_PAGE,					/* "/" */
 	WEB_ASSET,					/* "/static/NAME" */
 	WEB_WORLDS,					/* "/api/worlds" */
@@ -31,6 +32,8 @@ typedef enum web_route
 typedef struct web_req
 {
 	web_route	route;
+	char		path[WEB_PATH_MAX + 1];	/* the decoded path (may hold a NUL when WEB_BAD) */
+	size_t		path_len;
 	char		key[WEB_KEY_MAX + 1];	/* WEB_TILE: the world key (UTF-8, no control bytes) */
 	int32_t		z;
 	int32_t		x;
@@ -39,8 +42,13 @@ typedef struct web_req
 	const char *why;			/* WEB_BAD: what is wrong */
 } web_req;
 
-/* Route a decoded URL path (without the query string). */
-web_route	web_route_path(const char *path, web_req *r);
+/*
+ * Route a request target as the client sent it ("/tiles/a%2Fb/0/0/0.png?x"):
+ * the path before '?' is percent-decoded into r->path with its length
+ * ("%HH" a byte, any other '%' as it is); a path longer than WEB_PATH_MAX
+ * or holding a control byte (a NUL included) is WEB_BAD.
+ */
+web_route	web_route_target(const char *target, web_req *r);
 
 /* 1 when s (len bytes) is valid UTF-8 without control characters. */
 int			web_key_ok(const char *s, size_t len);
@@ -74,7 +82,7 @@ int			web_json_string(sl_buf *out, const char *s, sl_err *err);
 int			web_json_worlds(sl_buf *out, const web_world *w, size_t n, const char *next,
 							sl_err *err);
 
-/* Copy s into out (cap bytes) for a log line: control bytes, '"' and '\\' as \\xNN, cut at cap. */
-void		web_log_escape(char *out, size_t cap, const char *s);
+/* Copy len bytes of s into out (cap bytes) for a log line: control bytes, '"' and '\\' as \\xNN, cut at cap. */
+void		web_log_escape(char *out, size_t cap, const char *s, size_t len);
 
 #endif

@@ -1,16 +1,16 @@
 /*
  * test_webapi.c - slimetool map-server's request logic (src/tool/webapi.c):
- * routes, malformed and hostile tile paths, ETags and If-None-Match, the
- * JSON of /api/worlds.
+ * routes, percent-decoding (a NUL never cuts a path short), malformed and
+ * hostile tile paths, ETags and If-None-Match, the JSON of /api/worlds.
  */
 #include "harness.h"
 #include "webapi.h"
 
-/* Route path and return the route. */
+/* Route a request target and return the route. */
 static web_route
-route(const char *path, web_req *r)
+route(const char *target, web_req *r)
 {
-	return web_route_path(path, r);
+	return web_route_target(target, r);
 }
 
 /* Every route, and the numbers and key of tile paths. */
@@ -34,6 +34,51 @@ test_web_routes(void)
 	/* a key may hold '/', spaces and any UTF-8: the last three segments are the numbers */
 	CHECK(route("/tiles/my/world 1/3/4/5.png", &r) == WEB_TILE && strcmp(r.key, "my/world 1") == 0);
 	CHECK(route("/tiles/\xc3\xa9t\xc3\xa9/0/0/0.png", &r) == WEB_TILE);
+	/* the query string is not part of the path */
+	CHECK(route("/static/map.js?v=2", &r) == WEB_ASSET && strcmp(r.asset, "map.js") == 0);
+	CHECK(route("/api/worlds?after=a%00b&limit=2", &r) == WEB_WORLDS);
+}
+
+/* Percent-decoding: bytes, '/' in keys, stray '%', and a NUL that never cuts a path short. */
+void
+test_web_decode(void)
+{
+	web_req		r;
+	char		longpath[1100];
+
+	CHECK(route("/tiles/amulet%2Fnether%20%C3%A9/0/-1/-1.png", &r) == WEB_TILE);
+	CHECK(strcmp(r.key, "amulet/nether \xc3\xa9") == 0 && r.x == -1 && r.y == -1);
+	CHECK(route("/tiles/a%2fb/0/0/0.png", &r) == WEB_TILE && strcmp(r.key, "a/b") == 0);
+	CHECK(route("/static/%6D%61p.js", &r) == WEB_ASSET && strcmp(r.asset, "map.js") == 0);
+	/* a '%' without two hex digits stays as it is */
+	CHECK(route("/static/a%zz", &r) == WEB_ASSET && strcmp(r.asset, "a%zz") == 0);
+	CHECK(route("/static/a%4", &r) == WEB_ASSET && strcmp(r.asset, "a%4") == 0);
+	CHECK(route("/static/100%", &r) == WEB_ASSET && strcmp(r.asset, "100%") == 0);
+	CHECK(route("/static/%2e%2e%2fetc", &r) == WEB_NOT_FOUND);
+	/* issue #33: /static/index.html%00.png served index.html */
+	CHECK(route("/static/index.html%00.png", &r) == WEB_BAD && r.why != NULL);
+	CHECK(r.path_len == 23 && memcmp(r.path, "/static/index.html\0.png", 23) == 0);
+	CHECK(route("/%00", &r) == WEB_BAD);
+	CHECK(route("/index.html%00", &r) == WEB_BAD);
+	CHECK(route("/tiles/isle%00/0/0/0.png", &r) == WEB_BAD);
+	CHECK(route("/tiles/isle/0/0/0.png%00", &r) == WEB_BAD);
+	CHECK(route("/static/map.js%0A", &r) == WEB_BAD && route("/static/map.js%7f", &r) == WEB_BAD);
+	/* a key keeps its spaces: the database must match it whole (' 7' is not the key 7) */
+	CHECK(route("/tiles/%20%207/0/0/0.png", &r) == WEB_TILE && strcmp(r.key, "  7") == 0);
+	CHECK(route("/tiles/7%20/0/0/0.png", &r) == WEB_TILE && strcmp(r.key, "7 ") == 0);
+	/* 1024 decoded bytes are a path, 1025 are not */
+	memset(longpath, 0, sizeof(longpath));
+	memcpy(longpath, "/static/", 8);
+	memset(longpath + 8, 'a', WEB_PATH_MAX - 8);
+	CHECK(route(longpath, &r) == WEB_ASSET && r.path_len == WEB_PATH_MAX);
+	longpath[WEB_PATH_MAX] = 'a';
+	CHECK(route(longpath, &r) == WEB_BAD && r.path_len == WEB_PATH_MAX);
+	/* three bytes of escape are one decoded byte */
+	memset(longpath, 0, sizeof(longpath));
+	strcpy(longpath, "/static/");
+	for (int i = 0; i < 300; i++)
+		strcat(longpath, "%41");
+	CHECK(route(longpath, &r) == WEB_ASSET && r.path_len == 308 && r.asset[299] == 'A');
 }
 
 /* Malformed and hostile paths are WEB_BAD (400), never a tile. */
@@ -105,10 +150,13 @@ test_web_log_escape(void)
 {
 	char		out[32];
 
-	web_log_escape(out, sizeof(out), "/a\n127.0.0.1 \"GET /\\");
+	web_log_escape(out, sizeof(out), "/a\n127.0.0.1 \"GET /\\", 20);
 	CHECK(strcmp(out, "/a\\x0a127.0.0.1 \\x22GET /\\x5c") == 0);
-	web_log_escape(out, 8, "/abcdefghij");
+	web_log_escape(out, 8, "/abcdefghij", 11);
 	CHECK(strlen(out) < 8);
+	/* a NUL in a decoded path is shown, not an end */
+	web_log_escape(out, sizeof(out), "/a\0b", 4);
+	CHECK(strcmp(out, "/a\\x00b") == 0);
 }
 
 /* The worlds page: keys escaped, bounds in blocks, null bounds and next. */
