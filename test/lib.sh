@@ -162,8 +162,10 @@ max_wal_size = 1GB
 slime.loader_verify = ${SLIME_LOADER_VERIFY:-on}
 ${SLIME_PG_CONF:-}
 EOF
+    # (the server must not inherit the lock's descriptor: it would hold the
+    # lock for as long as it runs)
     (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$PGDATA" \
-        -l "$tmp/server.log" -w -t 60 start >/dev/null) || {
+        -l "$tmp/server.log" -w -t 60 start >/dev/null {lockfd}>&-) || {
         exec {lockfd}>&-
         echo "pg_ctl start failed; server log:" >&2; cat "$tmp/server.log" >&2; return 1
     }
