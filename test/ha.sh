@@ -42,7 +42,11 @@
 #     saves never go down (no stale writer wrote after a newer one);
 #   - the store: checked saves pruned, slime_gc() removes their chunks,
 #     slime_settle() runs, slime_store_verify() clean, every kept value's
-#     references resolve.
+#     references resolve;
+#   - a coordinator (a throwaway cluster, test/lib.sh) whose postgres_fdw
+#     server names the three nodes with target_session_attrs 'read-write'
+#     (doc/sharding.md) reads and saves through it on the new leader, with
+#     nothing repointed.
 # Then every client's whole log against the last leader, the three nodes
 # equal, and the loader's calls through pgbouncer in transaction, statement
 # and session pooling (prepareThreshold=0; the driver's default meets a
@@ -357,6 +361,28 @@ t0=$(now_ms)
 on "$L" -f "$WORK/schema.sql" >/dev/null
 echo "  $NFILES files for the loader made in $(secs "$t0" "$(now_ms)") s ($(on "$L" -At -c "SELECT pg_size_pretty(sum(length(file))) FROM ha_files"))"
 
+# ---- a coordinator: postgres_fdw to whichever node leads ---------------------------
+slime_node_start coord
+slime_node_psql coord -c "CREATE EXTENSION slime" -c "CREATE EXTENSION postgres_fdw" \
+    -c "CREATE SERVER shard FOREIGN DATA WRAPPER postgres_fdw OPTIONS (
+            host '${ADDR[node1]},${ADDR[node2]},${ADDR[node3]}', port '$P,$P,$P',
+            target_session_attrs 'read-write', connect_timeout '3', dbname 'islands', extensions 'slime')" \
+    -c "CREATE USER MAPPING FOR postgres SERVER shard OPTIONS (user 'postgres')" \
+    -c "CREATE FOREIGN TABLE shard_saves (island text, n int, world slime) SERVER shard OPTIONS (table_name 'sql_saves')"
+# check_coordinator LABEL K: through the coordinator (a new session), save K
+# copies island sql-1's newest save as island fdw; it must be on the leader
+check_coordinator() {
+    local res
+    res=$(slime_node_psql coord -At -c "INSERT INTO shard_saves SELECT 'fdw', $2, world FROM shard_saves
+                                        WHERE island = 'sql-1' ORDER BY n DESC LIMIT 1" \
+                                  -c "SELECT count(*) FROM shard_saves WHERE island = 'fdw'" 2>&1)
+    if [ "$res" = "$2" ] && [ "$(on "$L" -At -c "SELECT count(*) FROM sql_saves WHERE island = 'fdw' AND n = $2")" = 1 ]; then
+        result OK "$1: the coordinator's foreign server (3 hosts, target_session_attrs 'read-write') reads and saves on the leader ($L), nothing repointed"
+    else
+        result FAIL "$1: through the coordinator: $res"
+    fi
+}
+
 # ---- the clients ----------------------------------------------------------------
 HOSTS="${ADDR[node1]}:$P,${ADDR[node2]}:$P,${ADDR[node3]}:$P"
 URL_A="jdbc:postgresql://$HOSTS/islands?user=game_server&targetServerType=primary&connectTimeout=3&socketTimeout=20"
@@ -405,6 +431,7 @@ echo "  leases of the clients: $TOKENS"
 # game SQL: psql as game_server to the leader (leases are the calling role's)
 game() { PGCONNECT_TIMEOUT=3 psql -X -q -At -h "${ADDR[$L]}" -p "$P" -U game_server -d islands "$@"; }
 declare -A CHECKED=([A]=0 [B]=0 [S]=0)
+TOTAL_CHECKED=0
 # probe_before K: the probe leases of event K, granted on the leader before it
 probe_before() {
     LONG_TOKEN=$(game -v ON_ERROR_STOP=1 -c "SELECT slime_lease_acquire('skyblock', 'probe-long-$1', 'server-p', '10 min')")
@@ -429,6 +456,7 @@ check_acks() {
     done
     loaded=$(on "$L" -At -c "SELECT count(*) FROM acks")
     [ "$loaded" = "$total" ] || { result FAIL "$label: $loaded of the $total acknowledged saves of $* loaded for the check"; return 0; }
+    TOTAL_CHECKED=$((TOTAL_CHECKED + total))
     missing=$(on "$L" -At -c "
         SELECT count(*) FROM acks a
         WHERE NOT EXISTS (SELECT 1 FROM skyblock s WHERE s.world = a.world AND s.token = a.token
@@ -546,6 +574,7 @@ event() {
     check_acks "E$k" A B S
     check_leases "$k"
     check_store "E$k"
+    check_coordinator "E$k" "$k"
     # the old leader back as a replica, the cluster whole again
     if wait_for "the cluster whole again" whole; then
         whole_ms=$(now_ms)
@@ -599,6 +628,7 @@ CLIENT_PIDS=()
 if grep -h '^FAIL' "$WORK/A.log" "$WORK/B.log" "$WORK/S.log"; then result FAIL "a client gave up a save"; fi
 echo "  saves acknowledged: A $(acks A), B $(acks B), S $(acks S); S ran $(grep -c '^RETRY' "$WORK/S.log" || true) attempts again after a lost or refused connection (A and B: the loader's own retries)"
 check_acks "end" A B S
+echo "  over the run $TOTAL_CHECKED acknowledged saves checked, each on the leader that followed it (of A $(acks A), B $(acks B), S $(acks S))"
 # the three nodes hold the same
 wait_for "the cluster whole" whole || true
 lsn=$(on "$L" -At -c "SELECT pg_current_wal_lsn()")
