@@ -162,8 +162,9 @@ max_wal_size = 1GB
 slime.loader_verify = ${SLIME_LOADER_VERIFY:-on}
 ${SLIME_PG_CONF:-}
 EOF
+    # the server must not inherit the lock (it would hold it for its life)
     (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$PGDATA" \
-        -l "$tmp/server.log" -w -t 60 start >/dev/null) || {
+        -l "$tmp/server.log" -w -t 60 start >/dev/null {lockfd}>&-) || {
         exec {lockfd}>&-
         echo "pg_ctl start failed; server log:" >&2; cat "$tmp/server.log" >&2; return 1
     }
