@@ -8,6 +8,7 @@
 #   → doc (test/doc.sh: every SQL block of README.md as written, own cluster)
 #   → crash, concurrency, schedule (own clusters; schedule: pg_cron) → shard (test/shard.sh: a coordinator,
 #     two shards and a standby; postgres_fdw, promotion)
+#   → ha (test/ha.sh: Patroni, etcd and pgbouncer; failover under live saves)
 #   → java (test/java.sh: the AdvancedSlimePaper loader's JUnit tests)
 #   → webmap (test/webmap.sh: slimetool map-server with curl and headless Chromium);
 #   beside those, from the unit suite on, a second lane (niced; SLIME_LANES=1:
@@ -25,7 +26,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SUITES=(unit regress corpus pgdump world hostile security doc crash concurrency schedule shard java webmap sanitize valgrind fuzz)
+SUITES=(unit regress corpus pgdump world hostile security doc crash concurrency schedule shard ha java webmap sanitize valgrind fuzz)
 declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
 declare -A TIME=()
 START=$SECONDS
@@ -153,6 +154,11 @@ suite_schedule() { bash test/schedule.sh; }
 # clusters of its own, unix sockets only).
 suite_shard() { bash test/shard.sh; }
 
+# Three nodes under Patroni with etcd and pgbouncer (Debian's, installed when
+# missing) on 127.0.35.x: the loader and a SQL client save while the leader
+# is killed twice, cut off and switched over; nothing acknowledged lost.
+suite_ha() { bash test/ha.sh; }
+
 # The AdvancedSlimePaper loader (clients/java): installs a JDK, pgJDBC and
 # JUnit 5 from Debian, JUnit tests on its own cluster (on 127.0.0.1).
 suite_java() { bash test/java.sh; }
@@ -262,6 +268,7 @@ run_suite crash 300 suite_crash
 run_suite concurrency 420 suite_concurrency
 run_suite schedule 300 suite_schedule
 run_suite shard 420 suite_shard
+run_suite ha 480 suite_ha
 run_suite java 600 suite_java
 run_suite webmap 600 suite_webmap
 

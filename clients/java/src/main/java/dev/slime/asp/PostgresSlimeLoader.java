@@ -4,6 +4,7 @@ import com.infernalsuite.asp.api.exceptions.UnknownWorldException;
 import com.infernalsuite.asp.api.loaders.SlimeLoader;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,6 +32,15 @@ import javax.sql.DataSource;
  * {@link #deleteWorld}, {@link #rollback(String, long)}) use the lease this
  * loader holds for the world, acquiring one (holder {@link #holder()}, time to
  * live {@link #setLeaseTtl}) when it holds none.
+ *
+ * <p>A statement whose connection is lost (a failover: the primary killed,
+ * stopped or switched over; SQLSTATE class 08, 57P01-57P03) or that landed on
+ * a read-only server (25006) is run again on a new connection until it
+ * succeeds or {@link #setFailoverWait} runs out (30 s by default), then the
+ * error is thrown. That is safe for every call: a save lost with its
+ * connection either committed (the retry is a second save of the same file)
+ * or wrote nothing, and the retry carries the same fencing token, so it is
+ * refused ({@link StaleLeaseException}) once another holder has the world.
  */
 public class PostgresSlimeLoader implements SlimeLoader {
 
@@ -46,6 +56,7 @@ public class PostgresSlimeLoader implements SlimeLoader {
     private final Map<String, Long> held = new ConcurrentHashMap<>();
     private volatile int retention;
     private volatile Duration leaseTtl = Duration.ofMinutes(5);
+    private volatile Duration failoverWait = Duration.ofSeconds(30);
 
     /** A loader on table (created with its _worlds table when missing), keeping {@value #DEFAULT_RETENTION} saves per world. */
     public PostgresSlimeLoader(DataSource dataSource, String table) {
@@ -82,6 +93,16 @@ public class PostgresSlimeLoader implements SlimeLoader {
         if (ttl.isNegative() || ttl.isZero())
             throw new IllegalArgumentException("lease time to live must be positive: " + ttl);
         leaseTtl = ttl;
+    }
+
+    /**
+     * How long a call whose connection was lost (a failover) is retried on new
+     * connections before its error is thrown; zero: never retried.
+     */
+    public void setFailoverWait(Duration wait) {
+        if (wait.isNegative())
+            throw new IllegalArgumentException("failover wait must not be negative: " + wait);
+        failoverWait = wait;
     }
 
     /** The holder name this loader's token-less methods acquire leases as. */
@@ -134,10 +155,10 @@ public class PostgresSlimeLoader implements SlimeLoader {
         if (!worldExists(worldName))
             throw new UnknownWorldException(worldName);
         long token = heldToken(worldName);
-        long deleted = fenced(worldName, token, "SELECT slime_loader_delete(?::regclass, ?, ?)",
+        // no saves deleted: our lease kept everyone else out since the check
+        // above, so a retry after a lost connection found its first try done
+        fenced(worldName, token, "SELECT slime_loader_delete(?::regclass, ?, ?)",
                 ps -> { ps.setString(1, table); ps.setString(2, worldName); ps.setLong(3, token); });
-        if (deleted == 0)
-            throw new UnknownWorldException(worldName);
     }
 
     // ---- leases --------------------------------------------------------------
@@ -255,15 +276,34 @@ public class PostgresSlimeLoader implements SlimeLoader {
         return query(sql, binder, reader, null);
     }
 
+    // Retried on new connections while the failure is a lost connection and failoverWait lasts.
     private <T> T query(String sql, Binder binder, Reader<T> reader, T fallback) throws IOException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            binder.bind(ps);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? reader.read(rs) : fallback;
+        long deadline = System.nanoTime() + failoverWait.toNanos();
+        for (long pause = 50; ; pause = Math.min(pause * 2, 1000)) {
+            try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+                binder.bind(ps);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? reader.read(rs) : fallback;
+                }
+            } catch (SQLException e) {
+                if (!connectionLost(e) || System.nanoTime() + pause * 1_000_000 > deadline)
+                    throw translate(e);
             }
-        } catch (SQLException e) {
-            throw translate(e);
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for a failover: " + sql);
+            }
         }
+    }
+
+    // A failure that says nothing about the statement: its connection was lost
+    // (class 08, the server shutting down or starting) or it reached a standby.
+    private static boolean connectionLost(SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        return state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
+                || state.equals("25006");
     }
 
     // The IOException an SQL error means for a caller.
@@ -274,6 +314,14 @@ public class PostgresSlimeLoader implements SlimeLoader {
         // malformed or damaged file, a world version 13 cannot hold, a cap
         if (state.equals("22P03") || state.equals("XX001") || state.equals("0A000") || state.equals("54000"))
             return new InvalidSlimeFileException(e.getMessage(), e);
+        // the driver's server-side prepared statements (pgJDBC's S_n) live in
+        // one server session: a pooler in transaction or statement mode hands
+        // the next statement another one
+        String msg = e.getMessage() == null ? "" : e.getMessage();
+        if ((state.equals("26000") || state.equals("42P05")) && msg.contains("\"S_"))
+            return new IOException(msg + " (the JDBC driver's prepared statements are lost behind a pooler in"
+                    + " transaction or statement mode: add prepareThreshold=0 to the JDBC URL; README,"
+                    + " \"High availability\")", e);
         return new IOException(e.getMessage(), e);
     }
 }
