@@ -104,8 +104,10 @@ slime_corpus() {
 slime_private_pg() {
     local dir=$1 p
     mkdir -p "$dir" || return 1
-    for p in "$("$SLIME_PG_CONFIG" --bindir)/.." "$("$SLIME_PG_CONFIG" --sharedir)"              "$("$SLIME_PG_CONFIG" --includedir-server)/.."; do
-        cp -a --parents "$(cd "$p" && pwd -P)" "$dir" || return 1
+    for p in "$("$SLIME_PG_CONFIG" --bindir)/.." "$("$SLIME_PG_CONFIG" --sharedir)" \
+             "$("$SLIME_PG_CONFIG" --includedir)"; do
+        p=$(cd "$p" && pwd -P) || return 1
+        (cd / && cp -a --parents "${p#/}" "$dir") || return 1
     done
     (cd "$dir$(cd "$("$SLIME_PG_CONFIG" --bindir)" && pwd -P)" && pwd)
 }
