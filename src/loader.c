@@ -568,9 +568,10 @@ save_as_owner(PG_FUNCTION_ARGS)
 
 /*
  * The newest save of world as a slime file, or NULL: the file kept in the
- * world's row while its save is the newest (from its cold form, when
- * slime_settle left that), else version 13 written from the value. Its
- * statements are the save's, prepared once per saves table.
+ * world's row while its save is the newest (its hot form checked, its cold
+ * form warmed, a form of 0.9.0 read as absent: keptfile.c), else version
+ * 13 written from the value. Its statements are the save's, prepared once
+ * per saves table.
  */
 static Datum
 load_as_owner(PG_FUNCTION_ARGS)

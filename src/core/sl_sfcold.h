@@ -29,9 +29,10 @@
  * header byte changes the file a decode gives, and two lengths changed so
  * that they cancel move the split with the frame still decoding. Version 3's
  * header checksum closes both; a decode of version 1 or 2 is not vouched for
- * (sl_sfcold_vouched), and the loader does not use one (it writes the file
- * from the world's newest save instead). doc/format.md, "The loader's cold
- * files", is the authority.
+ * (sl_sfcold_vouched): the loader writes the file from the world's newest
+ * save instead, and decodes one only for a world version 13 cannot hold,
+ * checking what it gives against that save. doc/format.md, "The loader's
+ * kept files", is the authority.
  */
 #ifndef SL_SFCOLD_H
 #define SL_SFCOLD_H
