@@ -64,6 +64,8 @@ typedef struct kept_of
 	const char *world;
 } kept_of;
 
+static void raise_kept(sl_err *err, const kept_of *of) pg_attribute_noreturn();
+
 /* Raise err, found in the file kept for a loader world, as data corruption. */
 static void
 raise_kept(sl_err *err, const kept_of *of)
@@ -157,7 +159,6 @@ unvouched(bytea *k, Datum world, slime_open_value *o, const kept_of *of)
 	sl_fail(&err, SL_ERR_CORRUPT, "a %s kept before 0.10.0 (no checksum) does not hold the newest save",
 			sl_sfcold_is(src, len) ? "cold form" : "slime file");
 	raise_kept(&err, of);
-	return NULL;				/* not reached */
 }
 
 /* Whether src is a cold form of version 1 or 2 (0.7.0 to 0.9.0), whose header no checksum covers. */
