@@ -30,11 +30,64 @@ SELECT v, c.reused, slime_content_hash(c.data) = slime_content_hash(slime_from_s
 FROM gs_files, gs_memo, slime_loader_convert(f, gs_memo.memo) c ORDER BY v;
 -- a memo is a cache: one that does not decode is none
 SELECT c.reused FROM gs_files, slime_loader_convert(f, '\x534c4d31'::bytea) c WHERE v = 2;
--- a memo whose entry names another stored chunk than the record became: the
--- check of slime.loader_verify catches the wrong value
-SELECT c.reused FROM gs_files, gs_memo,
-     slime_loader_convert(f, overlay(memo PLACING substring(memo FROM 17 + 80 + 28 FOR 32) FROM 17 + 28 FOR 32)) c
-WHERE v = 1;
+-- issue #33: what a memo entry says (the store key, DataVersion, timestamp
+-- and lengths a record became) goes into the value without the record
+-- being parsed, so the memo carries an XXH64 of itself ("SLM2", 8 bytes at
+-- its end). A memo damaged anywhere is no memo: every chunk is converted
+-- and the value is the file's. Here every byte of the header, the first
+-- entry and the checksum flipped in turn, and changes that cancel (a
+-- component length up and the next one down; a DataVersion or a timestamp
+-- up and the next entry's down; two entries' store keys swapped, which
+-- before 0.10.0 only slime.loader_verify caught)
+SELECT substring(memo FOR 4) AS magic, octet_length(memo) = 16 + 80 * 9 + 8 AS sized FROM gs_memo;
+CREATE FUNCTION u32le(b bytea, at int) RETURNS bigint LANGUAGE sql IMMUTABLE
+AS $$ SELECT get_byte(b, at)::bigint + (get_byte(b, at + 1)::bigint << 8)
+             + (get_byte(b, at + 2)::bigint << 16) + (get_byte(b, at + 3)::bigint << 24) $$;
+CREATE FUNCTION put_u32le(b bytea, at int, v bigint) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT set_byte(set_byte(set_byte(set_byte(b, at, (v & 255)::int), at + 1, ((v >> 8) & 255)::int),
+                                at + 2, ((v >> 16) & 255)::int), at + 3, ((v >> 24) & 255)::int) $$;
+-- a save of file version 1 with memo m: reused (chunks taken from the memo), and whether the value is the file's
+CREATE FUNCTION convert_with(m bytea, OUT reused int, OUT right_value boolean) LANGUAGE sql
+AS $$ SELECT c.reused, slime_content_hash(c.data) = slime_content_hash(slime_from_slimefile(f))
+      FROM gs_files, slime_loader_convert(f, m) c WHERE v = 1 $$;
+CREATE FUNCTION memo_damage(OUT damaged int, OUT refused int, OUT wrong int) LANGUAGE plpgsql
+AS $$
+DECLARE
+	good bytea := (SELECT memo FROM gs_memo);
+	n int := octet_length(good);
+	m bytea;
+	r record;
+BEGIN
+	damaged := 0; refused := 0; wrong := 0;
+	FOR m IN
+		SELECT set_byte(good, o, get_byte(good, o) # 1)
+		FROM generate_series(0, 16 + 80 - 1) o UNION ALL
+		SELECT set_byte(good, o, get_byte(good, o) # 1) FROM generate_series(n - 8, n - 1) o UNION ALL
+		SELECT put_u32le(put_u32le(good, e + 68 + 4 * k, u32le(good, e + 68 + 4 * k) + 1),
+						 e + 72 + 4 * k, u32le(good, e + 72 + 4 * k) - 1)
+		FROM generate_series(16, 16 + 80 * 8, 80) e, generate_series(0, 1) k
+		WHERE u32le(good, e + 72 + 4 * k) > 0 UNION ALL
+		SELECT put_u32le(put_u32le(good, 16 + f, u32le(good, 16 + f) + 1), 96 + f, u32le(good, 96 + f) - 1)
+		FROM (VALUES (60), (64)) fw(f) UNION ALL
+		SELECT overlay(overlay(good PLACING substring(good FROM 97 + 28 FOR 32) FROM 17 + 28 FOR 32)
+					   PLACING substring(good FROM 17 + 28 FOR 32) FROM 97 + 28 FOR 32)
+	LOOP
+		r := convert_with(m);
+		damaged := damaged + 1;
+		IF r.reused = 0 AND r.right_value THEN
+			refused := refused + 1;
+		ELSIF NOT r.right_value THEN
+			wrong := wrong + 1;
+		END IF;
+	END LOOP;
+END
+$$;
+SELECT * FROM convert_with((SELECT memo FROM gs_memo));
+SELECT * FROM memo_damage();
+-- a memo of 0.9.0 and earlier ("SLM1": the same without the checksum) is no
+-- memo either: the first save after the update converts every chunk once
+SELECT * FROM convert_with((SELECT 'SLM1'::bytea || substring(memo FROM 5 FOR octet_length(memo) - 12) FROM gs_memo));
+DROP FUNCTION memo_damage(), convert_with(bytea);
 -- only the extension's owner runs it (it writes the store)
 SELECT has_function_privilege('public', 'slime_loader_convert(bytea, bytea)', 'execute') AS public_may_convert;
 
@@ -42,8 +95,49 @@ SELECT has_function_privilege('public', 'slime_loader_convert(bytea, bytea)', 'e
 SELECT slime_lease_acquire('gs', 'isle', 'alice', '1 min') AS token;
 SELECT slime_loader_save('gs', 'isle', 1, f) AS save FROM gs_files WHERE v = 1;
 SELECT slime_loader_save('gs', 'isle', 1, f) AS save FROM gs_files WHERE v = 2;
-SELECT saves, octet_length(memo) AS memo_bytes, file = (SELECT f FROM gs_files WHERE v = 2) AS file_as_given
+-- the file a load gives back is kept in its hot form: "SLHF", version 1,
+-- the file as given, then an XXH64 of all that (issue #33)
+SELECT saves, octet_length(memo) AS memo_bytes, substring(file FOR 5) AS hot_form,
+       substring(file FROM 6 FOR octet_length(file) - 13) = (SELECT f FROM gs_files WHERE v = 2) AS file_as_given,
+       slime_loader_load('gs', 'isle') = (SELECT f FROM gs_files WHERE v = 2) AS loads_as_given
 FROM gs_worlds;
+-- a damaged byte of it is an error at the load, never another file handed
+-- to the game server (a version-13 file's zstd blocks carry no checksum):
+-- every byte of the form's first 64 and last 16, and one in 61 between
+CREATE TABLE gs_kept AS SELECT file FROM gs_worlds WHERE world = 'isle';
+CREATE FUNCTION load_damaged(k bytea, f bytea, OUT refused int, OUT same int, OUT wrong int) LANGUAGE plpgsql
+AS $$
+DECLARE
+	n int := octet_length(k);
+	o int;
+	got bytea;
+BEGIN
+	refused := 0; same := 0; wrong := 0;
+	FOR o IN SELECT g FROM generate_series(0, n - 1) g WHERE g < 64 OR g >= n - 16 OR g % 61 = 0 LOOP
+		UPDATE gs_worlds SET file = set_byte(k, o, get_byte(k, o) # 16) WHERE world = 'isle';
+		BEGIN
+			got := slime_loader_load('gs', 'isle');
+			IF got = f THEN same := same + 1; ELSE wrong := wrong + 1; END IF;
+		EXCEPTION WHEN data_corrupted OR feature_not_supported THEN
+			refused := refused + 1;
+		END;
+	END LOOP;
+	UPDATE gs_worlds SET file = k WHERE world = 'isle';
+END
+$$;
+SELECT * FROM load_damaged((SELECT file FROM gs_kept), (SELECT f FROM gs_files WHERE v = 2));
+\set VERBOSITY terse
+UPDATE gs_worlds SET file = set_byte(file, 9, get_byte(file, 9) # 1) WHERE world = 'isle';
+SELECT slime_loader_load('gs', 'isle');
+\set VERBOSITY default
+-- a file kept by 0.9.0 or earlier (as it came: no checksum) is read as
+-- absent: the load writes the file from the newest save, so the same
+-- damage gives the world's own file
+UPDATE gs_worlds w SET file = set_byte(f, 4, get_byte(f, 4) # 1) FROM gs_files WHERE v = 2 AND world = 'isle';
+SELECT slime_loader_load('gs', 'isle') = slime_to_slimefile(data) AS from_the_save,
+       slime_from_slimefile(slime_loader_load('gs', 'isle')) = slime_from_slimefile(f) AS same_world
+FROM gs, gs_files WHERE v = 2 AND world = 'isle' AND save = 2;
+UPDATE gs_worlds SET file = (SELECT file FROM gs_kept) WHERE world = 'isle';
 SELECT save, slime_content_hash(data) = slime_content_hash(slime_from_slimefile(f)) AS same_value
 FROM gs JOIN gs_files ON v = save ORDER BY save;
 
@@ -64,6 +158,16 @@ CREATE TABLE gs_old AS SELECT overlay(f PLACING int4send(2730) FROM 4 FOR 4) AS 
 SELECT slime_to_slimefile(slime_from_slimefile(f)) FROM gs_old;
 SELECT slime_loader_save('gs', 'isle', 1, f) AS save FROM gs_old;
 SELECT slime_loader_load('gs', 'isle') = f AS loads_as_given FROM gs_old;
+-- kept by 0.9.0 or earlier as it came, it cannot be written from the save:
+-- it is given back when its whole conversion is that save, and refused
+-- when a damaged byte makes it another world
+UPDATE gs_worlds SET file = (SELECT f FROM gs_old) WHERE world = 'isle';
+SELECT slime_loader_load('gs', 'isle') = f AS loads_as_given FROM gs_old;
+UPDATE gs_worlds SET file = (SELECT set_byte(f, 5, get_byte(f, 5) # 1) FROM gs_old) WHERE world = 'isle';
+\set VERBOSITY terse
+SELECT slime_loader_load('gs', 'isle');
+\set VERBOSITY default
+UPDATE gs_worlds SET file = (SELECT slime_loader_file_hot(f) FROM gs_old) WHERE world = 'isle';
 SELECT save, slime_info(data) #>> '{data_version,min}' AS dv, slime_info(data) ->> 'chunks' AS chunks,
        (SELECT count(*) FROM slime_block_entities(data)) AS block_entities
 FROM gs WHERE world = 'isle' ORDER BY save;
@@ -77,6 +181,8 @@ SELECT slime_loader_rollback('gs', 'isle', 4, 1);
 SELECT slime_loader_rollback('gs', 'isle', 3, 1) AS save;
 SELECT slime_from_slimefile(slime_loader_load('gs', 'isle')) = slime_from_slimefile(f) AS loads_save_3
 FROM gs_files WHERE v = 2;
+-- (the file it writes from the save is kept in the hot form too)
+SELECT substring(file FOR 5) AS hot_form FROM gs_worlds WHERE world = 'isle';
 
 -- a worlds table made before 0.5.0 (no memo column) gets it from slime_loader_create
 ALTER TABLE gs_worlds DROP COLUMN memo;
@@ -104,5 +210,6 @@ REVOKE SELECT ON gs_files FROM regress_gs_server;
 DROP SCHEMA gs_server CASCADE;
 DROP ROLE regress_gs_server;
 
-DROP TABLE gs, gs_worlds, gs_files, gs_memo, gs_old;
+DROP TABLE gs, gs_worlds, gs_files, gs_memo, gs_old, gs_kept;
+DROP FUNCTION load_damaged(bytea, bytea), u32le(bytea, int), put_u32le(bytea, int, bigint);
 SELECT removed_entries > 0 AS collected FROM slime_gc();

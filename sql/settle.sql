@@ -367,10 +367,10 @@ SELECT what, items FROM slime_settle() WHERE what = 'loader files';
 -- the cold world's chunks, which the settle's first step packed beside
 -- whatever else was cold, are gathered into a pack of their own
 SELECT what, items,
-       CASE what WHEN 'loader files' THEN bytes_before = (SELECT octet_length(f) FROM settle_files) END AS file_bytes,
+       CASE what WHEN 'loader files' THEN bytes_before = (SELECT octet_length(f) + 13 FROM settle_files) END AS file_bytes,
        CASE what WHEN 'loader files' THEN bytes_after < bytes_before / 2 END AS cold_form_smaller
 FROM slime_settle('0') WHERE what <> 'store entries';
-SELECT world, file IS NOT NULL AS has_file, CASE WHEN substring(file, 1, 4) = 'SLCF'::bytea THEN 'cold' ELSE 'v13' END AS form
+SELECT world, file IS NOT NULL AS has_file, convert_from(substring(file, 1, 4), 'UTF8') AS form
 FROM cold_isl_worlds ORDER BY world;
 CREATE VIEW cold_isl_packs AS
 SELECT w.world, count(DISTINCT s.pack) AS packs, bool_and(p.gathered) AS gathered,
@@ -418,10 +418,91 @@ SELECT slime_loader_load('cold_isl', 'one') = f AS same_bytes FROM settle_one;
 SET slime.store_read_check = hash;
 SELECT slime_loader_load('cold_isl', 'one') = f AS same_bytes_hashed FROM settle_one;
 RESET slime.store_read_check;
--- a cold form of 0.8.0 (version 1: the chunks in directory order, for one
--- chunk the same prefix)
+-- issue #33: the frame's checksum covers the blocks' bytes, not the file's
+-- 8 header bytes (DataVersion, world flags) nor where the chunk block ends
+-- and the extra block starts, so version 3 carries an XXH64 of its 21
+-- header bytes after them. Every byte of the header and of that checksum
+-- damaged in turn, the two lengths changed so that they cancel (the chunk
+-- block's up by d and the extra block's down by d, or the other way: the
+-- frame still decodes to their sum), and one byte in 7 of the frame: each
+-- load is refused or gives the file (the version byte 3 made 2 reads as a
+-- cold form of 0.9.0, below), never another file
+CREATE TABLE cold_one AS SELECT file FROM cold_isl_worlds WHERE world = 'one';
+CREATE FUNCTION u32le(b bytea, at int) RETURNS bigint LANGUAGE sql IMMUTABLE
+AS $$ SELECT get_byte(b, at)::bigint + (get_byte(b, at + 1)::bigint << 8)
+             + (get_byte(b, at + 2)::bigint << 16) + (get_byte(b, at + 3)::bigint << 24) $$;
+CREATE FUNCTION put_u32le(b bytea, at int, v bigint) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT set_byte(set_byte(set_byte(set_byte(b, at, (v & 255)::int), at + 1, ((v >> 8) & 255)::int),
+                                at + 2, ((v >> 16) & 255)::int), at + 3, ((v >> 24) & 255)::int) $$;
+CREATE FUNCTION cold_damage(k bytea, OUT damaged int, OUT refused int, OUT same int, OUT wrong int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	m bytea;
+	got bytea;
+	f bytea := (SELECT f FROM settle_one);
+BEGIN
+	damaged := 0; refused := 0; same := 0; wrong := 0;
+	FOR m IN
+		SELECT set_byte(k, o, get_byte(k, o) # 1) FROM generate_series(0, 28) o UNION ALL
+		SELECT put_u32le(put_u32le(k, 13, u32le(k, 13) + d * s), 17, u32le(k, 17) - d * s)
+		FROM unnest(ARRAY[1, 8, 32]) d, unnest(ARRAY[1, -1]) s
+		WHERE u32le(k, 13) >= d AND u32le(k, 17) >= d UNION ALL
+		SELECT set_byte(k, o, get_byte(k, o) # 1) FROM generate_series(29, octet_length(k) - 1, 7) o
+	LOOP
+		UPDATE cold_isl_worlds SET file = m WHERE world = 'one';
+		damaged := damaged + 1;
+		BEGIN
+			got := slime_loader_load('cold_isl', 'one');
+			IF got = f THEN same := same + 1; ELSE wrong := wrong + 1; END IF;
+		EXCEPTION WHEN data_corrupted OR feature_not_supported THEN
+			refused := refused + 1;
+		END;
+	END LOOP;
+	UPDATE cold_isl_worlds SET file = k WHERE world = 'one';
+END
+$$;
+SELECT u32le(file, 13) > 32 AS chunk_block, u32le(file, 17) > 32 AS extra_block FROM cold_one;
+SELECT * FROM cold_damage((SELECT file FROM cold_one));
+\set VERBOSITY terse
+UPDATE cold_isl_worlds SET file = set_byte(file, 8, get_byte(file, 8) # 1) WHERE world = 'one';
+SELECT slime_loader_load('cold_isl', 'one');
+UPDATE cold_isl_worlds SET file = put_u32le(put_u32le(file, 13, u32le(file, 13) + 8), 17, u32le(file, 17) - 8)
+WHERE world = 'one';
+SELECT slime_loader_load('cold_isl', 'one');
+\set VERBOSITY default
+-- a cold form of 0.8.0 or 0.9.0 (version 1: the chunks in directory order,
+-- for one chunk the same prefix; version 2: version 3 without the header's
+-- checksum) is read as absent: the load writes the file from the newest
+-- save, so the same damage gives the file, never another one
+UPDATE cold_isl_worlds SET file = (SELECT set_byte(substring(file FOR 21), 4, 2) || substring(file FROM 30) FROM cold_one)
+WHERE world = 'one';
+SELECT slime_loader_load('cold_isl', 'one') = f AS same_bytes_v2 FROM settle_one;
+SELECT * FROM cold_damage((SELECT file FROM cold_isl_worlds WHERE world = 'one'));
 UPDATE cold_isl_worlds SET file = set_byte(file, 4, 1) WHERE world = 'one';
-SELECT slime_loader_load('cold_isl', 'one') = f AS same_bytes_v1 FROM settle_one;
+SELECT * FROM cold_damage((SELECT file FROM cold_isl_worlds WHERE world = 'one'));
+-- it stays until the world's next save; slime_settle() leaves it as it is
+SELECT what, items FROM slime_settle('0') WHERE what = 'loader files';
+SELECT get_byte(file, 4) AS cold_version FROM cold_isl_worlds WHERE world = 'one';
+UPDATE cold_isl_worlds SET file = (SELECT file FROM cold_one) WHERE world = 'one';
+-- a hot form (what a save keeps) damaged while its world is cold is not
+-- made into a cold form that would vouch for it: slime_settle() drops it
+-- with a WARNING, and the next load writes the file from the save; a file
+-- kept as it came by 0.9.0 or earlier is not trusted either: the cold form
+-- is made of the file the save writes
+SELECT slime_lease_acquire('cold_isl', 'one', 'srv', '1 hour') AS one_token \gset
+SELECT slime_loader_save('cold_isl', 'one', :one_token, f) AS save FROM settle_one;
+SELECT slime_lease_release('cold_isl', 'one', :one_token) AS released;
+UPDATE cold_isl_worlds SET file = set_byte(file, 40, get_byte(file, 40) # 1) WHERE world = 'one';
+\set VERBOSITY terse
+SELECT what, items, bytes_after FROM slime_settle('0') WHERE what = 'loader files';
+\set VERBOSITY default
+SELECT file IS NULL AS dropped FROM cold_isl_worlds WHERE world = 'one';
+SELECT slime_loader_load('cold_isl', 'one') = f AS same_bytes FROM settle_one;
+UPDATE cold_isl_worlds SET file = (SELECT set_byte(f, 40, get_byte(f, 40) # 1) FROM settle_one) WHERE world = 'one';
+SELECT what, items FROM slime_settle('0') WHERE what = 'loader files';
+SELECT get_byte(file, 4) AS cold_version FROM cold_isl_worlds WHERE world = 'one';
+SELECT slime_loader_load('cold_isl', 'one') = f AS same_bytes FROM settle_one;
+DROP FUNCTION cold_damage(bytea), u32le(bytea, int), put_u32le(bytea, int, bigint);
 -- a cold world ('hot', gone cold above) whose first chunk in hash order is
 -- no longer packed: read chunk by chunk through the store
 UPDATE slime_store s SET data = slime_store_entry_read(s.hash), pack = NULL
@@ -465,4 +546,4 @@ SELECT * FROM slime_settle_loader_files('cold_isl', now(), 10);
 CALL slime_settle_batches('0');
 RESET ROLE;
 DROP ROLE regress_settle_user;
-DROP TABLE settle_saves, settle_seen, settle_before, settle_bad, settle_files, settle_one, cold_isl, cold_isl_worlds;
+DROP TABLE settle_saves, settle_seen, settle_before, settle_bad, settle_files, settle_one, cold_one, cold_isl, cold_isl_worlds;

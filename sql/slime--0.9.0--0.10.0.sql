@@ -11,3 +11,55 @@
 -- 0.10.0's slime_settle() writes pack version 2, whose directory carries a
 -- checksum (doc/format.md, "Packs"), which 0.9.0's library cannot read.
 -- Entries of version 1 packs are checked against their keys when read.
+
+-- ==== loader files that cannot lie (issue #33) ====
+-- What a loader world's row keeps carries a checksum over what it gives
+-- back (doc/format.md, "The loader's kept files"; src/keptfile.c): a save
+-- keeps the file in its hot form ("SLHF": the file, then its XXH64),
+-- slime_settle() makes the cold form of version 3 (an XXH64 over its
+-- header), and the memo is "SLM2" (an XXH64 over it). Forms kept by 0.9.0
+-- and earlier (files as they came, cold forms of versions 1 and 2, "SLM1"
+-- memos) are read as absent: a load writes the file from the world's newest
+-- save, a save converts every chunk once. No table changes: the forms live
+-- in the columns they lived in.
+
+-- The hot form of a slime file, as a loader world's row keeps it.
+CREATE FUNCTION slime_loader_file_hot(file bytea) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- slime_loader_rollback's body (as in 0.5.0): a file written from the save
+-- rolled back to is kept in the hot form, as a save keeps its file; a kept
+-- form (hot, cold) moves with its save as it is.
+CREATE OR REPLACE FUNCTION slime_loader_rollback_as_owner(tbl regclass, world text, save bigint, token bigint, keep integer DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	wtbl regclass := @extschema@.slime_loader_worlds(tbl);
+	old @extschema@.slime;
+	f bytea;
+	saved bigint;
+BEGIN
+	EXECUTE pg_catalog.format('SELECT data FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND save OPERATOR(pg_catalog.=) $2', tbl)
+		INTO old USING world, save;
+	IF old IS NULL THEN
+		RAISE EXCEPTION 'world "%" has no save %', world, save USING ERRCODE = 'no_data_found';
+	END IF;
+	EXECUTE pg_catalog.format('SELECT file FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND saves OPERATOR(pg_catalog.=) $2', wtbl)
+		INTO f USING world, save;
+	IF f IS NULL THEN
+		BEGIN
+			f := @extschema@.slime_loader_file_hot(@extschema@.slime_to_slimefile(old));
+		EXCEPTION WHEN feature_not_supported THEN
+			RAISE EXCEPTION 'world "%": save % cannot be rolled back to: no slime file a load could give back holds its world', world, save
+				USING ERRCODE = 'feature_not_supported',
+					  DETAIL = SQLERRM,
+					  HINT = 'The file such a save came from is kept only while it is the newest save; save the world again from that file.';
+		END;
+	END IF;
+	saved := @extschema@.slime_loader_insert(tbl, world, token, old, keep);
+	EXECUTE pg_catalog.format('UPDATE %s SET file = $2 WHERE world OPERATOR(pg_catalog.=) $1', wtbl) USING world, f;
+	RETURN saved;
+END
+$$;

@@ -20,7 +20,6 @@
 
 #include "sl_build.h"
 #include "sl_lmemo.h"
-#include "sl_sfcold.h"
 #include "sl_slimefile.h"
 #include "sl_store.h"
 
@@ -351,8 +350,9 @@ run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
 }
 
 /*
- * The file a load gives back: a version-13 file as it came; another written
- * as version 13 when its world fits one, else as it came.
+ * The file a load gives back, in the hot form the world's row keeps it in
+ * (a load checks it, keptfile.c): a version-13 file as it came; another
+ * written as version 13 when its world fits one, else as it came.
  */
 static bytea *
 file_to_keep(bytea *file, const converted_file *c)
@@ -361,19 +361,21 @@ file_to_keep(bytea *file, const converted_file *c)
 	sl_buf		out = {0};
 	sl_err		err;
 	int			rc;
+	bytea	   *r;
 
 	if (c->version == SL_SLIMEFILE_WRITE_VERSION)
-		return file;
+		return slime_loader_hot((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file));
 	slime_open(&o, PointerGetDatum(c->value), true);
-	rc = sl_buf_put_u32be(&out, 0, &err) ||
-		sl_slimefile_write(&o.v, SL_DEFAULT_LEVEL, slime_limits(), &out, NULL, &err);
+	rc = sl_slimefile_write(&o.v, SL_DEFAULT_LEVEL, slime_limits(), &out, NULL, &err);
 	sl_value_close(&o.v);
 	if (rc && err.code == SL_ERR_UNSUPPORTED)
-		return file;			/* chunks before 1.18, mixed DataVersions, ...: kept as given */
+		/* chunks before 1.18, mixed DataVersions, ...: kept as given */
+		return slime_loader_hot((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file));
 	if (rc)
 		slime_raise(&err, false);
-	SET_VARSIZE(out.data, out.len);
-	return (bytea *) out.data;
+	r = slime_loader_hot(out.data, out.len);
+	sl_buf_free(&out);
+	return r;
 }
 
 /*
@@ -502,9 +504,10 @@ save_as_owner(PG_FUNCTION_ARGS)
 
 /*
  * The newest save of world as a slime file, or NULL: the file kept in the
- * world's row while its save is the newest (from its cold form, when
- * slime_settle left that), else version 13 written from the value. Its
- * statements are the save's, prepared once per saves table.
+ * world's row while its save is the newest (its hot form checked, its cold
+ * form warmed, a form of 0.9.0 read as absent: keptfile.c), else version
+ * 13 written from the value. Its statements are the save's, prepared once
+ * per saves table.
  */
 static Datum
 load_as_owner(PG_FUNCTION_ARGS)
@@ -525,14 +528,10 @@ load_as_owner(PG_FUNCTION_ARGS)
 		r = run_save(LQ_LOAD_VALUE, &arg, NULL, SPI_OK_SELECT, &isnull);
 	else
 	{
-		bytea	   *f;
+		/* checked, warmed or written again; the save it was kept for, read by the same statement */
+		bytea	   *f = slime_loader_kept_file(r, SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull),
+											   tbl, text_to_cstring(DatumGetTextPP(arg)), outer);
 
-		spi = MemoryContextSwitchTo(outer);
-		f = PG_DETOAST_DATUM_COPY(r);
-		MemoryContextSwitchTo(spi);
-		/* the save the file was kept for, read by the same statement */
-		if (sl_sfcold_is((const uint8_t *) VARDATA_ANY(f), VARSIZE_ANY_EXHDR(f)))
-			f = slime_loader_warm(f, SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull), outer);
 		SPI_finish();
 		PG_RETURN_BYTEA_P(f);
 	}

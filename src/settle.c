@@ -18,6 +18,8 @@
 #include "catalog/pg_class.h"
 
 #include "sl_sfcold.h"
+#include "sl_sfhot.h"
+#include "sl_slimefile.h"
 #include "sl_store.h"
 
 PG_FUNCTION_INFO_V1(slime_store_entry_settle);
@@ -44,12 +46,15 @@ slime_store_entry_settle(PG_FUNCTION_ARGS)
 /*
  * Settle the cached file of up to batch worlds of a loader whose lease is
  * not running and whose newest save is not newer than cutoff, when it is a
- * version-13 file: it is replaced by its cold form against the newest
- * save's chunks (slime_loader_file_cold of schema ext; a file it cannot
- * hold is dropped, and a load writes it again from the value). A file of
- * an older version is kept: no version-13 file holds its world. Counts into
- * files/bytes/after (the files' sizes before and after); returns the
- * chunk hashes of those worlds' newest saves, each world's after a NULL
+ * version-13 file in its hot form (sl_sfhot.h): it is replaced by its cold
+ * form against the newest save's chunks (slime_loader_file_cold of schema
+ * ext; a file it cannot hold, or a hot form that fails its checksum, is
+ * dropped, and a load writes it again from the value). A version-13 file
+ * kept as it came (0.9.0 and earlier: no checksum) is not trusted: the cold
+ * form is made of the file written from the newest save. A file of an
+ * older version is kept: no version-13 file holds its world. Counts into
+ * files/bytes/after (the files' sizes before and after); returns the chunk
+ * hashes of those worlds' newest saves, each world's after a NULL
  * (*no_refs when there are none). Runs as the tables' owner.
  */
 static Datum
@@ -62,8 +67,12 @@ settle_cold_files(Oid saves, Oid worlds, const char *ext, Datum cutoff, int32 ba
 		"WITH cold AS MATERIALIZED ("
 		" SELECT w.world, pg_catalog.octet_length(w.file) AS n FROM %1$s w"
 		" WHERE w.file IS NOT NULL"
-		/* a version-13 file a load can write again; another is a world no v13 file holds */
-		"  AND pg_catalog.substring(w.file, 1, 3) OPERATOR(pg_catalog.=) '\\xb10b0d'::pg_catalog.bytea"
+		/*
+		 * a version-13 file a load can write again, in its hot form (SLHF,
+		 * version 1) or as it came; another is a world no v13 file holds
+		 */
+		"  AND (pg_catalog.substring(w.file, 1, 8) OPERATOR(pg_catalog.=) '\\x534c484601b10b0d'::pg_catalog.bytea"
+		"   OR pg_catalog.substring(w.file, 1, 3) OPERATOR(pg_catalog.=) '\\xb10b0d'::pg_catalog.bytea)"
 		"  AND (w.holder IS NULL OR w.expires OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp())"
 		"  AND NOT EXISTS (SELECT 1 FROM %2$s s WHERE s.world OPERATOR(pg_catalog.=) w.world"
 		"                   AND s.saved_at OPERATOR(pg_catalog.>) $1)"
@@ -104,16 +113,39 @@ settle_cold_files(Oid saves, Oid worlds, const char *ext, Datum cutoff, int32 ba
 	return refs;
 }
 
+/* Warn that the damaged file kept for the save o is dropped (why), and close o. */
+static void
+warn_dropped(const char *why, slime_open_value *o)
+{
+	char		hex[65];
+
+	sl_hash_hex(o->v.hdr.hash, hex);
+	sl_value_close(&o->v);
+	ereport(WARNING,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("a loader world's kept slime file is damaged and is dropped: %s", why),
+			 errdetail("It was kept for the save of content hash %s, which is read as usual: a load writes the file from it, if a version-13 file holds it.",
+					   hex)));
+}
+
 PG_FUNCTION_INFO_V1(slime_loader_file_cold);
 /*
- * slime_loader_file_cold(file bytea, world slime): the cold form of a
- * version-13 file against the chunks of world (the save it was cached
- * for), or NULL when the file is not one the cold form holds.
+ * slime_loader_file_cold(file bytea, world slime): the cold form of the
+ * version-13 file a loader world's row keeps (file) against the chunks of
+ * world (the save it was kept for), or NULL when the file is not one the
+ * cold form holds, or (a WARNING) is damaged. A hot form is used once its
+ * checksum passes. A file kept as it came (0.9.0 and earlier: no checksum)
+ * is not trusted: the cold form is made of the file written from world
+ * instead or, when version 13 cannot hold world, of the file kept when its
+ * whole conversion is world.
  */
 Datum
 slime_loader_file_cold(PG_FUNCTION_ARGS)
 {
-	bytea	   *file = PG_GETARG_BYTEA_PP(0);
+	bytea	   *kept = PG_GETARG_BYTEA_PP(0);
+	const uint8_t *file = (const uint8_t *) VARDATA_ANY(kept);
+	size_t		len = VARSIZE_ANY_EXHDR(kept);
+	bool		hot = sl_sfhot_is(file, len);
 	slime_open_value o;
 	sl_sfcold_ref *refs = NULL;
 	uint32_t	n = 0;
@@ -121,18 +153,41 @@ slime_loader_file_cold(PG_FUNCTION_ARGS)
 	const uint8_t *pdata;
 	size_t		plen;
 	sl_buf		out = {0};
+	sl_buf		written = {0};
 	sl_err		err;
 	bytea	   *r;
 
-	/* the prefix in hash order (version 2): a load finds it as the world's gathered pack holds it */
 	slime_open(&o, PG_GETARG_DATUM(1), true);
+	/* a damaged file is not made into a cold form that would vouch for it */
+	if (hot && sl_sfhot_open(file, len, &file, &len, &err))
+	{
+		warn_dropped(err.msg, &o);
+		PG_RETURN_NULL();
+	}
+	if (!hot && sl_slimefile_write(&o.v, SL_DEFAULT_LEVEL, slime_limits(), &written, NULL, &err) == 0)
+	{
+		/* kept as it came (no checksum): the file the save writes instead */
+		file = written.data;
+		len = written.len;
+	}
+	else if (!hot)
+	{
+		/* a world version 13 cannot hold: its file as it came, when it holds the save */
+		if (err.code != SL_ERR_UNSUPPORTED)
+			slime_raise(&err, false);
+		if (!slime_loader_file_holds(file, len, &o))
+		{
+			warn_dropped("it does not hold the save it was kept for", &o);
+			PG_RETURN_NULL();
+		}
+	}
+	/* the prefix in hash order (version 2 on): a load finds it as the world's gathered pack holds it */
 	if (sl_sfcold_refs(&o.v, &refs, &n, &err) ||
 		sl_sfcold_prefix_hashed(&o.v, refs, n, NULL, NULL, 0, &prefix, &pdata, &plen, &err))
 		slime_raise(&err, false);
 	sl_free(refs);
 	sl_value_close(&o.v);
-	if (sl_sfcold_encode((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
-						 SL_SFCOLD_VERSION, pdata, plen, slime_limits(), &out, &err))
+	if (sl_sfcold_encode(file, len, SL_SFCOLD_VERSION, pdata, plen, slime_limits(), &out, &err))
 	{
 		if (err.code != SL_ERR_UNSUPPORTED)
 			slime_raise(&err, false);
@@ -141,6 +196,7 @@ slime_loader_file_cold(PG_FUNCTION_ARGS)
 	r = (bytea *) slime_from_bytes(out.data, out.len);
 	sl_buf_free(&out);
 	sl_buf_free(&prefix);
+	sl_buf_free(&written);
 	PG_RETURN_BYTEA_P(r);
 }
 

@@ -259,6 +259,24 @@ void		slime_store_packed_many(const uint8_t *hashes, size_t stride, int n, Snaps
  */
 bytea	   *slime_loader_warm(bytea *cold, Datum world, MemoryContext cxt);
 
+/*
+ * Whether the whole conversion of a slime file is the value o (their
+ * content hashes); false when it does not convert (keptfile.c).
+ */
+bool		slime_loader_file_holds(const uint8_t *file, size_t len, const slime_open_value *o);
+
+/* The hot form of a slime file (sl_sfhot.h), as a loader world's row keeps it (keptfile.c). */
+bytea	   *slime_loader_hot(const uint8_t *file, size_t len);
+
+/*
+ * The file a load gives back from what the row of world name of the loader
+ * whose saves table is tbl keeps (kept: its file column) for the save whose
+ * value is world, allocated in cxt; a damaged form raises data_corrupted
+ * (keptfile.c).
+ */
+bytea	   *slime_loader_kept_file(Datum kept, Datum world, Oid tbl, const char *name,
+									MemoryContext cxt);
+
 /* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
 Datum		slime_to_slimefile(PG_FUNCTION_ARGS);
 

@@ -64,13 +64,19 @@ sl_lmemo_decode(const uint8_t *p, size_t len, sl_lmemo *m, sl_err *err)
 	uint32_t	count;
 
 	memset(m, 0, sizeof(*m));
-	if (len < SL_LMEMO_HEADER || memcmp(p, SL_LMEMO_MAGIC, 4) != 0)
+	if (len >= 4 && memcmp(p, "SLM1", 4) == 0)
+		return sl_fail(err, SL_ERR_FORMAT, "loader memo: version 1 (SLM1) has no checksum and is not used");
+	if (len < SL_LMEMO_HEADER + SL_LMEMO_SUM || memcmp(p, SL_LMEMO_MAGIC, 4) != 0)
 		return sl_fail(err, SL_ERR_FORMAT, "loader memo: no memo header (%zu bytes)", len);
+	/* nothing of the memo is used before its checksum passed */
+	len -= SL_LMEMO_SUM;
+	if (XXH64(p, len, 0) != sl_get_u64le(p + len))
+		return sl_fail(err, SL_ERR_FORMAT, "loader memo: checksum mismatch (offset %zu)", len);
 	count = sl_get_u32le(p + 12);
 	if ((len - SL_LMEMO_HEADER) / SL_LMEMO_ENTRY != count ||
 		(len - SL_LMEMO_HEADER) % SL_LMEMO_ENTRY != 0)
 		return sl_fail(err, SL_ERR_FORMAT, "loader memo: %zu bytes do not hold %u entries",
-					   len, (unsigned) count);
+					   len + SL_LMEMO_SUM, (unsigned) count);
 	memcpy(m->ctx, p + 4, SL_LMEMO_CTX);
 	m->has_ctx = 1;
 	m->e = count ? sl_alloc_err((size_t) count * sizeof(sl_lmemo_ent), err) : NULL;
@@ -112,6 +118,8 @@ int
 sl_lmemo_encode(sl_lmemo *m, sl_buf *out, sl_err *err)
 {
 	uint8_t		hdr[SL_LMEMO_HEADER];
+	uint8_t		sum[SL_LMEMO_SUM];
+	size_t		start = out->len;
 	size_t		count_at;
 	uint32_t	count = 0;
 
@@ -147,7 +155,8 @@ sl_lmemo_encode(sl_lmemo *m, sl_buf *out, sl_err *err)
 		count++;
 	}
 	sl_put_u32le(out->data + count_at, count);
-	return 0;
+	sl_put_u64le(sum, XXH64(out->data + start, out->len - start, 0));
+	return sl_buf_put(out, sum, sizeof(sum), err);
 }
 
 /* The entry of chunk (x,z) in a sorted memo, or NULL. */

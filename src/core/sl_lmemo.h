@@ -13,12 +13,19 @@
  * to the value as a reference to that store entry instead of being parsed,
  * converted, compressed and hashed again; the value is the same either way.
  *
- * Stored form (little-endian): "SLM1", the context (u8 file version, u8
+ * Stored form (little-endian): "SLM2", the context (u8 file version, u8
  * world flags, i8 lowest and i8 highest section Y, i32 DataVersion), u32
  * entry count, then the entries sorted by chunk key (sl_chunk_key, no
  * repeats), SL_LMEMO_ENTRY bytes each: i32 x, i32 z, u32 record length,
  * 16 bytes XXH3-128 (high 64 bits big-endian first), 32 bytes store key,
- * i32 DataVersion, u32 timestamp, u32 x3 component lengths.
+ * i32 DataVersion, u32 timestamp, u32 x3 component lengths; then u64le
+ * XXH64 (seed 0) of every byte before it.
+ *
+ * What an entry says goes into the value unchecked (the chunk is not
+ * parsed again), so the checksum is what keeps a damaged DataVersion,
+ * timestamp or length out of it (issue #33). "SLM1" (0.5.0 to 0.9.0) is
+ * the same without the checksum: it is not decoded, and a save that finds
+ * one converts every chunk once, as with no memo.
  */
 #ifndef SL_LMEMO_H
 #define SL_LMEMO_H
@@ -26,8 +33,9 @@
 #include "sl_common.h"
 #include "sl_build.h"
 
-#define SL_LMEMO_MAGIC		"SLM1"
+#define SL_LMEMO_MAGIC		"SLM2"
 #define SL_LMEMO_HEADER		16		/* magic, context, count */
+#define SL_LMEMO_SUM		8		/* the XXH64 after the entries */
 #define SL_LMEMO_ENTRY		80
 #define SL_LMEMO_CTX		8
 #define SL_LMEMO_MIN_VERSION	11	/* first slime file version whose records stand alone */
@@ -60,7 +68,10 @@ typedef struct sl_lmemo
 void		sl_lmemo_context(uint8_t ctx[SL_LMEMO_CTX], int version, int flags, int sec_min,
 							 int sec_max, int32_t data_version);
 
-/* Decode a stored memo (every entry usable); a malformed one is SL_ERR_FORMAT. */
+/*
+ * Decode a stored memo (every entry usable); a malformed one, one that
+ * fails its checksum and an SLM1 memo are SL_ERR_FORMAT.
+ */
 int			sl_lmemo_decode(const uint8_t *p, size_t len, sl_lmemo *m, sl_err *err);
 
 /* Append the stored form of the known entries to out (sorts m). */

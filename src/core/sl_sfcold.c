@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #define FILE_HEADER 8			/* B1 0B, version, i32 DataVersion, u8 flags */
 
@@ -269,6 +270,38 @@ sl_sfcold_version(const uint8_t *src, size_t len)
 	return sl_sfcold_is(src, len) ? src[4] : 0;
 }
 
+/* Whether a cold form's version carries a checksum over its header (3 on). */
+int
+sl_sfcold_vouched(const uint8_t *src, size_t len)
+{
+	return sl_sfcold_version(src, len) >= 3;
+}
+
+/* Where the frame of a cold form of version v starts. */
+static size_t
+frame_at(int v)
+{
+	return v >= 3 ? SL_SFCOLD_HEADER + SL_SFCOLD_SUM : SL_SFCOLD_HEADER;
+}
+
+/* Check a cold form's magic, version and (version 3 on) header checksum. */
+int
+sl_sfcold_check_header(const uint8_t *src, size_t len, sl_err *err)
+{
+	if (!sl_sfcold_is(src, len))
+		return sl_fail(err, SL_ERR_CORRUPT, "not a cold slime file (offset 0)");
+	if (src[4] < 1 || src[4] > SL_SFCOLD_VERSION)
+		return sl_fail(err, SL_ERR_UNSUPPORTED, "cold slime file version %d is not known (offset 4)", src[4]);
+	if (src[4] < 3)
+		return 0;
+	/* nothing of the header is used before its checksum passed */
+	if (len < SL_SFCOLD_HEADER + SL_SFCOLD_SUM ||
+		XXH64(src, SL_SFCOLD_HEADER, 0) != sl_get_u64le(src + SL_SFCOLD_HEADER))
+		return sl_fail(err, SL_ERR_CORRUPT, "cold slime file header checksum mismatch (offset %d)",
+					   SL_SFCOLD_HEADER);
+	return 0;
+}
+
 /* Append the cold form of a version-13 file. */
 int
 sl_sfcold_encode(const uint8_t *file, size_t len, int version, const uint8_t *prefix,
@@ -276,7 +309,7 @@ sl_sfcold_encode(const uint8_t *file, size_t len, int version, const uint8_t *pr
 {
 	sl_buf		raw = {0};
 	sl_buf		back = {0};
-	uint8_t		head[SL_SFCOLD_HEADER] = {'S', 'L', 'C', 'F', (uint8_t) version};
+	uint8_t		head[SL_SFCOLD_HEADER + SL_SFCOLD_SUM] = {'S', 'L', 'C', 'F', (uint8_t) version};
 	size_t		at = FILE_HEADER;
 	size_t		start = out->len;
 	size_t		chunk_len;
@@ -301,12 +334,14 @@ sl_sfcold_encode(const uint8_t *file, size_t len, int version, const uint8_t *pr
 	memcpy(head + 5, file, FILE_HEADER);
 	sl_put_u32le(head + 13, (uint32_t) chunk_len);
 	sl_put_u32le(head + 17, (uint32_t) (raw.len - chunk_len));
-	if (sl_buf_put(out, head, sizeof(head), err) ||
+	if (version >= 3)
+		sl_put_u64le(head + SL_SFCOLD_HEADER, XXH64(head, SL_SFCOLD_HEADER, 0));
+	if (sl_buf_put(out, head, frame_at(version), err) ||
 		sl_zstd_frame_prefix(raw.data, raw.len, SL_SFCOLD_LEVEL, prefix, prefix_len, out, err))
 		goto done;
 	/* the blocks must come back as they were */
 	if (sl_buf_reserve(&back, raw.len + 1, err) ||
-		sl_zstd_unframe_prefix(out->data + start + SL_SFCOLD_HEADER, out->len - start - SL_SFCOLD_HEADER,
+		sl_zstd_unframe_prefix(out->data + start + frame_at(version), out->len - start - frame_at(version),
 							   back.data, raw.len, prefix, prefix_len, err))
 		goto done;
 	if (memcmp(back.data, raw.data, raw.len) != 0)
@@ -336,10 +371,8 @@ sl_sfcold_decode(const uint8_t *src, size_t len, const uint8_t *prefix, size_t p
 
 	if (lim == NULL)
 		lim = &sl_default_limits;
-	if (!sl_sfcold_is(src, len))
-		return sl_fail(err, SL_ERR_CORRUPT, "not a cold slime file (offset 0)");
-	if (src[4] < 1 || src[4] > SL_SFCOLD_VERSION)
-		return sl_fail(err, SL_ERR_UNSUPPORTED, "cold slime file version %d is not known (offset 4)", src[4]);
+	if (sl_sfcold_check_header(src, len, err))
+		return -1;
 	if (src[5] != 0xB1 || src[6] != 0x0B || src[7] != SL_SLIMEFILE_WRITE_VERSION)
 		return sl_fail(err, SL_ERR_CORRUPT, "cold slime file does not hold a version-13 header (offset 5)");
 	chunk_len = sl_get_u32le(src + 13);
@@ -348,10 +381,10 @@ sl_sfcold_decode(const uint8_t *src, size_t len, const uint8_t *prefix, size_t p
 		return sl_fail(err, SL_ERR_LIMIT, "cold slime file of %llu raw bytes exceeds the world size cap (offset 13)",
 					   (unsigned long long) (chunk_len + extra_len));
 	if (sl_buf_reserve(&raw, (size_t) (chunk_len + extra_len) + 1, err) ||
-		sl_zstd_unframe_prefix(src + SL_SFCOLD_HEADER, len - SL_SFCOLD_HEADER, raw.data,
+		sl_zstd_unframe_prefix(src + frame_at(src[4]), len - frame_at(src[4]), raw.data,
 							   (size_t) (chunk_len + extra_len), prefix, prefix_len, err))
 	{
-		sl_err_prefix(err, "cold slime file frame (offset %d)", SL_SFCOLD_HEADER);
+		sl_err_prefix(err, "cold slime file frame (offset %zu)", frame_at(src[4]));
 		goto done;
 	}
 	if (sl_buf_put(out, src + 5, FILE_HEADER, err) ||

@@ -14,15 +14,25 @@
  *
  * Layout: "SLCF" (0x53 0x4C 0x43 0x46), u8 version, the file's 8 header
  * bytes as they were, u32le raw length of the chunk block, u32le raw
- * length of the extra block, then the zstd frame (content size, checksum)
- * of both blocks' raw bytes back to back, against the prefix. The version
- * says which prefix: 1, every chunk's documents in directory order
- * (sl_sfcold_prefix); 2 (written from 0.9.0), the documents of the
- * distinct references in hash order, then those of chunks held in frames
- * in directory order (sl_sfcold_prefix_hashed): the order slime_settle()
- * gathers a cold world's chunks into a pack in, so that a load finds the
- * prefix in that pack as it lies. doc/format.md, "The loader's cold
- * files", is the authority.
+ * length of the extra block, (version 3) u64le XXH64 (seed 0) of those 21
+ * bytes, then the zstd frame (content size, checksum) of both blocks' raw
+ * bytes back to back, against the prefix. The version says which prefix: 1,
+ * every chunk's documents in directory order (sl_sfcold_prefix); 2 (0.9.0)
+ * and 3 (written from 0.10.0), the documents of the distinct references in
+ * hash order, then those of chunks held in frames in directory order
+ * (sl_sfcold_prefix_hashed): the order slime_settle() gathers a cold
+ * world's chunks into a pack in, so that a load finds the prefix in that
+ * pack as it lies.
+ *
+ * The frame's checksum covers the blocks' bytes, not the file's header nor
+ * where the chunk block ends (issue #33): in versions 1 and 2 a damaged
+ * header byte changes the file a decode gives, and two lengths changed so
+ * that they cancel move the split with the frame still decoding. Version 3's
+ * header checksum closes both; a decode of version 1 or 2 is not vouched for
+ * (sl_sfcold_vouched): the loader writes the file from the world's newest
+ * save instead, and decodes one only for a world version 13 cannot hold,
+ * checking what it gives against that save. doc/format.md, "The loader's
+ * kept files", is the authority.
  */
 #ifndef SL_SFCOLD_H
 #define SL_SFCOLD_H
@@ -31,8 +41,9 @@
 #include "sl_value.h"
 
 #define SL_SFCOLD_MAGIC "SLCF"
-#define SL_SFCOLD_VERSION 2		/* the version written; 1 and 2 are read */
+#define SL_SFCOLD_VERSION 3		/* the version written; 1 and 2 are read */
 #define SL_SFCOLD_HEADER 21		/* magic, version, file header, two lengths */
+#define SL_SFCOLD_SUM 8			/* version 3: the XXH64 of the header after it */
 #define SL_SFCOLD_LEVEL 19		/* the zstd level of the frame */
 
 /* Whether src[0..len) is in the cold form (its magic). */
@@ -89,10 +100,25 @@ int			sl_sfcold_prefix_hashed(sl_value *v, const sl_sfcold_ref *refs, uint32_t n
 int			sl_sfcold_version(const uint8_t *src, size_t len);
 
 /*
- * Append the cold form (version, 1 or 2, naming the prefix's kind) of a
- * version-13 file to out, against prefix; the result is decoded and
- * compared with the file's blocks before it is returned. A file of another
- * version, or not exactly header and two blocks, is SL_ERR_UNSUPPORTED.
+ * Whether what a cold form decodes to is vouched for: 1 for version 3 on
+ * (its header checksum, then the frame's), 0 for versions 1 and 2, whose
+ * header and lengths no checksum covers.
+ */
+int			sl_sfcold_vouched(const uint8_t *src, size_t len);
+
+/*
+ * Check a cold form's header before any prefix is built: 0 when its
+ * version is known and (version 3 on) its header checksum passes; else
+ * SL_ERR_UNSUPPORTED (version) or SL_ERR_CORRUPT.
+ */
+int			sl_sfcold_check_header(const uint8_t *src, size_t len, sl_err *err);
+
+/*
+ * Append the cold form (version 1, 2 or 3: the prefix's kind and, from 3,
+ * the header's checksum) of a version-13 file to out, against prefix; the
+ * result is decoded and compared with the file's blocks before it is
+ * returned. A file of another version, or not exactly header and two
+ * blocks, is SL_ERR_UNSUPPORTED.
  */
 int			sl_sfcold_encode(const uint8_t *file, size_t len, int version, const uint8_t *prefix,
 							 size_t prefix_len, const sl_limits *lim, sl_buf *out, sl_err *err);
@@ -100,7 +126,9 @@ int			sl_sfcold_encode(const uint8_t *file, size_t len, int version, const uint8
 /*
  * Append the version-13 file of a cold form to out, its blocks compressed
  * at level; prefix must be the one it was made against (else the frame's
- * checksum fails: SL_ERR_CORRUPT).
+ * checksum fails: SL_ERR_CORRUPT). A version 3 form whose header fails its
+ * checksum is SL_ERR_CORRUPT before the frame is read; versions 1 and 2
+ * decode unvouched (sl_sfcold_vouched).
  */
 int			sl_sfcold_decode(const uint8_t *src, size_t len, const uint8_t *prefix,
 							 size_t prefix_len, int level, const sl_limits *lim, sl_buf *out,

@@ -16,7 +16,16 @@
  *     the fuzz limits) or opens; an opened pack hands out every entry (its
  *     lengths adding up to its bytes) and not one past the end, and its
  *     entries packed again (fast codec) open to the same entries;
- *   - selector odd: u16le prefix length, the prefix, then a cold form.
+ *   - selector 3 mod 4: damage to one of the kept forms of a loader's file
+ *     the target makes itself (selector bits 2-3: 0 the cold form of
+ *     version 3, 1 of version 2, 2 the hot form), as records of 4 bytes as
+ *     above, with op odd taking value from the u32le at offset + 4 * (op >>
+ *     1) (the cold form's two block lengths are at 13 and 17). The
+ *     differential check (issue #33): what the damaged cold form of version
+ *     3 decodes to, or the damaged hot form opens to, is refused or
+ *     byte-equal to the file; version 2 (not vouched for, which the loader
+ *     does not decode) must only fail cleanly or decode;
+ *   - selector 1 mod 4: u16le prefix length, the prefix, then a cold form.
  *     sl_sfcold_decode fails cleanly or gives a version-13 file, which
  *     sl_sfcold_encode takes back against the same prefix into a cold form
  *     of the same version that decodes to the same file.
@@ -24,6 +33,8 @@
 #include "fuzz_common.h"
 #include "sl_pack.h"
 #include "sl_sfcold.h"
+#include "sl_sfhot.h"
+#include "sl_slimefile.h"
 #include "sl_store.h"
 #include "sl_value.h"
 
@@ -255,12 +266,104 @@ cold_case(const uint8_t *data, size_t size)
 	sl_buf_free(&back);
 }
 
+/* The kept forms the damage case starts from: a prefix, a file, its cold forms and hot form. */
+static struct
+{
+	int			made;
+	sl_buf		prefix;
+	sl_buf		file;
+	sl_buf		form[3];		/* cold version 3, cold version 2, hot */
+}			kept;
+
+/* Make the kept forms once: a file whose chunk block repeats much of the prefix. */
+static void
+kept_make(void)
+{
+	sl_buf		chunks = {0},
+				extra = {0};
+	const uint8_t head[8] = {0xB1, 0x0B, 13, 0, 0, 0x0E, 0x80, 1};
+	sl_err		err;
+
+	for (uint32_t i = 0; i < 3000; i++)
+		sl_buf_put_u8(&kept.prefix, (uint8_t) (i % 11 == 0 ? (i * 2654435761u) >> 11 : i % 6), &err);
+	sl_buf_put(&chunks, "\0\0\0\x02", 4, &err);
+	sl_buf_put(&chunks, kept.prefix.data + 100, 1500, &err);
+	sl_buf_put(&chunks, "chunk", 5, &err);
+	for (int i = 0; i < 80; i++)
+		sl_buf_put_u8(&extra, (uint8_t) (i * 7 + 1), &err);
+	FUZZ_CHECK(sl_buf_put(&kept.file, head, sizeof(head), &err) == 0 &&
+			   sl_sf_put_zblock(&kept.file, chunks.data, chunks.len, SL_DEFAULT_LEVEL, &err) == 0 &&
+			   sl_sf_put_zblock(&kept.file, extra.data, extra.len, SL_DEFAULT_LEVEL, &err) == 0,
+			   "kept file: %s", err.msg);
+	for (int version = 3; version >= 2; version--)
+		FUZZ_CHECK(sl_sfcold_encode(kept.file.data, kept.file.len, version, kept.prefix.data, kept.prefix.len,
+									&fuzz_limits, &kept.form[3 - version], &err) == 0, "cold form: %s", err.msg);
+	FUZZ_CHECK(sl_sfhot_encode(kept.file.data, kept.file.len, &kept.form[2], &err) == 0, "hot form: %s", err.msg);
+	sl_buf_free(&chunks);
+	sl_buf_free(&extra);
+	kept.made = 1;
+}
+
+/* Damage a kept form as the input says; what it gives is refused or the file. */
+static void
+kept_damage_case(int which, const uint8_t *data, size_t size)
+{
+	sl_buf		b = {0},
+				out = {0};
+	const uint8_t *f;
+	size_t		n;
+	sl_err		err;
+	int			rc;
+
+	if (which > 2)
+		return;
+	if (!kept.made)
+		kept_make();
+	sl_buf_put(&b, kept.form[which].data, kept.form[which].len, &err);
+	for (size_t r = 0; r + 4 <= size; r += 4)
+	{
+		size_t		at = (size_t) data[r] | (size_t) data[r + 1] << 8;
+		uint8_t		op = data[r + 2],
+					v = data[r + 3];
+		size_t		other = at + 4 * (size_t) (op >> 1);
+
+		if (!(op & 1) && at < b.len)
+			b.data[at] ^= v;
+		else if ((op & 1) && other + 4 <= b.len)
+		{
+			sl_put_u32le(b.data + at, sl_get_u32le(b.data + at) + v);
+			sl_put_u32le(b.data + other, sl_get_u32le(b.data + other) - v);
+		}
+	}
+	if (which == 2)
+	{
+		rc = sl_sfhot_open(b.data, b.len, &f, &n, &err);
+		if (rc == 0)
+			FUZZ_CHECK(n == kept.file.len && memcmp(f, kept.file.data, n) == 0,
+					   "a damaged hot form gave another file");
+	}
+	else
+	{
+		rc = sl_sfcold_decode(b.data, b.len, kept.prefix.data, kept.prefix.len, SL_DEFAULT_LEVEL,
+							  &fuzz_limits, &out, &err);
+		if (rc == 0 && sl_sfcold_vouched(b.data, b.len))
+			FUZZ_CHECK(out.len == kept.file.len && memcmp(out.data, kept.file.data, out.len) == 0,
+					   "a damaged cold form of version %d gave another file", b.data[4]);
+	}
+	if (rc)
+		fuzz_check_err(&err);
+	sl_buf_free(&b);
+	sl_buf_free(&out);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	if (data[0] & 1)
+	if ((data[0] & 3) == 3)
+		kept_damage_case((data[0] >> 2) & 3, data + 1, size - 1);
+	else if (data[0] & 1)
 		cold_case(data + 1, size - 1);
 	else if (data[0] & 2)
 		damage_case((data[0] >> 2) & 3, data + 1, size - 1);

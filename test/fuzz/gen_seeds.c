@@ -722,6 +722,31 @@ gen_pack(void)
 		snprintf(name, sizeof(name), "gen-damage-flip-%d", which);
 		put_pack(name, (uint8_t) (2 | which << 2), &pack);
 	}
+	/*
+	 * damage to the target's own kept forms of a loader's file (selector 3
+	 * mod 4, bits 2-3: cold version 3, cold version 2, hot): the cold
+	 * form's block lengths changed so that they cancel (chunk block +32 at
+	 * 13, extra block -32 at 17: op 2 * 1 + 1), and the file's DataVersion
+	 * byte flipped (offset 8 of a cold form, 5 + 3 of a hot one)
+	 */
+	for (int which = 0; which < 3; which++)
+	{
+		const uint8_t cancel[4] = {13, 0, 3, 32};
+		const uint8_t flip[4] = {8, 0, 0, 0x01};
+		char		name[40];
+
+		pack.len = 0;
+		sl_buf_put(&pack, which < 2 ? cancel : flip, 4, &err);
+		snprintf(name, sizeof(name), "gen-kept-%s-%d", which < 2 ? "cancel" : "flip", which);
+		put_pack(name, (uint8_t) (3 | which << 2), &pack);
+		if (which < 2)
+		{
+			pack.len = 0;
+			sl_buf_put(&pack, flip, 4, &err);
+			snprintf(name, sizeof(name), "gen-kept-flip-%d", which);
+			put_pack(name, (uint8_t) (3 | which << 2), &pack);
+		}
+	}
 	sl_buf_free(&all);
 	sl_buf_free(&pack);
 	sl_buf_free(&file);
@@ -1139,6 +1164,77 @@ gen_slimefiles(void)
 	}
 }
 
+/* ---- loader memos (fuzz_lmemo: u32le n, n memo bytes, a slime file) ---- */
+
+/* Accept a store entry (sl_lmemo_put_fn). */
+static int
+put_no_entry(void *ctx, const uint8_t hash[32], const uint8_t *entry, size_t len, sl_err *err)
+{
+	return 0;
+}
+
+/* Write n memo bytes then file as a fuzz_lmemo input. */
+static void
+put_lmemo(const char *name, const uint8_t *m, size_t n, const sl_buf *file)
+{
+	sl_buf		o = {0};
+	uint8_t		len[4];
+
+	sl_put_u32le(len, (uint32_t) n);
+	sl_buf_put(&o, len, 4, NULL);
+	sl_buf_put(&o, m, n, NULL);
+	sl_buf_put(&o, file->data, file->len, NULL);
+	put_buf("lmemo", name, &o);
+	sl_buf_free(&o);
+}
+
+/*
+ * Files of versions 11-13 behind damage to their own memo (issue #33's
+ * differential check): entry 0's DataVersion up by 1 and entry 1's down
+ * (at 16 + 60, op 2 * 20 + 1: 80 bytes on), entry 0's region length up by
+ * 32 and its entities length down (16 + 68, op 3), a flipped timestamp
+ * byte; and behind their own memo whole, which the target reads sealed.
+ */
+static void
+gen_lmemo(void)
+{
+	void		(*gen[]) (sfg_file *) = {sfg_v11, sfg_v12, sfg_v13};
+	const uint8_t damage[3][4] = {{76, 0, 41, 1}, {84, 0, 3, 32}, {80, 0, 0, 0x01}};
+	const char *kind[3] = {"dv-cancel", "len-cancel", "ts-flip"};
+
+	for (int g = 0; g < 3; g++)
+	{
+		sfg_file	f;
+		sl_buf		file = {0},
+					m = {0};
+		sl_builder	b;
+		sl_lmemo	out;
+		sl_err		err;
+		char		name[64];
+
+		gen[g] (&f);
+		sfg_assemble(&f, SIZE_MAX, &file);
+		memset(&b, 0, sizeof(b));
+		memset(&out, 0, sizeof(out));
+		if (sl_slimefile_read_memo(file.data, file.len, NULL, &b, NULL, NULL, &out, &err) ||
+			sl_lmemo_store_chunks(&b, &out, 1, NULL, put_no_entry, NULL, &err) ||
+			sl_lmemo_encode(&out, &m, &err))
+			die("memo", &err);
+		for (int d = 0; d < 3; d++)
+		{
+			snprintf(name, sizeof(name), "gen-v%d-memo-%s", f.version, kind[d]);
+			put_lmemo(name, damage[d], 4, &file);
+		}
+		snprintf(name, sizeof(name), "gen-v%d-memo-own", f.version);
+		put_lmemo(name, m.data, m.len, &file);
+		sl_lmemo_free(&out);
+		sl_builder_free(&b);
+		sl_buf_free(&file);
+		sl_buf_free(&m);
+		sfg_free(&f);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1167,6 +1263,7 @@ main(int argc, char **argv)
 	gen_store();
 	gen_pack();
 	gen_slimefiles();
+	gen_lmemo();
 	for (int i = 2; i < argc; i++)
 		from_region(argv[i], i - 2);
 	sl_buf_free(&w);

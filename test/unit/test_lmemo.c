@@ -12,6 +12,8 @@
 
 #include "slimefile_gen.h"
 
+#include <xxhash.h>
+
 /* Count the store entries handed over (sl_lmemo_put_fn). */
 static int
 count_put(void *ctx, const uint8_t hash[32], const uint8_t *entry, size_t len, sl_err *err)
@@ -206,6 +208,13 @@ test_lmemo_old_versions(void)
 	}
 }
 
+/* Set a stored memo's checksum (its last 8 bytes) to what its bytes say: a forger's memo. */
+static void
+reseal(sl_buf *m)
+{
+	sl_put_u64le(m->data + m->len - SL_LMEMO_SUM, XXH64(m->data, m->len - SL_LMEMO_SUM, 0));
+}
+
 /* Malformed memos are refused whole. */
 void
 test_lmemo_malformed(void)
@@ -233,15 +242,149 @@ test_lmemo_malformed(void)
 	memcpy(save, m.data + SL_LMEMO_HEADER, SL_LMEMO_ENTRY);
 	memcpy(m.data + SL_LMEMO_HEADER, m.data + SL_LMEMO_HEADER + SL_LMEMO_ENTRY, SL_LMEMO_ENTRY);
 	memcpy(m.data + SL_LMEMO_HEADER + SL_LMEMO_ENTRY, save, SL_LMEMO_ENTRY);
+	CHECK(sl_lmemo_decode(m.data, m.len, &memo, &err) == -1 && strstr(err.msg, "checksum mismatch"));
+	reseal(&m);
 	CHECK(sl_lmemo_decode(m.data, m.len, &memo, &err) == -1 && strstr(err.msg, "out of order"));
 	/* a record length that runs past the chunk data is no match, not an error */
 	memcpy(m.data + SL_LMEMO_HEADER + SL_LMEMO_ENTRY, m.data + SL_LMEMO_HEADER, SL_LMEMO_ENTRY);
 	memcpy(m.data + SL_LMEMO_HEADER, save, SL_LMEMO_ENTRY);
 	sl_put_u32le(m.data + SL_LMEMO_HEADER + 8, 0x7fffffff);
+	reseal(&m);
 	CHECK_OK(sl_lmemo_decode(m.data, m.len, &memo, &err), &err);
 	CHECK(memo_read(&file, &memo, got, &m, &reused, &stored) == 0 && reused == (int) memo.n - 1);
 	sl_lmemo_free(&memo);
 	sfg_free(&f);
 	sl_buf_free(&file);
 	sl_buf_free(&m);
+}
+
+/*
+ * What memo bytes m decode to: -1 refused, 1 the entries of want (the
+ * original memo, decoded), 0 other entries (wrong data: never allowed).
+ */
+static int
+decoded_as(const uint8_t *m, size_t len, const sl_lmemo *want)
+{
+	sl_lmemo	got;
+	sl_err		err;
+	int			same;
+
+	if (sl_lmemo_decode(m, len, &got, &err))
+	{
+		CHECK(err.code == SL_ERR_FORMAT);
+		return -1;
+	}
+	same = got.n == want->n && memcmp(got.ctx, want->ctx, SL_LMEMO_CTX) == 0;
+	for (size_t i = 0; same && i < got.n; i++)
+	{
+		const sl_lmemo_ent *a = &got.e[i],
+				   *b = &want->e[i];
+
+		same = a->x == b->x && a->z == b->z && a->rec_len == b->rec_len &&
+			memcmp(a->xxh, b->xxh, 16) == 0 && memcmp(a->hash, b->hash, 32) == 0 &&
+			a->data_version == b->data_version && a->timestamp == b->timestamp &&
+			memcmp(a->len, b->len, sizeof(a->len)) == 0;
+	}
+	sl_lmemo_free(&got);
+	return same;
+}
+
+/* Add d to the u32le at a and take it from the u32le at b (fields that cancel). */
+static void
+cancel(uint8_t *m, size_t a, size_t b, uint32_t d)
+{
+	sl_put_u32le(m + a, sl_get_u32le(m + a) + d);
+	sl_put_u32le(m + b, sl_get_u32le(m + b) - d);
+}
+
+/*
+ * Issue #33: a memo entry's DataVersion, timestamp and lengths go into the
+ * value unparsed, so a damaged memo must decode to its own entries or not
+ * at all: every byte flipped, and fields changed in pairs that cancel
+ * (within an entry, and between two entries), are refused by the memo's
+ * checksum. A memo of 0.9.0 and earlier (SLM1, no checksum) is refused
+ * too. The checksum is not a seal against the loader's owner: a memo
+ * forged with its checksum made again decodes, and gives another value.
+ */
+void		test_lmemo_damage(void);
+void
+test_lmemo_damage(void)
+{
+	sfg_file	f;
+	sl_buf		file = {0},
+				m = {0},
+				d = {0};
+	sl_lmemo	memo;
+	uint8_t		want[32],
+				got[32];
+	int			reused,
+				stored,
+				wrong = 0,
+				refused = 0,
+				tried = 0;
+	sl_err		err;
+	const size_t fields[] = {8, 60, 64, 68, 72, 76};	/* rec_len, DataVersion, timestamp, lengths */
+
+	sfg_v13(&f);
+	reread(&f, &file, NULL, &m, &reused, &stored);
+	CHECK_OK(sl_lmemo_decode(m.data, m.len, &memo, &err), &err);
+	CHECK(memo.n >= 2 && m.len == SL_LMEMO_HEADER + SL_LMEMO_ENTRY * memo.n + SL_LMEMO_SUM);
+	CHECK(decoded_as(m.data, m.len, &memo) == 1);
+	sl_buf_put(&d, m.data, m.len, &err);
+	/* every byte, two ways */
+	for (size_t o = 0; o < m.len; o++)
+		for (int x = 0; x < 2; x++)
+		{
+			int			r;
+
+			memcpy(d.data, m.data, m.len);
+			d.data[o] ^= x ? 0x80 : 0x01;
+			r = decoded_as(d.data, d.len, &memo);
+			wrong += r == 0;
+			refused += r < 0;
+			tried++;
+		}
+	/* fields that cancel: within an entry (a length up, the next down) and between entries */
+	for (size_t i = 0; i < memo.n; i++)
+	{
+		size_t		e = SL_LMEMO_HEADER + SL_LMEMO_ENTRY * i;
+
+		for (int k = 0; k < 2; k++)
+		{
+			memcpy(d.data, m.data, m.len);
+			cancel(d.data, e + 68 + 4 * k, e + 72 + 4 * k, 1);
+			refused += decoded_as(d.data, d.len, &memo) < 0;
+			tried++;
+		}
+		for (size_t fi = 0; fi < sizeof(fields) / sizeof(fields[0]) && i + 1 < memo.n; fi++)
+		{
+			memcpy(d.data, m.data, m.len);
+			cancel(d.data, e + fields[fi], e + SL_LMEMO_ENTRY + fields[fi], 32);
+			refused += decoded_as(d.data, d.len, &memo) < 0;
+			tried++;
+		}
+	}
+	CHECK(wrong == 0);
+	CHECK(refused == tried);
+	/* version 1 (0.5.0 to 0.9.0): the same entries, no checksum */
+	d.len = 0;
+	sl_buf_put(&d, "SLM1", 4, &err);
+	sl_buf_put(&d, m.data + 4, m.len - 4 - SL_LMEMO_SUM, &err);
+	CHECK(sl_lmemo_decode(d.data, d.len, &memo, &err) == -1 && err.code == SL_ERR_FORMAT &&
+		  strstr(err.msg, "SLM1"));
+	/* a forger who makes the checksum again: it decodes, and the value is another */
+	CHECK(whole_hash(&file, want) == 0);
+	memcpy(d.data, m.data, m.len);
+	d.len = m.len;
+	cancel(d.data, SL_LMEMO_HEADER + 60, SL_LMEMO_HEADER + SL_LMEMO_ENTRY + 60, 1);
+	reseal(&d);
+	sl_lmemo_free(&memo);
+	CHECK_OK(sl_lmemo_decode(d.data, d.len, &memo, &err), &err);
+	CHECK(memo_read(&file, &memo, got, &m, &reused, &stored) == 0 && reused == (int) memo.n);
+	CHECK(memcmp(want, got, 32) != 0);
+	sl_lmemo_free(&memo);
+	sfg_free(&f);
+	sl_buf_free(&file);
+	sl_buf_free(&m);
+	sl_buf_free(&d);
 }

@@ -568,15 +568,21 @@ test_sfcold_prefixes(void)
 	CHECK(plen == want.len && memcmp(pre, want.data, plen) == 0);
 	CHECK_OK(sl_sfcold_prefix_hashed(&v, refs, n, tc_pack_docs, &t, 0, &got, &pre, &plen, &err), &err);
 	CHECK(pre == got.data && plen == want.len && memcmp(pre, want.data, plen) == 0);
-	/* a cold form of version 2 decodes against that prefix only */
+	/* cold forms of versions 2 and 3 decode against that prefix only */
 	make_file(&want, &file);
-	CHECK_OK(sl_sfcold_encode(file.data, file.len, 2, want.data, want.len, NULL, &cold, &err), &err);
-	CHECK(sl_sfcold_version(cold.data, cold.len) == 2);
-	CHECK_OK(sl_sfcold_decode(cold.data, cold.len, pre, plen, SL_DEFAULT_LEVEL, NULL, &back, &err), &err);
-	CHECK(back.len == file.len && memcmp(back.data, file.data, file.len) == 0);
-	back.len = 0;
-	CHECK(sl_sfcold_decode(cold.data, cold.len, dir.data, dir.len, SL_DEFAULT_LEVEL, NULL, &back, &err) != 0);
-	CHECK(sl_sfcold_encode(file.data, file.len, 3, want.data, want.len, NULL, &cold, &err) != 0 &&
+	for (int version = 2; version <= 3; version++)
+	{
+		cold.len = 0;
+		back.len = 0;
+		CHECK_OK(sl_sfcold_encode(file.data, file.len, version, want.data, want.len, NULL, &cold, &err), &err);
+		CHECK(sl_sfcold_version(cold.data, cold.len) == version);
+		CHECK(sl_sfcold_vouched(cold.data, cold.len) == (version == 3));
+		CHECK_OK(sl_sfcold_decode(cold.data, cold.len, pre, plen, SL_DEFAULT_LEVEL, NULL, &back, &err), &err);
+		CHECK(back.len == file.len && memcmp(back.data, file.data, file.len) == 0);
+		back.len = 0;
+		CHECK(sl_sfcold_decode(cold.data, cold.len, dir.data, dir.len, SL_DEFAULT_LEVEL, NULL, &back, &err) != 0);
+	}
+	CHECK(sl_sfcold_encode(file.data, file.len, 4, want.data, want.len, NULL, &cold, &err) != 0 &&
 		  err.code == SL_ERR_INVALID);
 	/* the world is not where the caller looked: refused, not a wrong prefix */
 	t.first = 0;

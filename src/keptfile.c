@@ -1,0 +1,222 @@
+/*
+ * keptfile.c - the file a loader's load gives back from what the world's
+ * row keeps of it (<name>_worlds.file; issue #33): a damaged byte there is
+ * an error, never another file handed to the game server.
+ *
+ * - The hot form (sl_sfhot.h, what a save keeps from 0.10.0) is checked
+ *   against its XXH64 and gives the file as the save kept it.
+ * - The cold form of version 3 (sl_sfcold.h, what slime_settle() makes of a
+ *   cold world's file from 0.10.0) has its header checked against its
+ *   XXH64, then is warmed (coldfile.c), its frame's checksum vouching for
+ *   the blocks.
+ * - What 0.9.0 and earlier kept has no checksum over what it gives: a cold
+ *   form of version 1 or 2 (its header and the split between its blocks),
+ *   or a file kept as it came. It is treated as absent: the file is written
+ *   from the world's newest save, as a load of a world with no kept file
+ *   does. Only a world version 13 cannot hold (chunks before 1.18, ...)
+ *   cannot be written so; what its form gives (the file as it came, or
+ *   what the cold form decodes to) is given back when its whole conversion
+ *   is the newest save (their content hashes), else refused.
+ * The first save of the world after it writes the hot form; slime_settle()
+ * turns a hot form into a cold form of version 3.
+ */
+#include "slime.h"
+
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "sl_build.h"
+#include "sl_sfcold.h"
+#include "sl_sfhot.h"
+#include "sl_slimefile.h"
+
+/* The hot form (sl_sfhot.h: the file and its checksum) of a file, as a varlena. */
+bytea *
+slime_loader_hot(const uint8_t *file, size_t len)
+{
+	sl_buf		out = {0};
+	sl_err		err;
+
+	if (sl_buf_put_u32be(&out, 0, &err) || sl_sfhot_encode(file, len, &out, &err))
+		slime_raise(&err, false);
+	if (out.len > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the kept slime file would be %zu bytes, more than a bytea holds", out.len - VARHDRSZ)));
+	SET_VARSIZE(out.data, out.len);
+	return (bytea *) out.data;
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_file_hot);
+/* slime_loader_file_hot(file bytea): the hot form of a slime file, as a loader world's row keeps it. */
+Datum
+slime_loader_file_hot(PG_FUNCTION_ARGS)
+{
+	bytea	   *file = PG_GETARG_BYTEA_PP(0);
+
+	PG_RETURN_BYTEA_P(slime_loader_hot((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file)));
+}
+
+/* Who a kept file is of: the loader's saves table and the world. */
+typedef struct kept_of
+{
+	Oid			tbl;
+	const char *world;
+} kept_of;
+
+static void raise_kept(sl_err *err, const kept_of *of) pg_attribute_noreturn();
+
+/* Raise err, found in the file kept for a loader world, as data corruption. */
+static void
+raise_kept(sl_err *err, const kept_of *of)
+{
+	sl_err_prefix(err, "loader %s, world \"%s\", kept file", slime_rel_qualified(of->tbl), of->world);
+	if (err->code == SL_ERR_FORMAT)
+		err->code = SL_ERR_CORRUPT;
+	slime_raise(err, false);
+}
+
+/* A bytea of len bytes at data, allocated in the current context. */
+static bytea *
+bytea_of(const uint8_t *data, size_t len)
+{
+	bytea	   *r = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(r, VARHDRSZ + len);
+	memcpy(VARDATA(r), data, len);
+	return r;
+}
+
+/*
+ * The version-13 file of the value o, as a load of a world with no kept
+ * file writes it; NULL when version 13 cannot hold the world.
+ */
+static bytea *
+file_of_value(slime_open_value *o)
+{
+	sl_buf		out = {0};
+	sl_err		err;
+
+	if (sl_buf_put_u32be(&out, 0, &err) ||
+		sl_slimefile_write(&o->v, SL_DEFAULT_LEVEL, slime_limits(), &out, NULL, &err))
+	{
+		sl_buf_free(&out);
+		if (err.code == SL_ERR_UNSUPPORTED)
+			return NULL;
+		slime_raise(&err, false);
+	}
+	if (out.len > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the slime file would be %zu bytes, more than a bytea holds", out.len - VARHDRSZ)));
+	SET_VARSIZE(out.data, out.len);
+	return (bytea *) out.data;
+}
+
+/* Whether the whole conversion of a slime file is the value o (their content hashes); false when it does not convert. */
+bool
+slime_loader_file_holds(const uint8_t *file, size_t len, const slime_open_value *o)
+{
+	sl_builder	b;
+	sl_encode_opts opts = *slime_encode_opts();
+	sl_buf		out = {0};
+	sl_value	v;
+	sl_err		err;
+	bool		same = false;
+
+	memset(&b, 0, sizeof(b));
+	if (sl_slimefile_read(file, len, slime_limits(), &b, NULL, &err) == 0 &&
+		sl_builder_encode(&b, &opts, slime_limits(), &out, &err) == 0 &&
+		sl_value_open_mem(&v, out.data, out.len, slime_limits(), &err) == 0)
+	{
+		same = memcmp(v.hdr.hash, o->v.hdr.hash, 32) == 0;
+		sl_value_close(&v);
+	}
+	sl_builder_free(&b);
+	sl_buf_free(&out);
+	return same;
+}
+
+/*
+ * A form 0.9.0 and earlier kept (k: no checksum over what it gives),
+ * treated as absent: the file written from the newest save o (world).
+ * When version 13 cannot hold that save, what the form gives (the file as
+ * it came, or what a cold form decodes to) when its whole conversion is o.
+ */
+static bytea *
+unvouched(bytea *k, Datum world, slime_open_value *o, const kept_of *of)
+{
+	const uint8_t *src = (const uint8_t *) VARDATA_ANY(k);
+	size_t		len = VARSIZE_ANY_EXHDR(k);
+	bytea	   *f = file_of_value(o);
+	sl_err		err;
+
+	if (f != NULL)
+		return f;
+	f = sl_sfcold_is(src, len) ? slime_loader_warm(k, world, CurrentMemoryContext) : bytea_of(src, len);
+	if (slime_loader_file_holds((const uint8_t *) VARDATA(f), VARSIZE(f) - VARHDRSZ, o))
+		return f;
+	sl_fail(&err, SL_ERR_CORRUPT, "a %s kept before 0.10.0 (no checksum) does not hold the newest save",
+			sl_sfcold_is(src, len) ? "cold form" : "slime file");
+	raise_kept(&err, of);
+}
+
+/* Whether src is a cold form of version 1 or 2 (0.7.0 to 0.9.0), whose header no checksum covers. */
+static bool
+legacy_cold(const uint8_t *src, size_t len)
+{
+	int			v = sl_sfcold_version(src, len);
+
+	return v == 1 || v == 2;
+}
+
+/*
+ * The file a load gives back from kept (the file column of world name of
+ * the loader whose saves table is tbl) for the save whose value is world,
+ * allocated in cxt; a damaged form raises data_corrupted naming them.
+ */
+bytea *
+slime_loader_kept_file(Datum kept, Datum world, Oid tbl, const char *name, MemoryContext cxt)
+{
+	kept_of		of = {tbl, name};
+	bytea	   *k = DatumGetByteaPP(kept);
+	const uint8_t *src = (const uint8_t *) VARDATA_ANY(k);
+	size_t		len = VARSIZE_ANY_EXHDR(k);
+	const uint8_t *file;
+	size_t		file_len;
+	slime_open_value o;
+	bytea	   *r;
+	bool		as_it_came;
+	sl_err		err;
+	MemoryContext old;
+
+	if (sl_sfhot_is(src, len))
+	{
+		if (sl_sfhot_open(src, len, &file, &file_len, &err))
+			raise_kept(&err, &of);
+		old = MemoryContextSwitchTo(cxt);
+		r = bytea_of(file, file_len);
+		MemoryContextSwitchTo(old);
+		return r;
+	}
+	as_it_came = len >= 2 && src[0] == 0xB1 && src[1] == 0x0B;
+	if (sl_sfcold_is(src, len) && !legacy_cold(src, len))
+	{
+		/* version 3 on (an unknown version is refused here) */
+		if (sl_sfcold_check_header(src, len, &err))
+			raise_kept(&err, &of);
+		return slime_loader_warm(k, world, cxt);
+	}
+	if (!as_it_came && !sl_sfcold_is(src, len))
+	{
+		sl_fail(&err, SL_ERR_CORRUPT, "neither a hot nor a cold form nor a slime file (offset 0)");
+		raise_kept(&err, &of);
+	}
+	/* kept by 0.9.0 or earlier: a cold form of version 1 or 2, or a file as it came */
+	slime_open(&o, world, true);
+	old = MemoryContextSwitchTo(cxt);
+	r = unvouched(k, world, &o, &of);
+	MemoryContextSwitchTo(old);
+	sl_value_close(&o.v);
+	return r;
+}
