@@ -103,7 +103,7 @@ slime_corpus() {
 # another build (test/sanitize.sh) runs beside the others this way.
 slime_private_pg() {
     local dir=$1 p
-    mkdir -p "$dir" || return 1
+    mkdir -p "$dir" && chmod 755 "$dir" || return 1    # the server's OS user runs its programs
     for p in "$("$SLIME_PG_CONFIG" --bindir)/.." "$("$SLIME_PG_CONFIG" --sharedir)" \
              "$("$SLIME_PG_CONFIG" --includedir)"; do
         p=$(cd "$p" && pwd -P) || return 1
