@@ -9,7 +9,7 @@ CORE_SRCS = $(sort $(wildcard src/core/*.c))
 PG_SRCS = $(sort $(wildcard src/*.c))
 OBJS = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
 
-LIBS_CORE = -lzstd -ldeflate -llz4 -lxxhash -lnettle -lspng
+LIBS_CORE = -lzstd -ldeflate -llz4 -lxxhash -lnettle -lspng -lz
 # -Bsymbolic: the core's calls to its own functions stay inside slime.so. Without
 # it, sl_free resolves to libbsd's sl_free (stringlist) once the JIT provider
 # (llvmjit -> libedit -> libbsd) is loaded first, and JIT-compiled queries crash.
