@@ -10,7 +10,7 @@
  *                           -o OUT.mca
  *   slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet]
  *   slimetool export-world DIR [--force] [--world NAME] [--quiet]
- *   slimetool gen-world DIR [--size N]
+ *   slimetool gen-world DIR [--size N] [--layout old|new]
  *   slimetool import-slime FILE.slime -o OUT.slimev
  *   slimetool export-slime WORLD -o FILE.slime
  *   slimetool render WORLD [--y-max N] [--scale N] [--quiet] -o OUT.png
@@ -43,7 +43,7 @@ usage(FILE *f)
 		  "  slimetool export-region VALUE.slimev|FILE.slime RX RZ [--kind region|entities|poi] -o OUT.mca\n"
 		  "  slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet]  > binary COPY stream\n"
 		  "  slimetool export-world DIR [--force] [--world NAME] [--quiet]  < binary COPY stream\n"
-		  "  slimetool gen-world DIR [--size N]\n"
+		  "  slimetool gen-world DIR [--size N] [--layout old|new]\n"
 		  "  slimetool import-slime FILE.slime -o OUT.slimev  (a slime file, any version, as a value)\n"
 		  "  slimetool export-slime WORLD -o FILE.slime       (a world as a version-13 slime file)\n"
 		  "  slimetool render WORLD [--y-max N] [--scale N] [--max-pixels N] [--rx N --rz N]\n"
