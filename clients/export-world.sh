@@ -59,7 +59,10 @@ while [[ $world == *"\$$tag\$"* ]]; do tag=${tag}w; done
 lit="\$$tag\$$world\$$tag\$"
 
 # A world the table does not hold: say so by name before DIR is touched.
-rows=$(psql -X -q -At -v ON_ERROR_STOP=1 -c "SELECT count(*) FROM $table WHERE world = $lit") || exit 1
+# And the world's own files, when the import made their table.
+files_table=${table}_files
+IFS='|' read -r rows has_files < <(psql -X -q -At -v ON_ERROR_STOP=1 \
+    -c "SELECT count(*), to_regclass('$files_table') IS NOT NULL FROM $table WHERE world = $lit") || exit 1
 if [ "$rows" = 0 ]; then
     some=$(psql -X -q -At -v ON_ERROR_STOP=1 \
         -c "SELECT string_agg(quote_literal(world), ', ') FROM (SELECT DISTINCT world FROM $table ORDER BY 1 LIMIT 5) s") || exit 1
@@ -67,9 +70,6 @@ if [ "$rows" = 0 ]; then
     exit 1
 fi
 
-# The world's own files, when the import made their table.
-files_table=${table}_files
-has_files=$(psql -X -q -At -v ON_ERROR_STOP=1 -c "SELECT to_regclass('$files_table') IS NOT NULL") || exit 1
 files=()
 if [ "$has_files" = t ]; then
     files=(-c "\\copy (SELECT world, path, data FROM $files_table WHERE world = $lit ORDER BY path) TO STDOUT (FORMAT binary)")
