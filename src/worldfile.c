@@ -26,15 +26,42 @@ file_context(void *arg)
 static Datum
 json_file(const char *path, const uint8_t *data, size_t len)
 {
+	ErrorContextCallback ctx;
 	char	   *text;
+	Datum		result;
 
 	if (memchr(data, '\0', len) != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("world file \"%s\" holds a NUL byte: not a JSON text", path)));
+	ctx.callback = file_context;
+	ctx.arg = (void *) path;
+	ctx.previous = error_context_stack;
+	error_context_stack = &ctx;
 	text = pnstrdup((const char *) data, len);
 	text = pg_any_to_server(text, (int) len, PG_UTF8);
-	return DirectFunctionCall1(jsonb_in, CStringGetDatum(text));
+	result = DirectFunctionCall1(jsonb_in, CStringGetDatum(text));
+	error_context_stack = ctx.previous;
+	return result;
+}
+
+/* An NBT file (gzip, zlib or plain) as jsonb by the lossless mapping. */
+static Datum
+nbt_file(const char *path, const uint8_t *data, size_t len)
+{
+	uint8_t    *nbt;
+	size_t		nbt_len;
+	sl_buf		out = {0};
+	sl_err		err;
+
+	if (sl_unpack_nbt(data, len, 1, slime_limits(), &nbt, &nbt_len, &err) ||
+		sl_nbt_to_json(nbt, nbt_len, slime_limits(), &out, &err) ||
+		sl_buf_put_u8(&out, 0, &err))
+	{
+		sl_err_prefix(&err, "world file \"%s\"", path);
+		slime_raise(&err, true);
+	}
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum((const char *) out.data));
 }
 
 PG_FUNCTION_INFO_V1(slime_file_json);
@@ -46,41 +73,16 @@ slime_file_json(PG_FUNCTION_ARGS)
 	bytea	   *in = PG_GETARG_BYTEA_PP(1);
 	const uint8_t *data = (const uint8_t *) VARDATA_ANY(in);
 	size_t		len = VARSIZE_ANY_EXHDR(in);
-	ErrorContextCallback ctx;
-	Datum		result;
 
-	ctx.callback = file_context;
-	ctx.arg = path;
-	ctx.previous = error_context_stack;
-	error_context_stack = &ctx;
 	switch (sl_wfile_kind_of(path))
 	{
 		case SL_WFILE_NBT:
-			{
-				uint8_t    *nbt;
-				size_t		nbt_len;
-				sl_buf		out = {0};
-				sl_err		err;
-
-				if (sl_unpack_nbt(data, len, 1, slime_limits(), &nbt, &nbt_len, &err) ||
-					sl_nbt_to_json(nbt, nbt_len, slime_limits(), &out, &err) ||
-					sl_buf_put_u8(&out, 0, &err))
-				{
-					sl_err_prefix(&err, "world file \"%s\"", path);
-					slime_raise(&err, true);
-				}
-				result = DirectFunctionCall1(jsonb_in, CStringGetDatum((const char *) out.data));
-				break;
-			}
+			PG_RETURN_DATUM(nbt_file(path, data, len));
 		case SL_WFILE_JSON:
-			result = json_file(path, data, len);
-			break;
+			PG_RETURN_DATUM(json_file(path, data, len));
 		default:
-			error_context_stack = ctx.previous;
 			PG_RETURN_NULL();
 	}
-	error_context_stack = ctx.previous;
-	PG_RETURN_DATUM(result);
 }
 
 PG_FUNCTION_INFO_V1(slime_file_kind);
