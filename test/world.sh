@@ -1,24 +1,36 @@
 #!/usr/bin/env bash
-# test/world.sh — whole worlds out of the database and back (issue #7).
+# test/world.sh — whole worlds out of the database and back (issues #7, #36).
 #
-# For every world folder the shared corpus yields and for generated worlds:
-#   slimetool copy-world  ->  \copy into a table  ->  clients/export-world.sh
-#   (psql \copy of slime_resolve(data) | slimetool export-world)  ->
-#   slimetool copy-world of the exported folder (strict)
+# For every world folder the shared corpus yields, for generated worlds in
+# both layouts (gen-world --layout old|new: a player with an inventory
+# holding a map, stats, advancements, the map, raids, a data pack) and for
+# a 26.1-layout world of the corpus's newest chunks with 26.1's level.dat:
+#   slimetool copy-world and copy-world --files  ->  \copy into worlds and
+#   worlds_files  ->  clients/export-world.sh (both tables in one snapshot
+#   | slimetool export-world --with-files)  ->  copy-world (--files) of the
+#   exported folder (strict)
 # and checks
-#   - identical values: both copy-world streams equal byte for byte (names,
-#     dimensions, value bytes, so content hashes too);
-#   - the layout Minecraft expects: only level.dat, region/, entities/, poi/,
-#     DIM-1/, DIM1/, dimensions/<ns>/<path>/; in the kind folders only
-#     r.X.Z.mca (r.X.Z.mcr for McRegion chunks) and c.X.Z.mcc; whole 4 KiB
-#     sectors; no temporary file left;
+#   - identical values and world files: both copy-world streams of each
+#     kind equal byte for byte (names, dimensions, value bytes, paths, file
+#     bytes);
+#   - the layout the world's DataVersion calls for (computed in SQL: 4774
+#     and on, dimensions/minecraft/<name>/; before, region/ at the root);
 #   - every region and .mcc file equal to what slime_export_region /
 #     slime_export_external give for that dimension, kind and region (the
-#     folder path computed in SQL, independently of the tool), no file more,
-#     none missing; level.dat equal to slime_level() of the overworld;
+#     folder path computed in SQL, independently of the tool), level.dat to
+#     the kept file or slime_level(), every other file to worlds_files; no
+#     file more, none missing; whole 4 KiB sectors; no staging folder left;
+#   - the exported folder against the source folder, file by file:
+#     identical bytes, or a chunk file written again whose chunks the
+#     identical values prove the same; every file not identical is listed
+#     (SLIME_WORLD_LISTING=FILE gets every file of every world);
 #   - level.dat is gzip (gzip -t), its NBT parses (slime_nbt_to_json) with a
 #     Data compound holding version 19132/19133, and Data.DataVersion is
 #     there whenever the world's chunks carry one.
+# Then --layout forced both ways (the same values, world files moved with
+# their folders), the overworld in both layouts refused, every player's
+# inventory and every NBT and JSON world file read in SQL, and a level.dat
+# changed in SQL winning over the kept bytes.
 # The second copy-world re-reads every region file strictly and export-world
 # reads back each file it writes. No Minecraft server is started: "Minecraft
 # can open it" is checked only as far as the files' format goes.
