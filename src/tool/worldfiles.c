@@ -23,6 +23,7 @@ typedef struct wf_walk
 	const char *world;
 	const dim_list *dims;
 	int			strict;
+	int			check;			/* --check: say what would happen, go on */
 	copy_out   *out;			/* NULL: count only (--check) */
 	const char *name;			/* the world's name, first column */
 	uint64_t	files;			/* files kept */
@@ -121,10 +122,11 @@ is_chunk_file(const kind_ctx *c, const char *name, wf_walk *w)
 static int
 odd_file(wf_walk *w, const char *path, const char *why)
 {
-	if (w->strict)
+	if (w->strict && !w->check)
 		return tool_fail("%s/%s: %s (--lenient skips it)", w->world, path, why);
 	tool_progress_clear();
-	fprintf(stderr, "slimetool: %s/%s: %s: skipped\n", w->world, path, why);
+	fprintf(stderr, "slimetool: %s/%s: %s: %s\n", w->world, path, why,
+			w->check ? "copy-world --files refuses it, --lenient skips it" : "skipped");
 	w->odd++;
 	return 0;
 }
@@ -348,7 +350,7 @@ wf_describe(const char *world, const dim_list *dims)
 	memset(&w, 0, sizeof(w));
 	w.world = world;
 	w.dims = dims;
-	w.strict = 0;
+	w.check = 1;
 	w.name = "";
 	if (walk_world(&w))
 		return -1;
