@@ -8,8 +8,9 @@
  *                           [REGION.mca] -o OUT.slimev
  *   slimetool export-region VALUE RX RZ [--kind region|entities|poi]
  *                           -o OUT.mca
- *   slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet]
- *   slimetool export-world DIR [--force] [--world NAME] [--quiet]
+ *   slimetool copy-world WORLD_DIR [--name NAME] [--files] [--lenient] [--quiet]
+ *   slimetool export-world DIR [--force] [--world NAME] [--with-files]
+ *                          [--layout old|new] [--quiet]
  *   slimetool gen-world DIR [--size N] [--layout old|new]
  *   slimetool import-slime FILE.slime -o OUT.slimev
  *   slimetool export-slime WORLD -o FILE.slime
@@ -41,8 +42,10 @@ usage(FILE *f)
 		  "  slimetool import-region [--strict|--lenient] [--entities F] [--poi F]\n"
 		  "                          [--rx N --rz N] [--format-version N] [--level N] [--quiet] [REGION.mca] -o OUT.slimev\n"
 		  "  slimetool export-region VALUE.slimev|FILE.slime RX RZ [--kind region|entities|poi] -o OUT.mca\n"
-		  "  slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet]  > binary COPY stream\n"
-		  "  slimetool export-world DIR [--force] [--world NAME] [--quiet]  < binary COPY stream\n"
+		  "  slimetool copy-world WORLD_DIR [--name NAME] [--files] [--lenient] [--quiet]  > binary COPY stream\n"
+		  "                   (--files: the world's own files instead of its dimensions; --check: what it holds)\n"
+		  "  slimetool export-world DIR [--force] [--world NAME] [--with-files] [--layout old|new] [--quiet]\n"
+		  "                   < binary COPY stream(s): the dimensions, then (--with-files) the world's files\n"
 		  "  slimetool gen-world DIR [--size N] [--layout old|new]\n"
 		  "  slimetool import-slime FILE.slime -o OUT.slimev  (a slime file, any version, as a value)\n"
 		  "  slimetool export-slime WORLD -o FILE.slime       (a world as a version-13 slime file)\n"
