@@ -314,7 +314,7 @@ link_files() {  # link_files DEST FILE...
 
 new_world() {   # new_world ID KEY: the world folder of ID
     if [ -z "${WDIR[$1]:-}" ]; then
-        WDIR[$1]=$WORK/corpus/$1; WKEY[$1]=$2; mkdir -p "${WDIR[$1]}"
+        WDIR[$1]=$WORK/corpus/${1//\//__}; WKEY[$1]=$2; mkdir -p "${WDIR[$1]}"   # flat: no world inside another
     fi
 }
 
@@ -393,6 +393,10 @@ cp -r "$GEN5/region" "$GEN5/entities" "$GEN5/DIM-1/"
 cp -r "$GEN5/poi" "$GEN5/DIM1/"
 cp -r "$GEN5/region" "$GEN5/dimensions/test/sky/"
 cp -r "$GEN5/entities" "$GEN5/dimensions/test/sky/deep/er/"
+# and a Forge 1.12 dimension copy-world does not read (DIM7: not a vanilla
+# dimension): its region file is one of the world's own files, kept byte for byte
+mkdir -p "$GEN5/DIM7/region"
+ln -s "$CORPUS/anvil-1.2-1.12/amulet-core/1_12_2_forge_twilight/DIM7/r.0.0.mca" "$GEN5/DIM7/region/"
 roundtrip gen-dimensions "$GEN5"
 
 # the same island written by 26.1 snapshot 6, in its layout: dimensions/
