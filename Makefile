@@ -9,7 +9,7 @@ CORE_SRCS = $(sort $(wildcard src/core/*.c))
 PG_SRCS = $(sort $(wildcard src/*.c))
 OBJS = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
 
-LIBS_CORE = -lzstd -ldeflate -llz4 -lxxhash -lnettle -lspng
+LIBS_CORE = -lzstd -ldeflate -llz4 -lxxhash -lnettle -lspng -lz
 # -Bsymbolic: the core's calls to its own functions stay inside slime.so. Without
 # it, sl_free resolves to libbsd's sl_free (stringlist) once the JIT provider
 # (llvmjit -> libedit -> libbsd) is loaded first, and JIT-compiled queries crash.
@@ -17,7 +17,7 @@ SHLIB_LINK = $(LIBS_CORE) -Wl,-Bsymbolic
 PG_CPPFLAGS = -Isrc/core -DSLIME_EXTVERSION='"$(EXTVERSION)"'
 PG_CFLAGS = -std=gnu99 -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = setup type region contents blocks limits store upgrade slimefile schem lease loader render shard settle corpus
+REGRESS = setup type region contents blocks limits store upgrade slimefile schem lease loader render shard settle corpus worldfile
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
 
 # the shared corpus of real world files, read in place by the corpus tests

@@ -63,3 +63,21 @@ BEGIN
 	RETURN saved;
 END
 $$;
+
+-- ==== a world's own data (issue #36) ========================================
+-- A world folder's own files (player data, stats and advancements, maps,
+-- raids, scoreboards, data packs: everything but its chunk files) live in a
+-- table beside the world rows, (world text, path text, data bytea), which
+-- clients/import-world.sh makes as <table>_files and slimetool copy-world
+-- --files fills; these read them. slime_level() writes level.dat the way
+-- the game of its DataVersion gzips it (0.10.0's library).
+
+-- A world file as JSON by its name: NBT (.dat, .dat_old, .nbt, ...; gzip,
+-- zlib or plain) by the lossless mapping of slime_nbt_to_json, JSON (.json,
+-- .mcmeta) as it is, NULL for a file of bytes only (zip, png, uid.dat).
+CREATE FUNCTION slime_file_json(path text, data bytea) RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- What slime_file_json reads a world file as, by its name: nbt, json or bytes.
+CREATE FUNCTION slime_file_kind(path text) RETURNS text
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

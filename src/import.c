@@ -13,6 +13,7 @@
 
 #include "sl_build.h"
 #include "sl_codec.h"
+#include "sl_jgzip.h"
 #include "sl_region.h"
 #include "sl_sniff.h"
 
@@ -288,7 +289,10 @@ slime_with_level(PG_FUNCTION_ARGS)
 }
 
 PG_FUNCTION_INFO_V1(slime_level);
-/* The world compound as a gzip-compressed level.dat file, or NULL. */
+/*
+ * The world compound as level.dat, gzip-compressed the way the game of its
+ * DataVersion writes it (sl_jgzip), or NULL.
+ */
 Datum
 slime_level(PG_FUNCTION_ARGS)
 {
@@ -305,7 +309,7 @@ slime_level(PG_FUNCTION_ARGS)
 	if (len == 0)
 		PG_RETURN_NULL();
 	if (sl_buf_put_u32be(&out, 0, &err) ||
-		sl_deflate(SL_DEFLATE_GZIP, 6, world, len, &out, &err))
+		sl_jgzip_level(world, len, slime_limits(), &out, &err))
 		slime_raise(&err, false);
 	r = (bytea *) out.data;
 	SET_VARSIZE(r, out.len);

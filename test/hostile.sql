@@ -205,6 +205,8 @@ BEGIN
     PERFORM try('slime_render_tile unchecked', 'SELECT slime_render_tile(slime_unchecked($1), -1, 0, 0)', p_input);
   ELSE
     PERFORM try('slime_nbt_to_json', 'SELECT slime_nbt_to_json($1)', p_input);
+    PERFORM try('slime_file_json nbt', 'SELECT slime_file_json(''playerdata/x.dat'', $1)', p_input);
+    PERFORM try('slime_file_json json', 'SELECT slime_file_json(''stats/x.json'', $1)', p_input);
     PERFORM try('json round trip', 'SELECT json_invariant($1)', p_input);
     PERFORM try('slime_block_counts', 'SELECT count(*) FROM slime_block_counts(slime_put_chunk(NULL, 0, 0, $1))', p_input);
     PERFORM try('slime_biome_counts', 'SELECT count(*) FROM slime_biome_counts(slime_put_chunk(NULL, 0, 0, $1))', p_input);

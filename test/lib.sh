@@ -7,7 +7,7 @@ SLIME_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SLIME_PG_BIN=${SLIME_PG_BIN:-/usr/lib/postgresql/15/bin}
 SLIME_PG_CONFIG=$SLIME_PG_BIN/pg_config
 SLIME_DEPS=(build-essential postgresql-15 postgresql-server-dev-15
-            libzstd-dev libdeflate-dev liblz4-dev libxxhash-dev nettle-dev libspng-dev
+            libzstd-dev libdeflate-dev liblz4-dev libxxhash-dev nettle-dev libspng-dev zlib1g-dev
             libpq-dev libmicrohttpd-dev python3)
 
 # PG 15's own client tools (psql, pg_dump, pg_restore) first, not pg_wrapper.

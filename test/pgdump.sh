@@ -67,16 +67,22 @@ LEVEL_DAT=level-dat/minestom/anvil_vanilla_sample/level.dat
 
 DDL="
 CREATE TABLE worlds(id int PRIMARY KEY, name text, world slime);
-CREATE TABLE pairs(id int PRIMARY KEY, a slime, b slime);"
+CREATE TABLE pairs(id int PRIMARY KEY, a slime, b slime);
+CREATE TABLE worlds_files(world text, path text, data bytea, PRIMARY KEY (world, path));"
 
-# Every value's content hash and stored-bytes md5, one row per (table,id,col).
+# Every value's content hash and stored-bytes md5, one row per (table,id,col);
+# of the world files (issue #36) the md5 of their bytes and of the JSON
+# slime_file_json reads them as.
 HASHES="
 SELECT 'worlds'::text AS tbl, id, 'world'::text AS col,
        encode(slime_content_hash(world), 'hex') AS chash, md5(world::bytea) AS md5 FROM worlds
 UNION ALL
 SELECT 'pairs', id, 'a', encode(slime_content_hash(a), 'hex'), md5(a::bytea) FROM pairs
 UNION ALL
-SELECT 'pairs', id, 'b', encode(slime_content_hash(b), 'hex'), md5(b::bytea) FROM pairs"
+SELECT 'pairs', id, 'b', encode(slime_content_hash(b), 'hex'), md5(b::bytea) FROM pairs
+UNION ALL
+SELECT 'worlds_files', (row_number() OVER (ORDER BY world, path))::int, path,
+       md5(slime_file_json(path, data)::text), md5(data) FROM worlds_files"
 
 # The chunk store part: saves through the trigger and a slime[] column of
 # reference values (the trigger stores slime columns only, so the array's
@@ -162,6 +168,15 @@ slime_log "pgdump: building $SRC from ${#REGIONS[@]} corpus regions + merged + l
     echo "INSERT INTO worlds
           SELECT 101, $(sql_lit "$MERGE_DIR + $LEVEL_DAT"),
                  slime_with_level(world, $(readfile "$LEVEL_DAT")) FROM worlds WHERE id = 100;"
+    # a world's own files (bytea beside the values): every corpus level.dat
+    # as the level.dat kept for a world, and a player file
+    for f in "$CORPUS"/level-dat/*/level.dat "$CORPUS"/level-dat/*/*/level.dat; do
+        [ -f "$f" ] || continue
+        echo "INSERT INTO worlds_files VALUES ($(sql_lit "${f#"$CORPUS"/}"), 'level.dat', pg_read_binary_file($(sql_lit "$f")));"
+    done
+    echo "INSERT INTO worlds_files VALUES ('island', 'playerdata/736c696d-6500-0002-8100-000000000001.dat',
+          slime_level(slime_with_level((SELECT world FROM worlds WHERE id = 1),
+              '\\x0a000003000b4461746156657273696f6e00000e74090009496e76656e746f72790a00000001010004536c6f74000800026964000f6d696e6563726166743a6272656164010005436f756e74050000'::bytea)));"
     # second table: two slime columns, including a NULL
     echo "INSERT INTO pairs SELECT w1.id, w1.world, w2.world
           FROM worlds w1 LEFT JOIN worlds w2 ON w2.id = w1.id + 5 WHERE w1.id <= 5 OR w1.id = 100;"
@@ -388,11 +403,13 @@ fi
 
 db=slime_dump_copy
 if slime_psql -d "$SRC" -c "COPY worlds TO '$WORK/worlds.bin' WITH (FORMAT binary)" \
-                        -c "COPY pairs TO '$WORK/pairs.bin' WITH (FORMAT binary)" &&
+                        -c "COPY pairs TO '$WORK/pairs.bin' WITH (FORMAT binary)" \
+                        -c "COPY worlds_files TO '$WORK/worlds_files.bin' WITH (FORMAT binary)" &&
    createdb "$db" &&
    slime_psql -d "$db" -c "CREATE EXTENSION slime" -c "$DDL" \
         -c "COPY worlds FROM '$WORK/worlds.bin' WITH (FORMAT binary)" \
-        -c "COPY pairs FROM '$WORK/pairs.bin' WITH (FORMAT binary)"; then
+        -c "COPY pairs FROM '$WORK/pairs.bin' WITH (FORMAT binary)" \
+        -c "COPY worlds_files FROM '$WORK/worlds_files.bin' WITH (FORMAT binary)"; then
     compare binary-copy "$db"
 else method_failed binary-copy "COPY (FORMAT binary)"; fi
 

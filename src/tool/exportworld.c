@@ -2,29 +2,39 @@
  * exportworld.c - slimetool export-world: the reverse of copy-world. Reads a
  * PostgreSQL binary COPY stream of rows (world text, dimension text, data
  * slime) on stdin, as "\copy (SELECT world, dimension, slime_resolve(data)
- * FROM t WHERE world = ...) TO STDOUT (FORMAT binary)" writes it, and writes
- * the world folder Minecraft opens:
+ * FROM t WHERE world = ...) TO STDOUT (FORMAT binary)" writes it, with
+ * --with-files a second stream after it of the world's own files (world
+ * text, path text, data bytea), and writes the world folder Minecraft
+ * opens, in the layout the world's DataVersion calls for (wlayout.h;
+ * --layout old|new forces one):
  *
- *   minecraft:overworld   DIR/region, DIR/entities, DIR/poi
- *   minecraft:the_nether  DIR/DIM-1/...
- *   minecraft:the_end     DIR/DIM1/...
- *   ns:path               DIR/dimensions/ns/path/...
- *   world compound        DIR/level.dat (gzip)
+ *                         old (before 26.1)      new (26.1 snapshot 6 on)
+ *   minecraft:overworld   DIR/region ...         DIR/dimensions/minecraft/overworld/region ...
+ *   minecraft:the_nether  DIR/DIM-1/...          DIR/dimensions/minecraft/the_nether/...
+ *   minecraft:the_end     DIR/DIM1/...           DIR/dimensions/minecraft/the_end/...
+ *   ns:path               DIR/dimensions/ns/path/... (both)
+ *   world compound        DIR/level.dat, gzip as the game of its DataVersion writes it
+ *   world files           DIR/<path>, byte for byte (moved folders follow the layout)
  *
  * exactly where copy-world looks, so copy-world -> export-world ->
- * copy-world gives identical values. Region files hold zlib chunks (the
- * bytes slime_export_region gives), with c.X.Z.mcc files for chunks over
- * 255 sectors; a dimension whose chunks are all McRegion chunks gets .mcr
- * files. Every file written is read back strictly before it counts.
+ * copy-world gives identical values and files. Region files hold zlib
+ * chunks (the bytes slime_export_region gives), with c.X.Z.mcc files for
+ * chunks over 255 sectors; a dimension whose chunks are all McRegion
+ * chunks gets .mcr files. Every region file written is read back strictly
+ * before it counts.
  *
  * Nothing becomes visible until the whole stream has been read and
- * checked: files are written under temporary names beside their final
- * ones, then renamed; on any error they are removed again.
+ * checked: files are written into a staging folder inside DIR, then
+ * renamed into their places (exstage.h); on any error they are removed.
  */
 #define _XOPEN_SOURCE 700
 
 #include "tool.h"
+#include "copybin.h"
+#include "exregion.h"
+#include "exstage.h"
 #include "progress.h"
+#include "wlayout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,21 +44,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sl_codec.h"
+#include "sl_build.h"
+#include "sl_jgzip.h"
 #include "sl_nbt.h"
 
-#define MAX_DIM_DEPTH	8		/* as copy-world walks dimensions/<ns>/... */
-#define MAX_NAME_FIELD	(1 << 20)	/* world and dimension names, bytes */
 #define MCREGION_VERSION 19132	/* level.dat Data.version of McRegion worlds */
 
 static const char *const kind_dirs[SL_NCOMP] = {"region", "entities", "poi"};
-
-/* A file written under a temporary name, renamed on commit. */
-typedef struct staged
-{
-	char	   *tmp;
-	char	   *path;
-} staged;
 
 /* Options of export-world. */
 typedef struct export_opts
@@ -57,27 +59,29 @@ typedef struct export_opts
 	const char *world;			/* --world: export only this world's rows */
 	int			force;
 	int			quiet;			/* --quiet: no progress line */
+	int			with_files;		/* --with-files: a stream of world files follows */
+	int			layout;			/* --layout: WL_OLD, WL_NEW, -1 by DataVersion */
 } export_opts;
+
+/* A dimension exported: its name and what its files hold. */
+typedef struct dim_row
+{
+	char	   *name;
+	dim_stats	st;
+} dim_row;
 
 /* Everything one run writes or decides. */
 typedef struct exporter
 {
 	const export_opts *o;
+	stage		st;
 	char	   *world;			/* the world name of the rows exported */
 	int			rows;			/* rows exported */
 	int			skipped_rows;	/* rows of other worlds (--world) */
-	char	  **dims;			/* dimension names seen */
+	dim_row    *dims;
 	int			ndims;
-	char	  **dim_dirs;		/* and their folders */
-	int			ndim_dirs;
 	int			mcr_dims;		/* dimensions written as .mcr */
-	staged	   *files;
-	int			nfiles;
-	int			capfiles;
-	char	  **made;			/* directories this run created, in order */
-	int			nmade;
-	char	  **synced;			/* directories whose entries changed */
-	int			nsynced;
+	int32_t		chunk_dv;		/* the highest DataVersion of the chunks */
 	/* world compounds: the overworld's, else the first other one */
 	uint8_t    *level;
 	size_t		level_len;
@@ -86,69 +90,15 @@ typedef struct exporter
 	char	   *conflict_dim;	/* another dimension with a different one */
 	int			conflict_row;
 	int			level_from_overworld;
-	uint64_t	bytes;			/* bytes written */
-	int			renamed;		/* staged files given their names so far */
+	/* the world's own files */
+	int			wfiles;
+	uint64_t	wbytes;
+	uint8_t    *level_file;		/* a level.dat kept among them */
+	size_t		level_file_len;
+	int			level_written;	/* 1 from the world compound, 2 the kept file */
+	wl_layout	layout;
+	int32_t		dv;				/* the world's DataVersion */
 } exporter;
-
-/* ---- small helpers ------------------------------------------------------ */
-
-/* strdup or exit: the tool cannot go on without memory for names. */
-static char *
-xstrdup(const char *s)
-{
-	char	   *d = strdup(s);
-
-	if (d == NULL)
-	{
-		fputs("slimetool: out of memory\n", stderr);
-		exit(1);
-	}
-	return d;
-}
-
-/* Append a pointer to a growable array of pointers. */
-static void
-push_ptr(char ***v, int *n, char *p)
-{
-	char	  **nv = realloc(*v, (size_t) (*n + 1) * sizeof(char *));
-
-	if (nv == NULL)
-	{
-		fputs("slimetool: out of memory\n", stderr);
-		exit(1);
-	}
-	nv[(*n)++] = p;
-	*v = nv;
-}
-
-/* Region coordinate of a chunk coordinate (floor division by 32). */
-static int32_t
-region_of(int32_t c)
-{
-	return (int32_t) (((int64_t) c - (c < 0 ? 31 : 0)) / 32);
-}
-
-/* 1 when s[0..len) is valid UTF-8 without NUL (PostgreSQL text). */
-static int
-valid_utf8(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *) s;
-	const unsigned char *end = p + len;
-
-	while (p < end)
-	{
-		int			n = *p == 0 ? -1 : *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 :
-			(*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
-
-		if (n < 0 || (n == 1 && *p < 0xC2) || (n == 3 && *p > 0xF4) || end - p <= n)
-			return 0;
-		p++;
-		while (n-- > 0)
-			if ((*p++ & 0xC0) != 0x80)
-				return 0;
-	}
-	return 1;
-}
 
 /* "row N (world 'w', dimension 'd')" for messages, in buf. */
 static const char *
@@ -156,622 +106,6 @@ row_label(char *buf, size_t size, int row, const char *world, const char *dim)
 {
 	snprintf(buf, size, "row %d (world '%.200s', dimension '%.200s')", row, world, dim);
 	return buf;
-}
-
-/* ---- dimension names and folders --------------------------------------- */
-
-/* 1 for the folders of a dimension that copy-world never takes as nested
- * dimensions (it would not find a dimension named after them again). */
-static int
-is_data_dir(const char *name, size_t len)
-{
-	static const char *const names[] = {"region", "entities", "poi", "data"};
-
-	for (int i = 0; i < 4; i++)
-		if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
-			return 1;
-	return 0;
-}
-
-/*
- * The folder of dimension name, relative to the world folder ("" for the
- * overworld), malloc'd; NULL with *why set when the name cannot be a
- * folder copy-world reads back: the three vanilla names map to the folders
- * Minecraft uses, any other "ns:path" to dimensions/ns/path, where every
- * part must be a plain folder name (no "..", no leading dot, no empty
- * part, no control characters or backslash) and path at most 8 deep.
- */
-static char *
-dim_folder(const char *name, const char **why)
-{
-	const char *colon = strchr(name, ':');
-	const char *p;
-	int			depth = 0;
-	char	   *folder;
-
-	if (strcmp(name, "minecraft:overworld") == 0)
-		return xstrdup("");
-	if (strcmp(name, "minecraft:the_nether") == 0)
-		return xstrdup("DIM-1");
-	if (strcmp(name, "minecraft:the_end") == 0)
-		return xstrdup("DIM1");
-	*why = NULL;
-	for (p = name; *p && *why == NULL; p++)
-		if ((unsigned char) *p < 0x20 || *p == 0x7F || *p == '\\')
-			*why = "it holds a control character or a backslash";
-	if (*why)
-		return NULL;
-	if (colon == NULL || colon == name || colon[1] == '\0')
-	{
-		*why = "it is not namespace:path";
-		return NULL;
-	}
-	if (memchr(name, '/', (size_t) (colon - name)) || name[0] == '.')
-	{
-		*why = "its namespace is not a plain folder name";
-		return NULL;
-	}
-	for (p = colon + 1;; depth++)
-	{
-		const char *slash = strchr(p, '/');
-		size_t		len = slash ? (size_t) (slash - p) : strlen(p);
-
-		if (len == 0 || p[0] == '.')
-		{
-			*why = "its path has an empty part or a part starting with '.' (such as ..)";
-			return NULL;
-		}
-		if (is_data_dir(p, len))
-		{
-			*why = "its path has a part named region, entities, poi or data";
-			return NULL;
-		}
-		if (slash == NULL)
-			break;
-		p = slash + 1;
-	}
-	if (depth + 1 > MAX_DIM_DEPTH)
-	{
-		*why = "its path is more than 8 folders deep";
-		return NULL;
-	}
-	folder = malloc(strlen("dimensions/") + strlen(name) + 1);
-	if (folder == NULL)
-	{
-		fputs("slimetool: out of memory\n", stderr);
-		exit(1);
-	}
-	sprintf(folder, "dimensions/%.*s/%s", (int) (colon - name), name, colon + 1);
-	return folder;
-}
-
-/* ---- staged files and directories --------------------------------------- */
-
-/* Remember that dir's entries change (it is fsync'd on commit). */
-static void
-note_dir_changed(exporter *ex, const char *dir)
-{
-	for (int i = 0; i < ex->nsynced; i++)
-		if (strcmp(ex->synced[i], dir) == 0)
-			return;
-	push_ptr(&ex->synced, &ex->nsynced, xstrdup(dir));
-}
-
-/* Create a directory unless it exists; remember the ones created. */
-static int
-ensure_dir(exporter *ex, const char *path, const char *parent)
-{
-	if (mkdir(path, 0777) == 0)
-	{
-		push_ptr(&ex->made, &ex->nmade, xstrdup(path));
-		note_dir_changed(ex, parent);
-		return 0;
-	}
-	if (errno == EEXIST && tool_is_dir(path))
-		return 0;
-	return tool_fail("cannot create directory %s: %s", path, strerror(errno));
-}
-
-/* Create DIR/rel and every folder on the way; the full path, malloc'd. */
-static char *
-ensure_path(exporter *ex, const char *rel)
-{
-	char	   *path = xstrdup(ex->o->dir);
-	const char *p = rel;
-
-	while (*p)
-	{
-		const char *slash = strchr(p, '/');
-		size_t		len = slash ? (size_t) (slash - p) : strlen(p);
-		char	   *part = malloc(len + 1);
-		char	   *next;
-
-		if (part == NULL)
-		{
-			fputs("slimetool: out of memory\n", stderr);
-			exit(1);
-		}
-		memcpy(part, p, len);
-		part[len] = '\0';
-		next = tool_path(path, part);
-		free(part);
-		if (ensure_dir(ex, next, path))
-		{
-			free(next);
-			free(path);
-			return NULL;
-		}
-		free(path);
-		path = next;
-		p = slash ? slash + 1 : p + len;
-	}
-	return path;
-}
-
-/* Write all of data to fd. */
-static int
-write_all(int fd, const uint8_t *data, size_t len)
-{
-	while (len > 0)
-	{
-		ssize_t		w = write(fd, data, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		data += w;
-		len -= (size_t) w;
-	}
-	return 0;
-}
-
-/*
- * Write dir/name under a temporary name beside it (.name.PID.tmp, never an
- * existing file, never through a symlink), synced to disk; it gets its
- * name on commit.
- */
-static int
-stage_file(exporter *ex, const char *dir, const char *name, const uint8_t *data, size_t len)
-{
-	char		tmpname[128];
-	char	   *tmp;
-	int			fd;
-
-	if (ex->nfiles == ex->capfiles)
-	{
-		staged	   *nf;
-
-		ex->capfiles = ex->capfiles ? ex->capfiles * 2 : 64;
-		nf = realloc(ex->files, (size_t) ex->capfiles * sizeof(staged));
-		if (nf == NULL)
-			return tool_fail("out of memory");
-		ex->files = nf;
-	}
-	snprintf(tmpname, sizeof(tmpname), ".%s.%ld.tmp", name, (long) getpid());
-	tmp = tool_path(dir, tmpname);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
-	if (fd < 0)
-	{
-		tool_fail("%s: %s", tmp, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	ex->files[ex->nfiles].tmp = tmp;
-	ex->files[ex->nfiles++].path = tool_path(dir, name);
-	if (write_all(fd, data, len) || fsync(fd) != 0)
-	{
-		int			e = errno;
-
-		close(fd);
-		return tool_fail("%s: write error: %s", tmp, strerror(e));
-	}
-	if (close(fd) != 0)
-		return tool_fail("%s: %s", tmp, strerror(errno));
-	note_dir_changed(ex, dir);
-	ex->bytes += len;
-	return 0;
-}
-
-/* Undo a failed run: remove the temporary files and the folders created. */
-static void
-rollback(exporter *ex)
-{
-	for (int i = 0; i < ex->nfiles; i++)
-		unlink(ex->files[i].tmp);
-	for (int i = ex->nmade - 1; i >= 0; i--)
-		rmdir(ex->made[i]);
-}
-
-/* fsync a directory, so that renames and new entries in it are durable. */
-static int
-sync_dir(const char *dir)
-{
-	int			fd = open(dir, O_RDONLY | O_DIRECTORY);
-	int			rc;
-
-	if (fd < 0)
-		return tool_fail("%s: %s", dir, strerror(errno));
-	rc = fsync(fd);
-	close(fd);
-	return rc == 0 ? 0 : tool_fail("%s: fsync: %s", dir, strerror(errno));
-}
-
-/* qsort/bsearch comparator for C strings. */
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-/* 1 for a region-format file name: r.X.Z.mca, r.X.Z.mcr, c.X.Z.mcc. */
-static int
-is_region_name(const char *name)
-{
-	int32_t		a,
-				b;
-
-	return tool_parse_coords(name, "r", "mca", &a, &b) ||
-		tool_parse_coords(name, "r", "mcr", &a, &b) ||
-		tool_parse_coords(name, "c", "mcc", &a, &b);
-}
-
-/*
- * --force: remove the region-format files that an earlier world left in the
- * region/, entities/ and poi/ folders of the dimensions exported, so that
- * they hold exactly the exported chunks.
- */
-static int
-remove_stale(exporter *ex)
-{
-	char	  **written = malloc((size_t) (ex->nfiles + 1) * sizeof(char *));
-	int			removed = 0,
-				rc = 0;
-
-	if (written == NULL)
-		return tool_fail("out of memory");
-	for (int i = 0; i < ex->nfiles; i++)
-		written[i] = ex->files[i].path;
-	qsort(written, (size_t) ex->nfiles, sizeof(char *), cmp_str);
-	for (int d = 0; d < ex->ndim_dirs && rc == 0; d++)
-		for (int k = 0; k < SL_NCOMP && rc == 0; k++)
-		{
-			char	   *base = ex->dim_dirs[d][0] ? tool_path(ex->o->dir, ex->dim_dirs[d]) : xstrdup(ex->o->dir);
-			char	   *kdir = tool_path(base, kind_dirs[k]);
-			char	  **names = NULL;
-			int			n = 0;
-
-			if (tool_is_dir(kdir) && (rc = tool_list_dir(kdir, &names, &n)) == 0)
-				for (int i = 0; i < n && rc == 0; i++)
-				{
-					char	   *path = tool_path(kdir, names[i]);
-
-					if (is_region_name(names[i]) &&
-						bsearch(&path, written, (size_t) ex->nfiles, sizeof(char *), cmp_str) == NULL)
-					{
-						if (unlink(path) != 0)
-							rc = tool_fail("cannot remove stale %s: %s", path, strerror(errno));
-						else
-						{
-							removed++;
-							note_dir_changed(ex, kdir);
-						}
-					}
-					free(path);
-				}
-			tool_free_names(names, n);
-			free(kdir);
-			free(base);
-		}
-	free(written);
-	if (removed)
-		fprintf(stderr, "removed %d region files no exported chunk is in (--force)\n", removed);
-	return rc;
-}
-
-/* Give every staged file its name, then make the changes durable. */
-static int
-commit(exporter *ex)
-{
-	for (int i = 0; i < ex->nfiles; i++)
-	{
-		if (rename(ex->files[i].tmp, ex->files[i].path) != 0)
-			return tool_fail("cannot rename %s to %s: %s", ex->files[i].tmp,
-							 ex->files[i].path, strerror(errno));
-		ex->renamed++;
-	}
-	if (ex->o->force && remove_stale(ex))
-		return -1;
-	for (int i = 0; i < ex->nsynced; i++)
-		if (sync_dir(ex->synced[i]))
-			return -1;
-	return 0;
-}
-
-/* ---- one dimension ------------------------------------------------------ */
-
-/*
- * 1 when a chunk document is a McRegion (Beta 1.3 - 1.1) chunk: a Level
- * compound holding the Blocks byte array itself, no Sections.
- */
-static int
-is_mcregion_chunk(const uint8_t *nbt, size_t len)
-{
-	sl_arena	arena = {NULL, 0};
-	sl_nbt	   *root;
-	size_t		used;
-	sl_err		err;
-	const sl_nbt *level,
-			   *blocks;
-	int			yes = 0;
-
-	if (sl_nbt_parse(nbt, len, &sl_default_limits, &arena, &root, &used, &err) == 0 &&
-		root->type == SL_TAG_COMPOUND &&
-		(level = sl_nbt_child(root, "Level")) != NULL && level->type == SL_TAG_COMPOUND &&
-		(blocks = sl_nbt_child(level, "Blocks")) != NULL && blocks->type == SL_TAG_BYTE_ARRAY &&
-		sl_nbt_child(level, "Sections") == NULL)
-		yes = 1;
-	sl_arena_free(&arena);
-	return yes;
-}
-
-/*
- * Whether the dimension's region files are McRegion (.mcr): only when every
- * region chunk is a McRegion chunk (they never have a DataVersion, so only
- * chunks without one are decompressed to look). Copy-world reads .mcr
- * files only where no .mca file is, so one dimension gets one kind.
- */
-static int
-mcregion_dimension(sl_value *v, const char *label, int *mcr, uint32_t *mixed)
-{
-	uint32_t	yes = 0,
-				no = 0;
-	sl_err		err;
-
-	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
-	{
-		sl_dirent	d;
-		const uint8_t *comp[SL_NCOMP];
-
-		if (sl_value_dirent(v, i, &d, &err))
-			return tool_fail_err(&err, label);
-		if (d.len[SL_COMP_REGION] == 0)
-			continue;
-		if (d.data_version != SL_NO_DV)
-		{
-			no++;
-			continue;
-		}
-		if (sl_value_chunk(v, i, &d, comp, &err))
-			return tool_fail_err(&err, label);
-		if (is_mcregion_chunk(comp[SL_COMP_REGION], d.len[SL_COMP_REGION]))
-			yes++;
-		else
-			no++;
-	}
-	*mcr = yes > 0 && no == 0;
-	*mixed = no > 0 ? yes : 0;
-	return 0;
-}
-
-/* A chunk index with its region, for grouping chunks by region file. */
-typedef struct region_idx
-{
-	int32_t		rx;
-	int32_t		rz;
-	uint32_t	i;
-} region_idx;
-
-static int
-cmp_region_idx(const void *a, const void *b)
-{
-	const region_idx *x = a,
-			   *y = b;
-
-	if (x->rx != y->rx)
-		return x->rx < y->rx ? -1 : 1;
-	if (x->rz != y->rz)
-		return x->rz < y->rz ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* Per-dimension counters. */
-typedef struct dim_stats
-{
-	int			files[SL_NCOMP];
-	int			external;
-	uint32_t	chunks;
-} dim_stats;
-
-/*
- * Read back a region file just built and check that it gives exactly the
- * chunks it was built from (strict read, as copy-world reads).
- */
-static int
-check_region(const sl_buf *file, const sl_external *ext, int next, int32_t rx, int32_t rz,
-			 const sl_region_chunk *chunks, int n, const char *what)
-{
-	const sl_region_chunk *by_slot[SL_REGION_SLOTS];
-	sl_region	r;
-	sl_err		err;
-	int			rc = 0;
-
-	memset(by_slot, 0, sizeof(by_slot));
-	for (int i = 0; i < n; i++)
-		by_slot[(chunks[i].z & 31) * 32 + (chunks[i].x & 31)] = &chunks[i];
-	memset(&r, 0, sizeof(r));
-	if (sl_region_read(file->data, file->len, rx, rz, ext, next, 1, &sl_default_limits, &r, &err))
-		return tool_fail("%s does not read back: %s", what, err.msg);
-	if (r.nchunks != n || r.nproblems != 0)
-		rc = tool_fail("%s reads back with %d chunks, not %d", what, r.nchunks, n);
-	for (int i = 0; i < r.nchunks && rc == 0; i++)
-	{
-		const sl_region_chunk *got = &r.chunks[i];
-		const sl_region_chunk *want = by_slot[(got->z & 31) * 32 + (got->x & 31)];
-
-		if (want == NULL || want->x != got->x || want->z != got->z ||
-			want->nbt_len != got->nbt_len || want->timestamp != got->timestamp ||
-			memcmp(want->nbt, got->nbt, got->nbt_len) != 0)
-			rc = tool_fail("%s: chunk (%d,%d) reads back different", what, got->x, got->z);
-	}
-	sl_region_free(&r);
-	return rc;
-}
-
-/* Build, check and stage one region file (and its .mcc files) of one kind. */
-static int
-write_region(exporter *ex, const char *kdir, int kind, int mcr, int32_t rx, int32_t rz,
-			 const sl_region_chunk *chunks, int n, dim_stats *st)
-{
-	sl_buf		out = {NULL, 0, 0};
-	sl_external *ext = NULL;
-	int			next = 0;
-	char		name[64];
-	sl_err		err;
-	int			rc;
-
-	snprintf(name, sizeof(name), "r.%d.%d.%s", rx, rz, kind == SL_COMP_REGION && mcr ? "mcr" : "mca");
-	if (sl_region_write(chunks, n, rx, rz, 2, &out, &ext, &next, &err))
-		rc = tool_fail("%s/%s: %s", kdir, name, err.msg);
-	else
-		rc = check_region(&out, ext, next, rx, rz, chunks, n, name);
-	if (rc == 0)
-		rc = stage_file(ex, kdir, name, out.data, out.len);
-	for (int i = 0; i < next && rc == 0; i++)
-	{
-		char		cname[64];
-
-		snprintf(cname, sizeof(cname), "c.%d.%d.mcc", ext[i].x, ext[i].z);
-		rc = stage_file(ex, kdir, cname, ext[i].data, ext[i].len);
-		st->external++;
-	}
-	if (rc == 0)
-	{
-		st->files[kind]++;
-		tool_progress_add(1, 0, 0);
-	}
-	for (int i = 0; i < next; i++)
-		sl_free((void *) ext[i].data);
-	sl_free(ext);
-	sl_buf_free(&out);
-	return rc;
-}
-
-/* Free the NBT copies of gathered chunks. */
-static void
-free_gathered(sl_region_chunk *chunks[SL_NCOMP], int n[SL_NCOMP])
-{
-	for (int k = 0; k < SL_NCOMP; k++)
-	{
-		for (int i = 0; i < n[k]; i++)
-			sl_free(chunks[k][i].nbt);
-		n[k] = 0;
-	}
-}
-
-/* Copy the components of chunk i into the per-kind chunk lists. */
-static int
-gather_chunk(sl_value *v, uint32_t i, sl_region_chunk *chunks[SL_NCOMP], int n[SL_NCOMP],
-			 const char *label)
-{
-	sl_dirent	d;
-	const uint8_t *comp[SL_NCOMP];
-	sl_err		err;
-
-	if (sl_value_dirent(v, i, &d, &err) || sl_value_chunk(v, i, &d, comp, &err))
-		return tool_fail_err(&err, label);
-	for (int k = 0; k < SL_NCOMP; k++)
-	{
-		sl_region_chunk *c;
-
-		if (d.len[k] == 0)
-			continue;
-		if (n[k] == SL_REGION_SLOTS)
-			return tool_fail("%s: more than 1024 chunks in one region", label);
-		c = &chunks[k][n[k]];
-		if ((c->nbt = sl_alloc(d.len[k])) == NULL)
-			return tool_fail("out of memory");
-		memcpy(c->nbt, comp[k], d.len[k]);
-		c->nbt_len = d.len[k];
-		c->x = d.x;
-		c->z = d.z;
-		c->timestamp = d.timestamp;
-		c->compression = 2;
-		n[k]++;
-	}
-	return 0;
-}
-
-/* Write every region file of one dimension into base (its folder). */
-static int
-write_regions(exporter *ex, sl_value *v, const char *base, int mcr, const char *label,
-			  dim_stats *st)
-{
-	uint32_t	count = v->hdr.chunk_count;
-	region_idx *idx = count ? malloc((size_t) count * sizeof(region_idx)) : NULL;
-	sl_region_chunk *chunks[SL_NCOMP] = {NULL, NULL, NULL};
-	int			n[SL_NCOMP] = {0, 0, 0};
-	char	   *kdir[SL_NCOMP] = {NULL, NULL, NULL};
-	sl_err		err;
-	int			rc = 0;
-
-	if (count && idx == NULL)
-		return tool_fail("out of memory");
-	for (int k = 0; k < SL_NCOMP && rc == 0; k++)
-		if ((chunks[k] = calloc(SL_REGION_SLOTS, sizeof(sl_region_chunk))) == NULL)
-			rc = tool_fail("out of memory");
-	for (uint32_t i = 0; i < count && rc == 0; i++)
-	{
-		sl_dirent	d;
-
-		if (sl_value_dirent(v, i, &d, &err))
-		{
-			rc = tool_fail_err(&err, label);
-			break;
-		}
-		idx[i].rx = region_of(d.x);
-		idx[i].rz = region_of(d.z);
-		idx[i].i = i;
-	}
-	if (rc == 0 && count)
-		qsort(idx, count, sizeof(region_idx), cmp_region_idx);
-	for (uint32_t s = 0; s < count && rc == 0;)
-	{
-		uint32_t	e = s;
-
-		while (e < count && idx[e].rx == idx[s].rx && idx[e].rz == idx[s].rz && rc == 0)
-			rc = gather_chunk(v, idx[e++].i, chunks, n, label);
-		for (int k = 0; k < SL_NCOMP && rc == 0; k++)
-		{
-			if (n[k] == 0)
-				continue;
-			if (kdir[k] == NULL)
-			{
-				kdir[k] = tool_path(base, kind_dirs[k]);
-				rc = ensure_dir(ex, kdir[k], base);
-			}
-			if (rc == 0)
-				rc = write_region(ex, kdir[k], k, mcr, idx[s].rx, idx[s].rz, chunks[k], n[k], st);
-		}
-		st->chunks += e - s;
-		tool_progress_add(0, (uint64_t) (e - s), 0);
-		free_gathered(chunks, n);
-		s = e;
-	}
-	free_gathered(chunks, n);
-	/* region/ always: copy-world finds a dimension by its folders */
-	if (rc == 0 && kdir[SL_COMP_REGION] == NULL)
-	{
-		kdir[SL_COMP_REGION] = tool_path(base, kind_dirs[SL_COMP_REGION]);
-		rc = ensure_dir(ex, kdir[SL_COMP_REGION], base);
-	}
-	for (int k = 0; k < SL_NCOMP; k++)
-	{
-		free(chunks[k]);
-		free(kdir[k]);
-	}
-	free(idx);
-	return rc;
 }
 
 /*
@@ -831,21 +165,19 @@ note_world(exporter *ex, sl_value *v, const char *dim, int row, const char *labe
 	return 0;
 }
 
-/* Export one row: checks, then the dimension's region files. */
+/* Export one row: checks, then the dimension's region files, staged. */
 static int
 export_row(exporter *ex, int row, const char *world, const char *dim,
 		   const uint8_t *data, size_t len)
 {
 	char		label[512];
 	const char *why = NULL;
-	char	   *folder,
-			   *base;
+	char	   *folder;
 	sl_value	v;
 	sl_err		err;
-	dim_stats	st;
-	int			mcr = 0,
-				rc;
-	uint32_t	mixed = 0;
+	dim_row    *d;
+	dim_row    *nd;
+	int			rc;
 
 	row_label(label, sizeof(label), row, world, dim);
 	if (ex->world == NULL)
@@ -853,16 +185,18 @@ export_row(exporter *ex, int row, const char *world, const char *dim,
 	else if (strcmp(ex->world, world) != 0)
 		return tool_fail("%s: the stream holds rows of more than one world ('%.200s' came first): "
 						 "select one world (WHERE world = ...) or pass --world NAME", label, ex->world);
-	if ((folder = dim_folder(dim, &why)) == NULL)
+	if ((folder = wl_dim_folder(dim, WL_OLD, &why)) == NULL)
 		return tool_fail("%s: unsafe dimension name: %s", label, why);
+	free(folder);
 	for (int i = 0; i < ex->ndims; i++)
-		if (strcmp(ex->dims[i], dim) == 0)
-		{
-			free(folder);
+		if (strcmp(ex->dims[i].name, dim) == 0)
 			return tool_fail("%s: dimension '%.200s' comes twice", label, dim);
-		}
-	push_ptr(&ex->dims, &ex->ndims, xstrdup(dim));
-	push_ptr(&ex->dim_dirs, &ex->ndim_dirs, folder);
+	if ((nd = realloc(ex->dims, (size_t) (ex->ndims + 1) * sizeof(dim_row))) == NULL)
+		return tool_fail("out of memory");
+	ex->dims = nd;
+	d = &ex->dims[ex->ndims++];
+	memset(d, 0, sizeof(*d));
+	d->name = xstrdup(dim);
 
 	if (sl_value_open_mem(&v, data, len, &sl_default_limits, &err))
 		return tool_fail("%s: not a readable slime value: %s", label, err.msg);
@@ -880,39 +214,185 @@ export_row(exporter *ex, int row, const char *world, const char *dim,
 		sl_value_close(&v);
 		return tool_fail("%s: damaged value: %s", label, err.msg);
 	}
-	memset(&st, 0, sizeof(st));
 	tool_progress_total(0, v.hdr.chunk_count, 0);
-	rc = mcregion_dimension(&v, label, &mcr, &mixed);
-	base = rc == 0 ? ensure_path(ex, folder) : NULL;
-	if (rc == 0 && base == NULL)
-		rc = -1;
-	if (rc == 0)
-		rc = write_regions(ex, &v, base, mcr, label, &st);
+	rc = ex_write_regions(&ex->st, ex->ndims - 1, &v, label, &d->st);
 	if (rc == 0)
 		rc = note_world(ex, &v, dim, row, label);
 	if (rc == 0)
 	{
-		tool_progress_clear();
-		fprintf(stderr, "%s -> %s%s%s: %u chunks, %d region, %d entities, %d poi files%s",
-				dim, ex->o->dir, folder[0] ? "/" : "", folder, st.chunks,
-				st.files[0], st.files[1], st.files[2], mcr ? " (McRegion .mcr)" : "");
-		if (st.external)
-			fprintf(stderr, ", %d external .mcc", st.external);
-		fputc('\n', stderr);
-		if (mixed)
+		if (d->st.mixed)
+		{
+			tool_progress_clear();
 			fprintf(stderr, "slimetool: warning: %s: %u McRegion chunks among Anvil chunks, "
-					"written into .mca files (Minecraft converts only .mcr files)\n", label, mixed);
-		ex->mcr_dims += mcr;
+					"written into .mca files (Minecraft converts only .mcr files)\n", label, d->st.mixed);
+		}
+		if (v.hdr.chunk_count && v.hdr.dv_max != SL_NO_DV &&
+			(ex->chunk_dv == SL_NO_DV || v.hdr.dv_max > ex->chunk_dv))
+			ex->chunk_dv = v.hdr.dv_max;
+		ex->mcr_dims += d->st.mcr;
 		ex->rows++;
 	}
-	free(base);
 	sl_value_close(&v);
 	return rc;
 }
 
-/* ---- level.dat ---------------------------------------------------------- */
+/* ---- the COPY streams ----------------------------------------------------- */
 
-/* Decide on and stage level.dat once every row is read. */
+/* Read and export every row of the world's dimensions, up to the trailer. */
+static int
+read_rows(exporter *ex, copy_in *in)
+{
+	for (int row = 1;; row++)
+	{
+		int32_t		nfields;
+		char	   *world = NULL,
+				   *dim = NULL,
+					label[512];
+		uint8_t    *data = NULL;
+		size_t		len = 0;
+		int			rc;
+
+		if (copy_in_be(in, 2, &nfields, "a row header"))
+			return -1;
+		if (nfields == -1)
+			return 0;
+		if (nfields != 3)
+			return tool_fail("row %d has %d columns: export-world reads (world text, "
+							 "dimension text, data slime)", row, nfields);
+		rc = copy_in_text(in, row, "the world name", &world);
+		if (rc == 0)
+			rc = copy_in_text(in, row, "the dimension name", &dim);
+		if (rc == 0)
+			rc = copy_in_bytes(in, row_label(label, sizeof(label), row, world, dim), "data",
+							   SL_MAX_VALUE, &data, &len);
+		if (rc == 0 && ex->o->world && strcmp(world, ex->o->world) != 0)
+			ex->skipped_rows++;
+		else if (rc == 0)
+			rc = export_row(ex, row, world, dim, data, len);
+		sl_free(data);
+		free(world);
+		free(dim);
+		if (rc)
+			return rc;
+	}
+}
+
+/* Stage one world file (level.dat is kept aside for write_level). */
+static int
+world_file(exporter *ex, int row, const char *path, uint8_t *data, size_t len)
+{
+	const char *why = wl_check_path(path);
+
+	if (why)
+		return tool_fail("files row %d: path '%.300s' cannot be a world file's: %s", row, path, why);
+	if (strcmp(path, "session.lock") == 0 || strcmp(path, "level.dat_old") == 0)
+		return tool_fail("files row %d: %s is not a file export-world writes (copy-world never keeps it)",
+						 row, path);
+	ex->wfiles++;
+	ex->wbytes += len;
+	if (strcmp(path, "level.dat") == 0)
+	{
+		if (ex->level_file)
+			return tool_fail("files row %d: level.dat comes twice", row);
+		if ((ex->level_file = sl_alloc(len ? len : 1)) == NULL)
+			return tool_fail("out of memory");
+		memcpy(ex->level_file, data, len);
+		ex->level_file_len = len;
+		return 0;
+	}
+	return stage_put(&ex->st, -1, path, data, len);
+}
+
+/* Read the stream of the world's own files, up to its trailer. */
+static int
+read_files(exporter *ex, copy_in *in)
+{
+	int			rc = copy_in_header(in, 1);
+
+	if (rc == 1)
+		return tool_fail("the world's rows are not followed by a stream of its files (--with-files): "
+						 "did the query of the files table fail? nothing written");
+	if (rc)
+		return -1;
+	for (int row = 1;; row++)
+	{
+		int32_t		nfields;
+		char	   *world = NULL,
+				   *path = NULL,
+					label[64];
+		uint8_t    *data = NULL;
+		size_t		len = 0;
+
+		if (copy_in_be(in, 2, &nfields, "a row header"))
+			return -1;
+		if (nfields == -1)
+			return 0;
+		if (nfields != 3)
+			return tool_fail("files row %d has %d columns: export-world reads (world text, "
+							 "path text, data bytea)", row, nfields);
+		snprintf(label, sizeof(label), "files row %d", row);
+		rc = copy_in_text(in, row, "the world name", &world);
+		if (rc == 0)
+			rc = copy_in_text(in, row, "the path", &path);
+		if (rc == 0)
+			rc = copy_in_bytes(in, label, "data", SL_MAX_VALUE, &data, &len);
+		if (rc == 0 && ex->o->world && strcmp(world, ex->o->world) != 0)
+			;
+		else if (rc == 0 && ex->world && strcmp(world, ex->world) != 0)
+			rc = tool_fail("files row %d is of world '%.200s', the rows of world '%.200s'",
+						   row, world, ex->world);
+		else if (rc == 0)
+			rc = world_file(ex, row, path, data, len);
+		sl_free(data);
+		free(world);
+		free(path);
+		if (rc)
+			return rc;
+	}
+}
+
+/* ---- level.dat and the layout ------------------------------------------- */
+
+/* Data.DataVersion of an NBT document (packed or not), SL_NO_DV when none. */
+static int32_t
+level_dv(const uint8_t *data, size_t len, int packed)
+{
+	static const char *const path[] = {"Data", "DataVersion"};
+	uint8_t    *nbt = NULL;
+	size_t		nbt_len = len;
+	int64_t		dv = 0;
+	sl_err		err;
+	int			found = 0;
+
+	if (packed && sl_unpack_nbt(data, len, 0, &sl_default_limits, &nbt, &nbt_len, &err))
+		return SL_NO_DV;
+	found = sl_nbt_find_int(packed ? nbt : data, nbt_len, path, 2, &sl_default_limits, &dv, &err);
+	sl_free(nbt);
+	return found == 1 && dv > INT32_MIN && dv <= INT32_MAX ? (int32_t) dv : SL_NO_DV;
+}
+
+/* 1 when the kept level.dat file holds exactly the world compound. */
+static int
+level_file_matches(const exporter *ex)
+{
+	uint8_t    *nbt = NULL;
+	size_t		len;
+	sl_err		err;
+	int			same;
+
+	if (sl_unpack_nbt(ex->level_file, ex->level_file_len, 0, &sl_default_limits, &nbt, &len, &err))
+		return 0;
+	same = len == ex->level_len && memcmp(nbt, ex->level, len) == 0;
+	sl_free(nbt);
+	return same;
+}
+
+/*
+ * Decide on and stage level.dat once every row is read: the world
+ * compound gzipped as the game writes it, or the level.dat kept among the
+ * world's files when it holds that same compound (another encoder wrote
+ * it: its bytes come back), or when there is no world compound.
+ */
 static int
 write_level(exporter *ex)
 {
@@ -921,6 +401,13 @@ write_level(exporter *ex)
 	int			rc;
 
 	tool_progress_clear();
+	if (ex->level == NULL && ex->level_file)
+	{
+		fprintf(stderr, "slimetool: note: no dimension holds a world compound: level.dat is the "
+				"one kept among the world's files\n");
+		ex->level_written = 2;
+		return stage_put(&ex->st, -1, "level.dat", ex->level_file, ex->level_file_len);
+	}
 	if (ex->level == NULL)
 	{
 		fprintf(stderr, "slimetool: warning: no dimension holds a world compound: no level.dat "
@@ -950,147 +437,222 @@ write_level(exporter *ex)
 					"Data.version is not %d: Minecraft converts .mcr files only when it is\n",
 					MCREGION_VERSION);
 	}
-	if (sl_deflate(SL_DEFLATE_GZIP, 6, ex->level, ex->level_len, &gz, &err))
+	if (ex->level_file && level_file_matches(ex))
+	{
+		ex->level_written = 2;
+		return stage_put(&ex->st, -1, "level.dat", ex->level_file, ex->level_file_len);
+	}
+	if (ex->level_file)
+		fprintf(stderr, "slimetool: warning: the level.dat kept among the world's files holds "
+				"another compound than the world's (changed with slime_with_level since?): "
+				"level.dat is written from the world compound\n");
+	if (sl_jgzip_level(ex->level, ex->level_len, &sl_default_limits, &gz, &err))
 		return tool_fail_err(&err, "level.dat");
-	rc = stage_file(ex, ex->o->dir, "level.dat", gz.data, gz.len);
+	ex->level_written = 1;
+	rc = stage_put(&ex->st, -1, "level.dat", gz.data, gz.len);
 	sl_buf_free(&gz);
 	return rc;
 }
 
-/* ---- the COPY stream ----------------------------------------------------- */
-
-typedef struct copy_in
+/* The world's DataVersion (level.dat's, else its chunks') and the layout it calls for. */
+static void
+choose_layout(exporter *ex)
 {
-	FILE	   *f;
-	uint64_t	offset;
-} copy_in;
+	wl_layout	want;
 
-/* Read exactly len bytes; a short read is a stream cut short. */
-static int
-read_exact(copy_in *in, void *buf, size_t len, const char *what)
-{
-	size_t		got = len ? fread(buf, 1, len, in->f) : 0;
-
-	in->offset += got;
-	tool_progress_add(0, 0, got);
-	if (got == len)
-		return 0;
-	if (ferror(in->f))
-		return tool_fail("error reading the COPY stream from stdin: %s", strerror(errno));
-	return tool_fail("the COPY stream ends at byte %llu, inside %s: it was cut short "
-					 "(did the query fail?); nothing written",
-					 (unsigned long long) in->offset, what);
-}
-
-/* Read a big-endian int16 / int32. */
-static int
-read_be(copy_in *in, int bytes, int32_t *out, const char *what)
-{
-	uint8_t		b[4];
-
-	if (read_exact(in, b, (size_t) bytes, what))
-		return -1;
-	*out = bytes == 2 ? (int16_t) sl_get_u16be(b) : (int32_t) sl_get_u32be(b);
-	return 0;
-}
-
-/* Check the binary COPY signature, flags and header extension. */
-static int
-read_header(copy_in *in)
-{
-	static const uint8_t sig[11] = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', 0xFF, '\r', '\n', 0};
-	uint8_t		got[11];
-	size_t		n = fread(got, 1, sizeof(got), in->f);
-	int32_t		flags,
-				ext;
-
-	in->offset += n;
-	if (memcmp(got, sig, n) != 0 || n == 0)
-		return tool_fail(n ? "stdin is not a binary COPY stream (use \\copy ... TO STDOUT (FORMAT binary))" :
-						 "stdin is empty: no COPY stream (did the query fail?); nothing written");
-	if (n < sizeof(sig))
-		return read_exact(in, got + n, sizeof(sig) - n, "the header");
-	if (read_be(in, 4, &flags, "the header") || read_be(in, 4, &ext, "the header"))
-		return -1;
-	if (flags & 0xFFFF0000)
-		return tool_fail("the COPY stream has header flags 0x%08x (OIDs?): not supported", (unsigned) flags);
-	for (; ext > 0; ext--)
+	ex->dv = ex->level ? level_dv(ex->level, ex->level_len, 0) : SL_NO_DV;
+	if (ex->dv == SL_NO_DV && ex->level_file)
+		ex->dv = level_dv(ex->level_file, ex->level_file_len, 1);
+	if (ex->dv == SL_NO_DV)
+		ex->dv = ex->chunk_dv;
+	want = wl_layout_for(ex->dv);
+	ex->layout = ex->o->layout >= 0 ? (wl_layout) ex->o->layout : want;
+	if (ex->layout != want)
 	{
-		uint8_t		c;
-
-		if (read_exact(in, &c, 1, "the header extension"))
-			return -1;
+		tool_progress_clear();
+		fprintf(stderr, "slimetool: warning: the %s layout (--layout) for a world of DataVersion %s%ld, "
+				"whose game reads the %s layout: the folders move, the files in them are not "
+				"converted\n", wl_layout_name(ex->layout), ex->dv == SL_NO_DV ? "none" : "",
+				ex->dv == SL_NO_DV ? 0L : (long) ex->dv, wl_layout_name(want));
 	}
-	return ext < 0 ? tool_fail("bad COPY header extension length") : 0;
 }
 
-/* Read one text field (NUL-terminated, malloc'd); NULL is refused. */
+/* qsort comparator of staged files by final path. */
 static int
-read_text(copy_in *in, int row, const char *what, char **out)
+cmp_final(const void *a, const void *b)
 {
-	int32_t		len;
+	const staged *const *x = a;
+	const staged *const *y = b;
 
-	*out = NULL;
-	if (read_be(in, 4, &len, what))
-		return -1;
-	if (len < 0)
-		return tool_fail("row %d: %s is NULL", row, what);
-	if (len > MAX_NAME_FIELD)
-		return tool_fail("row %d: %s is %d bytes long", row, what, len);
-	if ((*out = malloc((size_t) len + 1)) == NULL)
+	return strcmp((*x)->final, (*y)->final);
+}
+
+/*
+ * Give every staged file its place in the layout. The same place twice:
+ * a world file where the table's chunks make a region file gives way to
+ * it (with a warning); two world files are an error.
+ */
+static int
+place_files(exporter *ex)
+{
+	stage	   *s = &ex->st;
+	staged	  **by = malloc((size_t) (s->n ? s->n : 1) * sizeof(staged *));
+	int			rc = 0;
+
+	if (by == NULL)
 		return tool_fail("out of memory");
-	if (read_exact(in, *out, (size_t) len, what))
-		return -1;
-	(*out)[len] = '\0';
-	if (!valid_utf8(*out, (size_t) len))
-		return tool_fail("row %d: %s is not UTF-8 text without NUL", row, what);
+	for (int i = 0; i < s->n; i++)
+	{
+		staged	   *f = &s->files[i];
+
+		if (f->dim < 0)
+			f->final = wl_map_path(f->sub, ex->layout);
+		else
+		{
+			const char *why;
+			char	   *folder = wl_dim_folder(ex->dims[f->dim].name, ex->layout, &why);
+
+			f->final = folder[0] ? tool_path(folder, f->sub) : xstrdup(f->sub);
+			free(folder);
+		}
+		by[i] = f;
+	}
+	qsort(by, (size_t) s->n, sizeof(staged *), cmp_final);
+	for (int i = 1; i < s->n && rc == 0; i++)
+	{
+		staged	   *a = by[i - 1],
+				   *b = by[i];
+
+		if (a->final == NULL || strcmp(a->final, b->final) != 0)
+			continue;
+		if (a->dim >= 0 || b->dim >= 0)
+		{
+			staged	   *w = a->dim < 0 ? a : b;
+
+			fprintf(stderr, "slimetool: warning: the world file %s is replaced by the region file "
+					"the table's chunks make there\n", w->sub);
+			free(w->final);
+			w->final = NULL;
+			if (w == b)
+				by[i] = a;
+		}
+		else
+			rc = tool_fail("the world files %s and %s both go to %s in the %s layout", a->sub, b->sub,
+						   a->final, wl_layout_name(ex->layout));
+	}
+	free(by);
+	/* region/ always: copy-world finds a dimension by its folders */
+	for (int d = 0; d < ex->ndims && rc == 0; d++)
+	{
+		const char *why;
+		char	   *folder = wl_dim_folder(ex->dims[d].name, ex->layout, &why);
+		char	   *region = folder[0] ? tool_path(folder, "region") : xstrdup("region");
+
+		rc = stage_ensure(s, region);
+		free(region);
+		free(folder);
+	}
+	return rc;
+}
+
+/* 1 for a region-format file name: r.X.Z.mca, r.X.Z.mcr, c.X.Z.mcc. */
+static int
+is_region_name(const char *name)
+{
+	int32_t		a,
+				b;
+
+	return tool_parse_coords(name, "r", "mca", &a, &b) ||
+		tool_parse_coords(name, "r", "mcr", &a, &b) ||
+		tool_parse_coords(name, "c", "mcc", &a, &b);
+}
+
+/* 1 when rel is the final path of a staged file. */
+static int
+written(const exporter *ex, const char *rel)
+{
+	for (int i = 0; i < ex->st.n; i++)
+		if (ex->st.files[i].final && strcmp(ex->st.files[i].final, rel) == 0)
+			return 1;
 	return 0;
 }
 
-/* Read and export every row until the trailer. */
+/*
+ * --force: remove the region-format files that an earlier world left in
+ * the region/, entities/ and poi/ folders of the dimensions exported, in
+ * either layout, so that the dimensions hold exactly the exported chunks.
+ */
 static int
-read_rows(exporter *ex, copy_in *in)
+remove_stale(exporter *ex)
 {
-	for (int row = 1;; row++)
-	{
-		int32_t		nfields,
-					len;
-		char	   *world = NULL,
-				   *dim = NULL;
-		uint8_t    *data = NULL;
-		int			rc;
+	int			removed = 0,
+				rc = 0;
 
-		if (read_be(in, 2, &nfields, "a row header"))
-			return -1;
-		if (nfields == -1)
-			return fgetc(in->f) == EOF ? 0 :
-				tool_fail("the COPY stream goes on after its trailer");
-		if (nfields != 3)
-			return tool_fail("row %d has %d columns: export-world reads (world text, "
-							 "dimension text, data slime)", row, nfields);
-		rc = read_text(in, row, "the world name", &world);
-		if (rc == 0)
-			rc = read_text(in, row, "the dimension name", &dim);
-		if (rc == 0)
-			rc = read_be(in, 4, &len, "a value");
-		if (rc == 0 && len < 0)
-			rc = tool_fail("row %d (world '%.200s', dimension '%.200s'): data is NULL", row, world, dim);
-		if (rc == 0 && (size_t) len > SL_MAX_VALUE)
-			rc = tool_fail("row %d: a %d-byte value is larger than a slime value can be", row, len);
-		if (rc == 0 && (data = sl_alloc(len ? (size_t) len : 1)) == NULL)
-			rc = tool_fail("out of memory reading a %d-byte value", len);
-		if (rc == 0)
-			rc = read_exact(in, data, (size_t) len, "a value");
-		if (rc == 0 && ex->o->world && strcmp(world, ex->o->world) != 0)
-			ex->skipped_rows++;
-		else if (rc == 0)
-			rc = export_row(ex, row, world, dim, data, (size_t) len);
-		sl_free(data);
-		free(world);
-		free(dim);
-		if (rc)
-			return rc;
+	for (int d = 0; d < ex->ndims && rc == 0; d++)
+		for (int l = WL_OLD; l <= WL_NEW && rc == 0; l++)
+			for (int k = 0; k < SL_NCOMP && rc == 0; k++)
+			{
+				const char *why;
+				char	   *folder = wl_dim_folder(ex->dims[d].name, (wl_layout) l, &why);
+				char	   *krel = folder[0] ? tool_path(folder, kind_dirs[k]) : xstrdup(kind_dirs[k]);
+				char	   *kdir = tool_path(ex->o->dir, krel);
+				char	  **names = NULL;
+				int			n = 0;
+
+				if (tool_is_dir(kdir) && (rc = tool_list_dir(kdir, &names, &n)) == 0)
+					for (int i = 0; i < n && rc == 0; i++)
+					{
+						char	   *rel = tool_path(krel, names[i]);
+						char	   *path = tool_path(kdir, names[i]);
+
+						if (is_region_name(names[i]) && !written(ex, rel))
+						{
+							if (unlink(path) != 0)
+								rc = tool_fail("cannot remove stale %s: %s", path, strerror(errno));
+							else
+							{
+								removed++;
+								stage_changed(&ex->st, kdir);
+							}
+						}
+						free(path);
+						free(rel);
+					}
+				tool_free_names(names, n);
+				free(kdir);
+				free(krel);
+				free(folder);
+			}
+	if (removed)
+		fprintf(stderr, "removed %d region files no exported chunk is in (--force)\n", removed);
+	return rc;
+}
+
+/* Say where each dimension went. */
+static void
+report(const exporter *ex)
+{
+	tool_progress_clear();
+	for (int d = 0; d < ex->ndims; d++)
+	{
+		const dim_row *r = &ex->dims[d];
+		const char *why;
+		char	   *folder = wl_dim_folder(r->name, ex->layout, &why);
+
+		fprintf(stderr, "%s -> %s%s%s: %u chunks, %d region, %d entities, %d poi files%s",
+				r->name, ex->o->dir, folder[0] ? "/" : "", folder, r->st.chunks,
+				r->st.files[0], r->st.files[1], r->st.files[2], r->st.mcr ? " (McRegion .mcr)" : "");
+		if (r->st.external)
+			fprintf(stderr, ", %d external .mcc", r->st.external);
+		fputc('\n', stderr);
+		free(folder);
 	}
+	fprintf(stderr, "world '%s': %d dimensions, %d files (%llu bytes)%s, %d world files kept in "
+			"the table, written to %s in the %s layout (%s)\n",
+			ex->world, ex->rows, ex->st.n, (unsigned long long) ex->st.bytes,
+			ex->level_written == 1 ? ", level.dat from the world compound" :
+			ex->level_written == 2 ? ", level.dat as it was kept" : "", ex->wfiles, ex->o->dir,
+			wl_layout_name(ex->layout), ex->layout == WL_NEW ? "26.1 on" : "before 26.1");
 }
 
 /* ---- the command ---------------------------------------------------------- */
@@ -1101,7 +663,9 @@ export_usage(void)
 {
 	fputs("usage: psql -c \"\\copy (SELECT world, dimension, slime_resolve(data) FROM t WHERE world = 'w') "
 		  "TO STDOUT (FORMAT binary)\" |\n"
-		  "         slimetool export-world DIR [--force] [--world NAME] [--quiet]\n", stderr);
+		  "         slimetool export-world DIR [--force] [--world NAME] [--layout old|new] [--quiet]\n"
+		  "       (--with-files: a second stream follows, of (world, path, data) rows: the world's files;\n"
+		  "        clients/export-world.sh sends both)\n", stderr);
 	return 2;
 }
 
@@ -1110,12 +674,24 @@ static int
 parse_export_world(int argc, char **argv, export_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	o->layout = -1;
 	for (int i = 1; i < argc; i++)
 	{
 		if (strcmp(argv[i], "--force") == 0)
 			o->force = 1;
+		else if (strcmp(argv[i], "--with-files") == 0)
+			o->with_files = 1;
 		else if (strcmp(argv[i], "--world") == 0 && i + 1 < argc)
 			o->world = argv[++i];
+		else if (strcmp(argv[i], "--layout") == 0 && i + 1 < argc)
+		{
+			if ((o->layout = wl_parse_layout(argv[++i])) < 0)
+			{
+				tool_fail("export-world: --layout %s: give old (region/, DIM-1/, DIM1/, before 26.1) "
+						  "or new (dimensions/minecraft/<name>/, 26.1 on)", argv[i]);
+				return export_usage();
+			}
+		}
 		else if (tool_progress_quiet_arg(argv[i]))
 			o->quiet = 1;
 		else if (argv[i][0] != '-' && o->dir == NULL && argv[i][0] != '\0')
@@ -1182,7 +758,7 @@ prepare_dir(exporter *ex)
 			return tool_fail("%s: %s", o->dir, strerror(errno));
 		if (mkdir(o->dir, 0777) != 0)
 			return tool_fail("cannot create %s: %s (its parent must exist)", o->dir, strerror(errno));
-		push_ptr(&ex->made, &ex->nmade, xstrdup(o->dir));
+		stage_made(&ex->st, o->dir);
 		return 0;
 	}
 	if (!tool_is_dir(o->dir))
@@ -1201,26 +777,52 @@ free_exporter(exporter *ex)
 {
 	free(ex->world);
 	for (int i = 0; i < ex->ndims; i++)
-		free(ex->dims[i]);
-	for (int i = 0; i < ex->ndim_dirs; i++)
-		free(ex->dim_dirs[i]);
+		free(ex->dims[i].name);
 	free(ex->dims);
-	free(ex->dim_dirs);
-	for (int i = 0; i < ex->nfiles; i++)
-	{
-		free(ex->files[i].tmp);
-		free(ex->files[i].path);
-	}
-	free(ex->files);
-	for (int i = 0; i < ex->nmade; i++)
-		free(ex->made[i]);
-	free(ex->made);
-	for (int i = 0; i < ex->nsynced; i++)
-		free(ex->synced[i]);
-	free(ex->synced);
+	stage_free(&ex->st);
 	sl_free(ex->level);
+	sl_free(ex->level_file);
 	free(ex->level_dim);
 	free(ex->conflict_dim);
+}
+
+/* Read both streams, decide, and give every file its place. */
+static int
+export_world(exporter *ex)
+{
+	copy_in		in = {stdin, 0, "stdin"};
+	int			rc;
+
+	rc = stage_open(&ex->st, ex->o->dir);
+	if (rc == 0)
+		rc = copy_in_header(&in, 0);
+	if (rc == 0)
+		rc = read_rows(ex, &in);
+	if (rc == 0 && ex->o->with_files)
+	{
+		in.what = "the stream of the world's files";
+		rc = read_files(ex, &in);
+	}
+	if (rc == 0 && fgetc(in.f) != EOF)
+		rc = tool_fail("%s goes on after its trailer%s", in.what,
+					   ex->o->with_files ? "" : " (a stream of the world's files? pass --with-files)");
+	if (rc == 0 && ex->rows == 0)
+		rc = tool_fail("the COPY stream has no rows%s%s%s", ex->o->world ? " of world '" : "",
+					   ex->o->world ? ex->o->world : "", ex->o->world ? "'" : "");
+	if (rc == 0)
+		rc = write_level(ex);
+	if (rc == 0)
+	{
+		choose_layout(ex);
+		rc = place_files(ex);
+	}
+	if (rc == 0)
+		rc = stage_commit(&ex->st);
+	if (rc == 0 && ex->o->force)
+		rc = remove_stale(ex);
+	if (rc == 0)
+		rc = stage_sync(&ex->st);
+	return rc;
 }
 
 /* slimetool export-world: a binary COPY stream on stdin as a world folder. */
@@ -1229,7 +831,6 @@ cmd_export_world(int argc, char **argv)
 {
 	export_opts o;
 	exporter	ex;
-	copy_in		in = {stdin, 0};
 	int			rc;
 
 	if ((rc = parse_export_world(argc, argv, &o)) != 0)
@@ -1241,30 +842,20 @@ cmd_export_world(int argc, char **argv)
 	}
 	memset(&ex, 0, sizeof(ex));
 	ex.o = &o;
+	ex.chunk_dv = SL_NO_DV;
 	tool_progress_start("export-world", o.quiet);
 	rc = prepare_dir(&ex);
 	if (rc == 0)
-		rc = read_header(&in);
-	if (rc == 0)
-		rc = read_rows(&ex, &in);
-	if (rc == 0 && ex.rows == 0)
-		rc = tool_fail("the COPY stream has no rows%s%s%s", o.world ? " of world '" : "",
-					   o.world ? o.world : "", o.world ? "'" : "");
-	if (rc == 0)
-		rc = write_level(&ex);
-	if (rc == 0)
-		rc = commit(&ex);
+		rc = export_world(&ex);
 	tool_progress_end();
 	if (rc == 0)
-		fprintf(stderr, "world '%s': %d dimensions, %d files (%llu bytes)%s written to %s\n",
-				ex.world, ex.rows, ex.nfiles, (unsigned long long) ex.bytes,
-				ex.level ? ", level.dat" : "", o.dir);
+		report(&ex);
 	else
 	{
-		rollback(&ex);
-		if (ex.renamed)
+		stage_rollback(&ex.st);
+		if (ex.st.renamed)
 			fprintf(stderr, "slimetool: export-world failed after %d of %d files were in place in %s\n",
-					ex.renamed, ex.nfiles, o.dir);
+					ex.st.renamed, ex.st.n, o.dir);
 		else
 			fprintf(stderr, "slimetool: export-world failed: %s left as it was\n", o.dir);
 	}

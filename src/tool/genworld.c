@@ -1,12 +1,16 @@
 /*
- * genworld.c - slimetool gen-world: a small synthetic but valid 1.20.4
- * world folder (DataVersion 3700) for tests: a floating island of N x N
- * chunks in region 0,0 with a chest fed by two hoppers, a composter (a
- * farmer POI) and a pig. Output is deterministic: fixed timestamps, UUID
- * and layout.
+ * genworld.c - slimetool gen-world: a small synthetic but valid world
+ * folder for tests: a floating island of N x N chunks in region 0,0 with a
+ * chest fed by two hoppers, a composter (a farmer POI) and a pig, and the
+ * world's own files (genfiles.c: a player with a map in their inventory,
+ * stats, advancements, the map, raids, a data pack). --layout old (the
+ * default) writes a 1.20.4 world (DataVersion 3700) in the layout before
+ * 26.1, --layout new a 26.1 snapshot 6 world (4774) in the layout from it
+ * on (wlayout.h). Output is deterministic: fixed timestamps, UUIDs and
+ * layout.
  */
-#include "tool.h"
-#include "nbtw.h"
+#include "gen.h"
+#include "wlayout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +55,7 @@ typedef struct gen
 	int			radius;			/* island radius, blocks */
 	int			fx;				/* feature spot, blocks (x and z) */
 	int			fchunk;			/* its chunk (x and z) */
+	int32_t		dv;				/* DataVersion of every document */
 } gen;
 
 /* A placed block that is not terrain. */
@@ -213,13 +218,16 @@ write_sections(nbtw *w, const gen *g, int cx, int cz)
 	free(s);
 }
 
-/* Write one item stack (list element) in the 1.20.4 form. */
+/* Write one item stack (list element) in the form of the world's DataVersion. */
 static void
-write_item(nbtw *w, int slot, const char *id, int count)
+write_item(nbtw *w, const gen *g, int slot, const char *id, int count)
 {
 	nw_byte(w, "Slot", slot);
 	nw_string(w, "id", id);
-	nw_byte(w, "Count", count);
+	if (g->dv >= GEN_ITEM_COUNT_DV)
+		nw_int(w, "count", count);
+	else
+		nw_byte(w, "Count", count);
 	nw_end(w);
 }
 
@@ -246,13 +254,13 @@ write_block_entities(nbtw *w, const gen *g, int cx, int cz)
 		return;
 	write_be_head(w, "minecraft:chest", g->fx, y, g->fx);
 	nw_list(w, "Items", SL_TAG_COMPOUND, 3);
-	write_item(w, 0, "minecraft:diamond", 3);
-	write_item(w, 1, "minecraft:oak_log", 16);
-	write_item(w, 13, "minecraft:bread", 5);
+	write_item(w, g, 0, "minecraft:diamond", 3);
+	write_item(w, g, 1, "minecraft:oak_log", 16);
+	write_item(w, g, 13, "minecraft:bread", 5);
 	nw_end(w);
 	write_be_head(w, "minecraft:hopper", g->fx, y + 1, g->fx);
 	nw_list(w, "Items", SL_TAG_COMPOUND, 1);
-	write_item(w, 0, "minecraft:cobblestone", 8);
+	write_item(w, g, 0, "minecraft:cobblestone", 8);
 	nw_int(w, "TransferCooldown", 0);
 	nw_end(w);
 	write_be_head(w, "minecraft:hopper", g->fx - 1, y, g->fx);
@@ -266,7 +274,7 @@ static void
 write_chunk(nbtw *w, const gen *g, int cx, int cz)
 {
 	nw_compound(w, "");
-	nw_int(w, "DataVersion", GEN_DATA_VERSION);
+	nw_int(w, "DataVersion", g->dv);
 	nw_int(w, "xPos", cx);
 	nw_int(w, "zPos", cz);
 	nw_int(w, "yPos", -4);
@@ -332,7 +340,7 @@ write_entities(nbtw *w, const gen *g)
 	int32_t		pos[2] = {g->fchunk, g->fchunk};
 
 	nw_compound(w, "");
-	nw_int(w, "DataVersion", GEN_DATA_VERSION);
+	nw_int(w, "DataVersion", g->dv);
 	nw_int_array(w, "Position", pos, 2);
 	nw_list(w, "Entities", SL_TAG_COMPOUND, 1);
 	write_pig(w, g);
@@ -348,7 +356,7 @@ write_poi(nbtw *w, const gen *g)
 
 	snprintf(key, sizeof(key), "%d", (GRASS_Y + 1) >> 4);
 	nw_compound(w, "");
-	nw_int(w, "DataVersion", GEN_DATA_VERSION);
+	nw_int(w, "DataVersion", g->dv);
 	nw_compound(w, "Sections");
 	nw_compound(w, key);
 	nw_byte(w, "Valid", 1);
@@ -362,10 +370,12 @@ write_poi(nbtw *w, const gen *g)
 	nw_end(w);
 }
 
-/* Write a region file (compression 2) of docs[i] at chunk xs[i], zs[i]. */
+/* Write DIR/<overworld>/rel, a region file (compression 2) of docs[i] at chunk xs[i], zs[i]. */
 static int
-write_region_file(const char *path, nbtw *docs, const int *xs, const int *zs, int n)
+write_region_file(const char *dir, const gen_world *w, const char *rel, nbtw *docs,
+				  const int *xs, const int *zs, int n)
 {
+	char		path[256];
 	sl_region_chunk *chunks = calloc((size_t) n, sizeof(sl_region_chunk));
 	sl_buf		out = {NULL, 0, 0};
 	sl_external *ext = NULL;
@@ -383,8 +393,9 @@ write_region_file(const char *path, nbtw *docs, const int *xs, const int *zs, in
 		chunks[i].nbt = docs[i].buf.data;
 		chunks[i].nbt_len = docs[i].buf.len;
 	}
+	snprintf(path, sizeof(path), "%s%s%s", w->overworld, w->overworld[0] ? "/" : "", rel);
 	rc = sl_region_write(chunks, n, 0, 0, 2, &out, &ext, &next, &err) ?
-		tool_fail_err(&err, path) : tool_write_file(path, out.data, out.len);
+		tool_fail_err(&err, path) : gen_write(dir, path, out.data, out.len);
 	for (int i = 0; i < next; i++)
 		sl_free((void *) ext[i].data);
 	sl_free(ext);
@@ -395,13 +406,12 @@ write_region_file(const char *path, nbtw *docs, const int *xs, const int *zs, in
 
 /* Generate and write the terrain region r.0.0.mca. */
 static int
-gen_terrain(const char *dir, const gen *g)
+gen_terrain(const char *dir, const gen *g, const gen_world *w)
 {
 	int			n = g->size * g->size;
 	nbtw	   *docs = calloc((size_t) n, sizeof(nbtw));
 	int		   *xs = calloc((size_t) n, sizeof(int));
 	int		   *zs = calloc((size_t) n, sizeof(int));
-	char	   *path = tool_path(dir, "region/r.0.0.mca");
 	int			rc = docs && xs && zs ? 0 : tool_fail("out of memory");
 
 	for (int i = 0; i < n && rc == 0; i++)
@@ -412,63 +422,45 @@ gen_terrain(const char *dir, const gen *g)
 		rc = nw_finish(&docs[i], "generated chunk");
 	}
 	if (rc == 0)
-		rc = write_region_file(path, docs, xs, zs, n);
+		rc = write_region_file(dir, w, "region/r.0.0.mca", docs, xs, zs, n);
 	for (int i = 0; docs && i < n; i++)
 		sl_buf_free(&docs[i].buf);
 	free(docs);
 	free(xs);
 	free(zs);
-	free(path);
 	return rc;
 }
 
 /* Generate and write one single-chunk region file (entities or POI). */
 static int
-gen_single(const char *dir, const char *rel, const gen *g,
+gen_single(const char *dir, const gen_world *w, const char *rel, const gen *g,
 		   void (*fn) (nbtw *, const gen *))
 {
 	nbtw		doc;
-	char	   *path = tool_path(dir, rel);
 	int			rc;
 
 	memset(&doc, 0, sizeof(doc));
 	fn(&doc, g);
 	rc = nw_finish(&doc, rel);
 	if (rc == 0)
-		rc = write_region_file(path, &doc, &g->fchunk, &g->fchunk, 1);
+		rc = write_region_file(dir, w, rel, &doc, &g->fchunk, &g->fchunk, 1);
 	sl_buf_free(&doc.buf);
-	free(path);
 	return rc;
 }
 
-/* Create DIR (which must be new or empty) and its chunk folders. */
+/* Create DIR, which must be new or empty. */
 static int
-make_dirs(const char *dir)
+make_dir(const char *dir)
 {
-	static const char *const subs[] = {"region", "entities", "poi"};
 	char	  **names;
 	int			n;
 
-	if (tool_is_dir(dir))
-	{
-		if (tool_list_dir(dir, &names, &n))
-			return -1;
-		tool_free_names(names, n);
-		if (n > 0)
-			return tool_fail("%s is not empty; gen-world only writes into a new folder", dir);
-	}
-	else if (tool_mkdir(dir))
+	if (!tool_is_dir(dir))
+		return tool_mkdir(dir);
+	if (tool_list_dir(dir, &names, &n))
 		return -1;
-	for (int i = 0; i < 3; i++)
-	{
-		char	   *p = tool_path(dir, subs[i]);
-		int			rc = tool_mkdir(p);
-
-		free(p);
-		if (rc)
-			return -1;
-	}
-	return 0;
+	tool_free_names(names, n);
+	return n > 0 ? tool_fail("%s is not empty; gen-world only writes into a new folder", dir) : 0;
 }
 
 /* Report a gen-world usage error; returns the exit status for it. */
@@ -476,18 +468,19 @@ static int
 gen_usage(const char *msg, const char *arg)
 {
 	tool_fail(msg, arg);
-	fputs("usage: slimetool gen-world DIR [--size N]\n", stderr);
+	fputs("usage: slimetool gen-world DIR [--size N] [--layout old|new]\n", stderr);
 	return 2;
 }
 
 /* Parse the arguments of gen-world; 0 ok, else an exit status. */
 static int
-parse_gen(int argc, char **argv, const char **dir, int *size)
+parse_gen(int argc, char **argv, const char **dir, int *size, int *newl)
 {
 	int32_t		v;
 
 	*dir = NULL;
 	*size = 5;
+	*newl = 0;
 	for (int i = 1; i < argc; i++)
 	{
 		if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
@@ -495,6 +488,11 @@ parse_gen(int argc, char **argv, const char **dir, int *size)
 			if (tool_parse_int(argv[++i], &v) || v < 1 || v > MAX_SIZE)
 				return gen_usage("--size %s: give 1..32 chunks", argv[i]);
 			*size = v;
+		}
+		else if (strcmp(argv[i], "--layout") == 0 && i + 1 < argc)
+		{
+			if ((*newl = wl_parse_layout(argv[++i])) < 0)
+				return gen_usage("--layout %s: give old (1.20.4) or new (26.1)", argv[i]);
 		}
 		else if (argv[i][0] != '-' && *dir == NULL)
 			*dir = argv[i];
@@ -504,26 +502,35 @@ parse_gen(int argc, char **argv, const char **dir, int *size)
 	return *dir ? 0 : gen_usage("gen-world needs a folder%s", "");
 }
 
-/* slimetool gen-world DIR [--size N]: write a small synthetic world. */
+/* slimetool gen-world DIR [--size N] [--layout old|new]: write a small synthetic world. */
 int
 cmd_gen_world(int argc, char **argv)
 {
 	const char *dir;
 	gen			g;
+	gen_world	w;
 	int			rc;
 
-	if ((rc = parse_gen(argc, argv, &dir, &g.size)) != 0)
+	memset(&w, 0, sizeof(w));
+	if ((rc = parse_gen(argc, argv, &dir, &g.size, &w.newl)) != 0)
 		return rc;
 	g.center = g.size * 8;
 	g.radius = g.size * 8 - 2;
 	g.fchunk = g.size / 2;
 	g.fx = g.fchunk * 16 + 8;
-	if (make_dirs(dir) || gen_level(dir, g.center, GRASS_Y + 1, g.center) || gen_terrain(dir, &g) ||
-		gen_single(dir, "entities/r.0.0.mca", &g, write_entities) ||
-		gen_single(dir, "poi/r.0.0.mca", &g, write_poi))
+	g.dv = w.newl ? GEN_NEW_DATA_VERSION : GEN_OLD_DATA_VERSION;
+	w.size = g.size;
+	w.center = g.center;
+	w.radius = g.radius;
+	w.top = GRASS_Y;
+	w.dv = g.dv;
+	w.overworld = w.newl ? "dimensions/minecraft/overworld" : "";
+	if (make_dir(dir) || gen_level(dir, &w) || gen_terrain(dir, &g, &w) ||
+		gen_single(dir, &w, "entities/r.0.0.mca", &g, write_entities) ||
+		gen_single(dir, &w, "poi/r.0.0.mca", &g, write_poi) || gen_world_files(dir, &w))
 		return 1;
-	fprintf(stderr, "%s: %dx%d chunks (DataVersion %d), a chest, two hoppers, a composter and a pig\n",
-			dir, g.size, g.size, GEN_DATA_VERSION);
+	fprintf(stderr, "%s: %dx%d chunks (DataVersion %d, the %s layout), a chest, two hoppers, a "
+			"composter and a pig; a player with a map, stats and advancements, raids, a data pack\n",
+			dir, g.size, g.size, (int) g.dv, wl_layout_name((wl_layout) w.newl));
 	return 0;
 }
-

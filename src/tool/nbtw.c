@@ -131,6 +131,22 @@ nw_list(nbtw *w, const char *name, int elem, uint32_t count)
 	nw_be(w, count, 4);
 }
 
+void
+nw_double(nbtw *w, const char *name, double v)
+{
+	nw_tag(w, SL_TAG_DOUBLE, name);
+	nw_double_v(w, v);
+}
+
+/* Append a named byte array. */
+void
+nw_byte_array(nbtw *w, const char *name, const uint8_t *v, uint32_t n)
+{
+	nw_tag(w, SL_TAG_BYTE_ARRAY, name);
+	nw_be(w, n, 4);
+	nw_raw(w, v, n);
+}
+
 /* Append a named int array. */
 void
 nw_int_array(nbtw *w, const char *name, const int32_t *v, uint32_t n)

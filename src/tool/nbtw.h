@@ -30,10 +30,12 @@ void		nw_long(nbtw *w, const char *name, int64_t v);
 void		nw_float_v(nbtw *w, float v);
 void		nw_double_v(nbtw *w, double v);
 void		nw_float(nbtw *w, const char *name, float v);
+void		nw_double(nbtw *w, const char *name, double v);
 void		nw_string(nbtw *w, const char *name, const char *v);
 void		nw_compound(nbtw *w, const char *name);
 void		nw_end(nbtw *w);
 void		nw_list(nbtw *w, const char *name, int elem, uint32_t count);
+void		nw_byte_array(nbtw *w, const char *name, const uint8_t *v, uint32_t n);
 void		nw_int_array(nbtw *w, const char *name, const int32_t *v, uint32_t n);
 void		nw_long_array(nbtw *w, const char *name, const uint64_t *v, uint32_t n);
 

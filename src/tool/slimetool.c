@@ -8,9 +8,10 @@
  *                           [REGION.mca] -o OUT.slimev
  *   slimetool export-region VALUE RX RZ [--kind region|entities|poi]
  *                           -o OUT.mca
- *   slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet]
- *   slimetool export-world DIR [--force] [--world NAME] [--quiet]
- *   slimetool gen-world DIR [--size N]
+ *   slimetool copy-world WORLD_DIR [--name NAME] [--files] [--lenient] [--quiet]
+ *   slimetool export-world DIR [--force] [--world NAME] [--with-files]
+ *                          [--layout old|new] [--quiet]
+ *   slimetool gen-world DIR [--size N] [--layout old|new]
  *   slimetool import-slime FILE.slime -o OUT.slimev
  *   slimetool export-slime WORLD -o FILE.slime
  *   slimetool render WORLD [--y-max N] [--scale N] [--quiet] -o OUT.png
@@ -41,9 +42,11 @@ usage(FILE *f)
 		  "  slimetool import-region [--strict|--lenient] [--entities F] [--poi F]\n"
 		  "                          [--rx N --rz N] [--format-version N] [--level N] [--quiet] [REGION.mca] -o OUT.slimev\n"
 		  "  slimetool export-region VALUE.slimev|FILE.slime RX RZ [--kind region|entities|poi] -o OUT.mca\n"
-		  "  slimetool copy-world WORLD_DIR [--name NAME] [--lenient] [--quiet]  > binary COPY stream\n"
-		  "  slimetool export-world DIR [--force] [--world NAME] [--quiet]  < binary COPY stream\n"
-		  "  slimetool gen-world DIR [--size N]\n"
+		  "  slimetool copy-world WORLD_DIR [--name NAME] [--files] [--lenient] [--quiet]  > binary COPY stream\n"
+		  "                   (--files: the world's own files instead of its dimensions; --check: what it holds)\n"
+		  "  slimetool export-world DIR [--force] [--world NAME] [--with-files] [--layout old|new] [--quiet]\n"
+		  "                   < binary COPY stream(s): the dimensions, then (--with-files) the world's files\n"
+		  "  slimetool gen-world DIR [--size N] [--layout old|new]\n"
 		  "  slimetool import-slime FILE.slime -o OUT.slimev  (a slime file, any version, as a value)\n"
 		  "  slimetool export-slime WORLD -o FILE.slime       (a world as a version-13 slime file)\n"
 		  "  slimetool render WORLD [--y-max N] [--scale N] [--max-pixels N] [--rx N --rz N]\n"

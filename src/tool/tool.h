@@ -130,11 +130,8 @@ void		tool_world_note(const char *path, const tool_world *w);
 /* Close a world opened by tool_world_open. */
 void		tool_world_close(tool_world *w);
 
-/* gen-world: its fixed DataVersion and timestamp, and level.dat. */
-#define GEN_DATA_VERSION	3700
+/* gen-world: its fixed region file timestamps. */
 #define GEN_FIXED_TIME		1700000000u	/* seconds; region header timestamps */
-
-int			gen_level(const char *dir, int spawn_x, int spawn_y, int spawn_z);
 
 /* Subcommands living outside slimetool.c. */
 int			cmd_copy_world(int argc, char **argv);

@@ -4,6 +4,7 @@
 #include "harness.h"
 
 #include "sl_codec.h"
+#include "sl_jgzip.h"
 #include "sl_nbt.h"
 #include "sl_zstd.h"
 
@@ -576,4 +577,70 @@ test_codec_zstd_frames(void)
 	free(src);
 	free(back);
 	free(prefix);
+}
+
+/*
+ * sl_jgzip writes the level.dat files the game wrote byte for byte (every
+ * corpus level.dat written by Minecraft itself; Minestom, pymclevel and
+ * Pumpkin write theirs with other encoders), inflates back, and chooses
+ * the OS byte by DataVersion.
+ */
+void
+test_codec_jgzip(void)
+{
+	static const char *const vanilla[] = {
+		"amulet-core/1_12_2/level.dat", "amulet-core/1_13/level.dat",
+		"amulet-core/1_16_5_dimension/level.dat", "amulet-core/1_17_1_caves_and_cliffs/level.dat",
+		"amulet-core/1_18_vanilla/level.dat", "amulet-core/1_20_1_20_random/level.dat",
+		"amulet-core/forge_1_16_5_twilight_forest/level.dat", "bingley-tag/level.dat",
+		"cu_minecraft/level.dat", "mcaselector/generator-level.dat", "querz-nbt/level.dat",
+		"risc32-emulator/level.dat", "pymclevel/AnvilWorld/level.dat",
+	};
+	const char *corpus = sl_test_corpus();
+	uint8_t		big[70000];
+	sl_buf		z = {NULL, 0, 0};
+	sl_err		err;
+	uint8_t    *out = NULL;
+	size_t		out_len = 0,
+				used = 0;
+
+	CHECK(sl_jgzip_os(INT32_MIN) == 0 && sl_jgzip_os(2586) == 0 && sl_jgzip_os(2724) == 255 &&
+		  sl_jgzip_os(4774) == 255);
+	fill_sample(big, sizeof(big), 36, 1);
+	CHECK_OK(sl_jgzip(big, sizeof(big), 255, &z, &err), &err);
+	CHECK(z.len > 18 && z.data[0] == 0x1f && z.data[1] == 0x8b && z.data[8] == 0 && z.data[9] == 255);
+	CHECK_OK(sl_inflate(SL_DEFLATE_GZIP, z.data, z.len, 1 << 20, 0, &out, &out_len, &used, &err), &err);
+	CHECK(out_len == sizeof(big) && used == z.len && memcmp(out, big, out_len) == 0);
+	sl_free(out);
+	sl_buf_free(&z);
+	if (corpus == NULL)
+	{
+		fprintf(stderr, "CORPUS MISSING: set SLIME_CORPUS or provide ../shared/corpus\n");
+		CHECK(0);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(vanilla) / sizeof(vanilla[0]); i++)
+	{
+		char		path[4096];
+		size_t		len = 0;
+		unsigned char *f;
+
+		snprintf(path, sizeof(path), "%s/level-dat/%s", corpus, vanilla[i]);
+		f = sl_test_read_file(path, &len);
+		CHECK(f != NULL);
+		if (f == NULL)
+			continue;
+		out = NULL;
+		CHECK_OK(sl_inflate(SL_DEFLATE_GZIP, f, len, 1 << 24, 0, &out, &out_len, &used, &err), &err);
+		z.len = 0;
+		CHECK_OK(sl_jgzip_level(out, out_len, &sl_default_limits, &z, &err), &err);
+		if (z.len != len || memcmp(z.data, f, len) != 0)
+		{
+			fprintf(stderr, "  %s: written again, not the same bytes (%zu, was %zu)\n", vanilla[i], z.len, len);
+			CHECK(0);
+		}
+		sl_free(out);
+		free(f);
+	}
+	sl_buf_free(&z);
 }
