@@ -30,10 +30,20 @@ SELECT v, c.reused, slime_content_hash(c.data) = slime_content_hash(slime_from_s
 FROM gs_files, gs_memo, slime_loader_convert(f, gs_memo.memo) c ORDER BY v;
 -- a memo is a cache: one that does not decode is none
 SELECT c.reused FROM gs_files, slime_loader_convert(f, '\x534c4d31'::bytea) c WHERE v = 2;
--- a memo whose entry names another stored chunk than the record became: the
--- check of slime.loader_verify catches the wrong value
+-- a memo whose entry names another stored chunk than the record became
+-- (the first entry's store key overwritten by the second's): its checksum
+-- no longer matches, so it is no memo and every chunk is converted (one
+-- forged with a matching checksum is caught by slime.loader_verify's check,
+-- which test/unit/test_lmemo.c replays)
+SELECT c.reused, slime_content_hash(c.data) = slime_content_hash(slime_from_slimefile(f)) AS same_value
+FROM gs_files, gs_memo,
+     slime_loader_convert(f, overlay(memo PLACING substring(memo FROM 21 + 80 + 4 + get_byte(memo, 100) + 28 FOR 32)
+                                     FROM 21 + 28 FOR 32)) c
+WHERE v = 1;
+-- a memo of 0.9.0 (version 1, no contents summaries) is none either: the
+-- first save after the upgrade converts every chunk
 SELECT c.reused FROM gs_files, gs_memo,
-     slime_loader_convert(f, overlay(memo PLACING substring(memo FROM 17 + 80 + 28 FOR 32) FROM 17 + 28 FOR 32)) c
+     slime_loader_convert(f, overlay(memo PLACING 'SLM1'::bytea FROM 1 FOR 4)) c
 WHERE v = 1;
 -- only the extension's owner runs it (it writes the store)
 SELECT has_function_privilege('public', 'slime_loader_convert(bytea, bytea)', 'execute') AS public_may_convert;

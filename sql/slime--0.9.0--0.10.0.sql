@@ -11,3 +11,31 @@
 -- 0.10.0's slime_settle() writes pack version 2, whose directory carries a
 -- checksum (doc/format.md, "Packs"), which 0.9.0's library cannot read.
 -- Entries of version 1 packs are checked against their keys when read.
+
+-- ==== contents without decoding (issue #32) =================================
+-- Every value written from 0.10.0 carries a contents summary (doc/format.md,
+-- "Contents summary"): the counts of its block states, biomes, block entities
+-- and entities, read from its header slice. The counts, totals and
+-- slime_block_names read it; values written before (no summary) still answer
+-- by decoding, and slime_recompress(world) writes one. No value is rewritten
+-- here (README, "Upgrading": a pass over every value of every table is what
+-- maintenance must not cost).
+
+-- every block name a world holds, sorted; IMMUTABLE, for a GIN expression index
+CREATE FUNCTION slime_block_names(world slime) RETURNS text[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- entities counted by id across worlds, as slime_block_entity_totals counts block entities
+CREATE FUNCTION slime_entity_totals_transfn(internal, slime) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE AGGREGATE slime_entity_totals(slime) (
+	SFUNC = @extschema@.slime_entity_totals_transfn, STYPE = internal,
+	COMBINEFUNC = @extschema@.slime_totals_combinefn, SERIALFUNC = @extschema@.slime_totals_serialfn,
+	DESERIALFUNC = @extschema@.slime_totals_deserialfn, FINALFUNC = @extschema@.slime_totals_finalfn,
+	PARALLEL = SAFE
+);
+
+-- a value without a summary has it written by slime_recompress, and a chunk
+-- slime_delete_chunk drops leaves the summary: both read stored chunks now
+ALTER FUNCTION slime_recompress(slime, integer) STABLE;
+ALTER FUNCTION slime_delete_chunk(slime, integer, integer) STABLE;

@@ -1,14 +1,18 @@
 /*
  * test_lmemo.c - the loader memo (sl_lmemo): a file read with the memo of
  * an earlier read reuses the chunk records that did not change and gives
- * the value a whole read gives; memos that do not hold are not used.
+ * the value a whole read gives, its contents summary included (kept from the
+ * memo's chunk summaries and the chunks counted again); memos that do not
+ * hold are not used.
  */
 #include "harness.h"
 
 #include "sl_build.h"
+#include "sl_codec.h"
 #include "sl_lmemo.h"
 #include "sl_slimefile.h"
 #include "sl_value.h"
+#include "sl_vsum.h"
 
 #include "slimefile_gen.h"
 
@@ -20,7 +24,28 @@ count_put(void *ctx, const uint8_t hash[32], const uint8_t *entry, size_t len, s
 	return len > 0 ? 0 : sl_fail(err, SL_ERR_INVALID, "empty entry");
 }
 
-/* The content hash of a whole read of file, or -1. */
+/* The raw bytes of an open value's contents summary into sum (empty: none). */
+static void
+summary_of(sl_value *v, sl_buf *sum)
+{
+	const uint8_t *raw;
+	size_t		len;
+	uint8_t    *tmp = NULL;
+	sl_err		err;
+
+	sum->len = 0;
+	if (!sl_value_has_summary(v))
+		return;
+	CHECK_OK(sl_value_summary_raw(v, &raw, &len, &tmp, &err), &err);
+	sl_buf_put(sum, raw, len, &err);
+	sl_free(tmp);
+}
+
+/* The summary last read by memo_read and whole_hash. */
+static sl_buf memo_sum,
+			whole_sum;
+
+/* The content hash of a whole read of file, or -1; its summary into whole_sum. */
 static int
 whole_hash(const sl_buf *file, uint8_t hash[32])
 {
@@ -37,6 +62,7 @@ whole_hash(const sl_buf *file, uint8_t hash[32])
 	if (rc == 0)
 	{
 		memcpy(hash, v.hdr.hash, 32);
+		summary_of(&v, &whole_sum);
 		sl_value_close(&v);
 	}
 	else
@@ -76,6 +102,7 @@ memo_read(const sl_buf *file, const sl_lmemo *memo, uint8_t hash[32], sl_buf *me
 	{
 		memcpy(hash, v.hdr.hash, 32);
 		CHECK(v.hdr.ref_count == v.hdr.chunk_count);
+		summary_of(&v, &memo_sum);
 		sl_value_close(&v);
 		memo_out->len = 0;
 		if (out.has_ctx && sl_lmemo_encode(&out, memo_out, &err))
@@ -105,6 +132,9 @@ reread(sfg_file *f, sl_buf *file, const sl_lmemo *memo, sl_buf *memo_out, int *r
 	CHECK(whole_hash(file, want) == 0);
 	CHECK(memo_read(file, memo, got, memo_out, reused, stored) == 0);
 	CHECK(memcmp(want, got, 32) == 0);
+	/* the summary kept from the memo is the one counting every chunk gives */
+	CHECK(whole_sum.len > 0);
+	CHECK(memo_sum.len == whole_sum.len && memcmp(memo_sum.data, whole_sum.data, whole_sum.len) == 0);
 }
 
 /* Every v11-v13 layout: a second read with the first's memo reuses every chunk, same value. */
@@ -206,42 +236,103 @@ test_lmemo_old_versions(void)
 	}
 }
 
+/* Set a stored memo's CRC to match its bytes again. */
+static void
+reseal(sl_buf *m)
+{
+	uint8_t		zero[4] = {0};
+
+	sl_put_u32le(m->data + 16, sl_crc32(sl_crc32(sl_crc32(0, m->data, 16), zero, 4),
+										m->data + 20, m->len - 20));
+}
+
+/* Offset of entry i of a stored memo (entries hold their summary's length after 80 bytes). */
+static size_t
+entry_at(const sl_buf *m, int i)
+{
+	size_t		pos = SL_LMEMO_HEADER;
+
+	while (i-- > 0)
+		pos += SL_LMEMO_ENTRY + 4 + sl_get_u32le(m->data + pos + SL_LMEMO_ENTRY);
+	return pos;
+}
+
 /* Malformed memos are refused whole. */
 void
 test_lmemo_malformed(void)
 {
 	sfg_file	f;
 	sl_buf		file = {0},
-				m = {0};
+				m = {0},
+				orig = {0},
+				swapped = {0};
 	sl_lmemo	memo;
 	uint8_t		got[32],
-				save[SL_LMEMO_ENTRY];
+				want[32];
 	int			reused,
 				stored;
+	size_t		e0,
+				e1,
+				e2;
 	sl_err		err;
 
 	sfg_v12(&f);
 	sfg_assemble(&f, SIZE_MAX, &file);
 	CHECK(memo_read(&file, NULL, got, &m, &reused, &stored) == 0);
 	CHECK(m.len >= SL_LMEMO_HEADER + 2 * SL_LMEMO_ENTRY);
+	sl_buf_put(&orig, m.data, m.len, &err);
 	CHECK(sl_lmemo_decode(m.data, 3, &memo, &err) == -1 && err.code == SL_ERR_FORMAT);
 	CHECK(sl_lmemo_decode(m.data, m.len - 1, &memo, &err) == -1 && err.code == SL_ERR_FORMAT);
 	m.data[0] ^= 1;
 	CHECK(sl_lmemo_decode(m.data, m.len, &memo, &err) == -1 && err.code == SL_ERR_FORMAT);
 	m.data[0] ^= 1;
+	/* a damaged byte anywhere: the checksum */
+	m.data[m.len / 2] ^= 0x40;
+	CHECK(sl_lmemo_decode(m.data, m.len, &memo, &err) == -1 && strstr(err.msg, "checksum"));
+	m.data[m.len / 2] ^= 0x40;
+	/* version 1 (0.9.0, no summaries) is no memo */
+	memcpy(m.data, "SLM1", 4);
+	CHECK(sl_lmemo_decode(m.data, m.len, &memo, &err) == -1 && err.code == SL_ERR_FORMAT);
+	memcpy(m.data, SL_LMEMO_MAGIC, 4);
 	/* entries out of order */
-	memcpy(save, m.data + SL_LMEMO_HEADER, SL_LMEMO_ENTRY);
-	memcpy(m.data + SL_LMEMO_HEADER, m.data + SL_LMEMO_HEADER + SL_LMEMO_ENTRY, SL_LMEMO_ENTRY);
-	memcpy(m.data + SL_LMEMO_HEADER + SL_LMEMO_ENTRY, save, SL_LMEMO_ENTRY);
-	CHECK(sl_lmemo_decode(m.data, m.len, &memo, &err) == -1 && strstr(err.msg, "out of order"));
+	e0 = entry_at(&m, 0);
+	e1 = entry_at(&m, 1);
+	e2 = entry_at(&m, 2);
+	sl_buf_put(&swapped, m.data, e0, &err);
+	sl_buf_put(&swapped, m.data + e1, e2 - e1, &err);
+	sl_buf_put(&swapped, m.data + e0, e1 - e0, &err);
+	sl_buf_put(&swapped, m.data + e2, m.len - e2, &err);
+	reseal(&swapped);
+	CHECK(sl_lmemo_decode(swapped.data, swapped.len, &memo, &err) == -1 && strstr(err.msg, "out of order"));
+	/* an entry's summary that does not decode */
+	m.data[e0 + SL_LMEMO_ENTRY + 4] = 9;
+	reseal(&m);
+	CHECK(sl_lmemo_decode(m.data, m.len, &memo, &err) == -1 && strstr(err.msg, "summary"));
+	m.len = 0;
+	sl_buf_put(&m, orig.data, orig.len, &err);
 	/* a record length that runs past the chunk data is no match, not an error */
-	memcpy(m.data + SL_LMEMO_HEADER + SL_LMEMO_ENTRY, m.data + SL_LMEMO_HEADER, SL_LMEMO_ENTRY);
-	memcpy(m.data + SL_LMEMO_HEADER, save, SL_LMEMO_ENTRY);
-	sl_put_u32le(m.data + SL_LMEMO_HEADER + 8, 0x7fffffff);
+	sl_put_u32le(m.data + e0 + 8, 0x7fffffff);
+	reseal(&m);
 	CHECK_OK(sl_lmemo_decode(m.data, m.len, &memo, &err), &err);
 	CHECK(memo_read(&file, &memo, got, &m, &reused, &stored) == 0 && reused == (int) memo.n - 1);
+	sl_lmemo_free(&memo);
+	/*
+	 * a memo forged with a matching checksum, whose first entry names the
+	 * second's store key: reused as it says, it gives another value than a
+	 * whole read (what slime.loader_verify catches in a save)
+	 */
+	m.len = 0;
+	sl_buf_put(&m, orig.data, orig.len, &err);
+	memcpy(m.data + e0 + 28, orig.data + e1 + 28, 32);
+	reseal(&m);
+	CHECK_OK(sl_lmemo_decode(m.data, m.len, &memo, &err), &err);
+	CHECK(whole_hash(&file, want) == 0);
+	CHECK(memo_read(&file, &memo, got, &swapped, &reused, &stored) == 0 && reused == (int) memo.n);
+	CHECK(memcmp(want, got, 32) != 0);
 	sl_lmemo_free(&memo);
 	sfg_free(&f);
 	sl_buf_free(&file);
 	sl_buf_free(&m);
+	sl_buf_free(&orig);
+	sl_buf_free(&swapped);
 }
