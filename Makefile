@@ -51,10 +51,10 @@ LIBS_TOOL = -lpq -lmicrohttpd -lpthread
 build/slimetool: build/libslimecore.a $(TOOL_SRCS) $(wildcard src/tool/*.h)
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -I$(shell $(PG_CONFIG) --includedir) $(TOOL_SRCS) build/libslimecore.a $(LIBS_CORE) $(LIBS_TOOL) -o $@
 
-build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c test/corpus/corpus_util.h
+build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c test/corpus/corpus_util.h test/corpus/summary_check.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/corpus_test.c build/libslimecore.a $(LIBS_CORE) -o $@
 
-build/slimefile_corpus: build/libslimecore.a test/corpus/slimefile_corpus.c test/corpus/corpus_util.h
+build/slimefile_corpus: build/libslimecore.a test/corpus/slimefile_corpus.c test/corpus/corpus_util.h test/corpus/summary_check.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/slimefile_corpus.c build/libslimecore.a $(LIBS_CORE) -o $@
 
 build/bench_size: build/libslimecore.a test/bench/bench_size.c test/corpus/corpus_util.h test/bench/bench_zstd.h
