@@ -12,13 +12,37 @@
  *     table: a forged one may give another value, not a crash);
  *   - the file's own memo (from a read without one) decodes, and a read with
  *     it reuses every chunk it names and gives the value a whole read gives
- *     (the same content hash); its memo is the same bytes again.
+ *     (the same content hash, and the same contents summary: kept from the
+ *     memo's chunk summaries, counted in the whole read); its memo is the
+ *     same bytes again.
  */
 #include "fuzz_common.h"
 #include "sl_build.h"
 #include "sl_lmemo.h"
 #include "sl_slimefile.h"
 #include "sl_value.h"
+#include "sl_vsum.h"
+
+/* The raw bytes of an open value's contents summary into sum (empty: none). */
+static void
+summary_bytes(sl_value *v, sl_buf *sum)
+{
+	const uint8_t *raw;
+	size_t		len;
+	uint8_t    *tmp = NULL;
+	sl_err		err = {SL_OK, ""};
+
+	sum->len = 0;
+	if (!sl_value_has_summary(v))
+		return;
+	FUZZ_CHECK(sl_value_summary_raw(v, &raw, &len, &tmp, &err) == 0, "own summary: %s", err.msg);
+	FUZZ_CHECK(sl_buf_put(sum, raw, len, &err) == 0, "summary copy");
+	sl_free(tmp);
+}
+
+/* The summaries of the last read_memo and whole_hash. */
+static sl_buf memo_sum,
+			whole_sum;
 
 /* Accept a store entry (sl_lmemo_put_fn). */
 static int
@@ -57,6 +81,7 @@ read_memo(const uint8_t *file, size_t len, const sl_lmemo *memo, uint8_t hash[32
 	if (rc == 0)
 	{
 		memcpy(hash, v.hdr.hash, 32);
+		summary_bytes(&v, &memo_sum);
 		sl_value_close(&v);
 		if (out.has_ctx)
 			FUZZ_CHECK(sl_lmemo_encode(&out, memo_out, &err) == 0, "memo encode: %s", err.msg);
@@ -86,11 +111,19 @@ whole_hash(const uint8_t *file, size_t len, uint8_t hash[32])
 	if (rc == 0)
 	{
 		memcpy(hash, v.hdr.hash, 32);
+		summary_bytes(&v, &whole_sum);
 		sl_value_close(&v);
 	}
 	sl_builder_free(&b);
 	sl_buf_free(&val);
 	return rc;
+}
+
+/* The last read_memo's summary is the last whole read's. */
+static int
+same_summary(void)
+{
+	return memo_sum.len == whole_sum.len && memcmp(memo_sum.data, whole_sum.data, memo_sum.len) == 0;
 }
 
 static void
@@ -116,11 +149,13 @@ one(const uint8_t *memo_bytes, size_t mlen, const uint8_t *file, size_t len)
 	{
 		FUZZ_CHECK(whole_hash(file, len, h0) == 0, "a file read with no memo fails a whole read");
 		FUZZ_CHECK(memcmp(h0, h1, 32) == 0, "a read with no memo gives another value");
+		FUZZ_CHECK(same_summary(), "a read with no memo gives another contents summary");
 		if (m1.len)
 		{
 			FUZZ_CHECK(sl_lmemo_decode(m1.data, m1.len, &memo, &err) == 0, "own memo refused: %s", err.msg);
 			FUZZ_CHECK(read_memo(file, len, &memo, h2, &m2, &reused) == 0, "read with its own memo fails");
 			FUZZ_CHECK(memcmp(h0, h2, 32) == 0, "a read with its own memo gives another value");
+			FUZZ_CHECK(same_summary(), "a read with its own memo gives another contents summary");
 			FUZZ_CHECK(reused == memo.n, "%zu of %zu chunks of its own memo reused", reused, memo.n);
 			FUZZ_CHECK(m1.len == m2.len && memcmp(m1.data, m2.data, m1.len) == 0, "the memo changed");
 			sl_lmemo_free(&memo);
