@@ -23,11 +23,11 @@
 
 -- every block name a world holds, sorted; IMMUTABLE, for a GIN expression index
 CREATE FUNCTION slime_block_names(world slime) RETURNS text[]
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 5000;
 
 -- entities counted by id across worlds, as slime_block_entity_totals counts block entities
 CREATE FUNCTION slime_entity_totals_transfn(internal, slime) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE COST 5000;
 CREATE AGGREGATE slime_entity_totals(slime) (
 	SFUNC = @extschema@.slime_entity_totals_transfn, STYPE = internal,
 	COMBINEFUNC = @extschema@.slime_totals_combinefn, SERIALFUNC = @extschema@.slime_totals_serialfn,
@@ -39,3 +39,13 @@ CREATE AGGREGATE slime_entity_totals(slime) (
 -- slime_delete_chunk drops leaves the summary: both read stored chunks now
 ALTER FUNCTION slime_recompress(slime, integer) STABLE;
 ALTER FUNCTION slime_delete_chunk(slime, integer, integer) STABLE;
+
+-- what the planner is told they cost: reading a value's summary takes about
+-- 15 us, some 5,000 cpu_operator_costs (test/bench/README.md, section 15).
+-- At 0.9.0's COST 1 a totals aggregate looked as cheap as count(*), and no
+-- parallel plan paid its setup (issue #32: serial at 10 ms an island)
+ALTER FUNCTION slime_block_totals_transfn(internal, slime) COST 5000;
+ALTER FUNCTION slime_biome_totals_transfn(internal, slime) COST 5000;
+ALTER FUNCTION slime_block_entity_totals_transfn(internal, slime) COST 5000;
+ALTER FUNCTION slime_block_counts(slime) COST 5000;
+ALTER FUNCTION slime_biome_counts(slime) COST 5000;
