@@ -23,11 +23,11 @@
 
 -- every block name a world holds, sorted; IMMUTABLE, for a GIN expression index
 CREATE FUNCTION slime_block_names(world slime) RETURNS text[]
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 5000;
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
 
 -- entities counted by id across worlds, as slime_block_entity_totals counts block entities
 CREATE FUNCTION slime_entity_totals_transfn(internal, slime) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE COST 5000;
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE COST 100;
 CREATE AGGREGATE slime_entity_totals(slime) (
 	SFUNC = @extschema@.slime_entity_totals_transfn, STYPE = internal,
 	COMBINEFUNC = @extschema@.slime_totals_combinefn, SERIALFUNC = @extschema@.slime_totals_serialfn,
@@ -40,12 +40,18 @@ CREATE AGGREGATE slime_entity_totals(slime) (
 ALTER FUNCTION slime_recompress(slime, integer) STABLE;
 ALTER FUNCTION slime_delete_chunk(slime, integer, integer) STABLE;
 
--- what the planner is told they cost: reading a value's summary takes about
--- 15 us, some 5,000 cpu_operator_costs (test/bench/README.md, section 15).
--- At 0.9.0's COST 1 a totals aggregate looked as cheap as count(*), and no
--- parallel plan paid its setup (issue #32: serial at 10 ms an island)
-ALTER FUNCTION slime_block_totals_transfn(internal, slime) COST 5000;
-ALTER FUNCTION slime_biome_totals_transfn(internal, slime) COST 5000;
-ALTER FUNCTION slime_block_entity_totals_transfn(internal, slime) COST 5000;
-ALTER FUNCTION slime_block_counts(slime) COST 5000;
-ALTER FUNCTION slime_biome_counts(slime) COST 5000;
+-- what the planner is told they cost. At 0.9.0's COST 1 a totals aggregate
+-- looked as cheap as count(*), and no parallel plan paid its setup (issue
+-- #32: serial at 10 ms an island). Reading a summary takes about 15 us,
+-- some 5,000 cpu_operator_costs, but COST 1000 and more already make
+-- postgres_fdw keep per-island totals (GROUP BY the distribution column) on
+-- the coordinator: its pushed-down aggregate counts every transition as
+-- startup cost, and when the totals tie the local plan's earlier start
+-- wins. COST 100 gets parallel plans for every table past
+-- min_parallel_table_scan_size and keeps that pushdown
+-- (test/bench/README.md, section 15).
+ALTER FUNCTION slime_block_totals_transfn(internal, slime) COST 100;
+ALTER FUNCTION slime_biome_totals_transfn(internal, slime) COST 100;
+ALTER FUNCTION slime_block_entity_totals_transfn(internal, slime) COST 100;
+ALTER FUNCTION slime_block_counts(slime) COST 100;
+ALTER FUNCTION slime_biome_counts(slime) COST 100;

@@ -144,3 +144,4 @@ SELECT slime_entity_totals(world) FROM isle_saves;
 
 DROP TABLE isles, isle_saves, archipelago;
 DROP FUNCTION summary_ok(slime), contents(slime, boolean);
+SELECT removed_entries > 0 AS collected FROM slime_gc();
