@@ -73,7 +73,9 @@ EOF
     printf 'filled %s islands in %.1f s\n' "$N" "$(echo "$EPOCHREALTIME - $t0" | bc -l)"
 fi
 
-# the timing helper: median and worst of runs of a query, in ms
+# the timing helpers: median and worst of runs of a query, in ms; and two
+# queries run in turn (a, b, a, b, ...), each pair's ratio b / a, so that
+# the load of a shared machine weighs on both alike
 q >/dev/null <<'EOF'
 CREATE OR REPLACE FUNCTION bench_ms(query text, runs int, OUT median float8, OUT worst float8)
 LANGUAGE plpgsql AS $$
@@ -87,6 +89,23 @@ BEGIN
 		ms := ms || (extract(epoch FROM clock_timestamp() - t) * 1000)::float8;
 	END LOOP;
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY m), max(m) INTO median, worst FROM unnest(ms) m;
+END $$;
+CREATE OR REPLACE FUNCTION bench_pair(a text, b text, runs int, OUT ratio float8, OUT worst float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t timestamptz;
+	ta float8;
+	r float8[] := '{}';
+BEGIN
+	FOR i IN 1 .. runs LOOP
+		t := clock_timestamp();
+		EXECUTE a;
+		ta := extract(epoch FROM clock_timestamp() - t);
+		t := clock_timestamp();
+		EXECUTE b;
+		r := r || (extract(epoch FROM clock_timestamp() - t) / ta)::float8;
+	END LOOP;
+	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x), max(x) INTO ratio, worst FROM unnest(r) x;
 END $$;
 EOF
 
@@ -124,7 +143,6 @@ row() {
 printf '\n== Contents without decoding: %s islands, median of %s runs ==\n\n' "$(q -c "SELECT count(*) FROM $T")" "$RUNS"
 printf '%-58s %10s %10s %12s\n' "" "median ms" "worst ms" "us/island"
 ROWS=$(q -c "SELECT count(*) FROM $T")
-H=$(q -c "SELECT round(median::numeric, 1) FROM bench_ms(\$q\$$HEADER\$q\$, $RUNS)")
 row "header-only read, sum(slime_info -> chunks)" "SET max_parallel_workers_per_gather = 2" "$HEADER" "$RUNS" "$ROWS"
 row "block totals, summaries (the planner's plan)" "SET max_parallel_workers_per_gather = 2" "$TOTALS" "$RUNS" "$ROWS"
 row "block totals, summaries, serial" "SET max_parallel_workers_per_gather = 0" "$TOTALS" "$RUNS" "$ROWS"
@@ -134,10 +152,15 @@ row "header-only read, first $BEFORE islands" "SET max_parallel_workers_per_gath
 row "block totals decoded (read_summaries off), first $BEFORE" "SET slime.read_summaries = off" "SELECT slime_block_totals(world) FROM $SUB" 1 "$BEFORE"
 row "\"holds $X\" decoded (slime_block_counts), first $BEFORE" "SET slime.read_summaries = off" \
     "SELECT id FROM $SUB WHERE EXISTS (SELECT 1 FROM slime_block_counts(world) c WHERE c.block = '$X')" 1 "$BEFORE"
-T2=$(q -c "SET max_parallel_workers_per_gather = 2" -c "SELECT round(median::numeric, 1) FROM bench_ms(\$q\$$TOTALS\$q\$, $RUNS)" | tail -1)
-T1=$(q -c "SET max_parallel_workers_per_gather = 0" -c "SELECT round(median::numeric, 1) FROM bench_ms(\$q\$$TOTALS\$q\$, $RUNS)" | tail -1)
-printf '\nblock totals / header-only read (target <= 3): %.2f (planner'"'"'s plan), %.2f (serial)\n' \
-    "$(echo "$T2 / $H" | bc -l)" "$(echo "$T1 / $H" | bc -l)"
+# ratio LABEL SETTINGS: block totals / header-only read, runs in turn (the header read serial)
+ratio() {
+    q -c "$2" -c "SELECT round(ratio::numeric, 2) || ' (worst pair ' || round(worst::numeric, 2) || ')'
+                  FROM bench_pair(\$q\$$HEADER\$q\$, \$q\$$TOTALS\$q\$, $RUNS)" | tail -1 |
+        sed "s/^/block totals \/ header-only read, $1 (target <= 3): /"
+}
+echo
+ratio "the planner's plan" "SET max_parallel_workers_per_gather = 2"
+ratio "both serial" "SET max_parallel_workers_per_gather = 0"
 printf 'GIN index over slime_block_names: %s, built in %.1f s\n' "$IDX_SIZE" "$IDX_S"
 
 printf '\n== Plans (max_parallel_workers_per_gather = 2) ==\n'
