@@ -192,9 +192,9 @@ _PG_init(void)
 							 "0.9.0 reads); the contents functions then decode their chunks.",
 							 &write_summaries, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("slime.read_summaries",
-							 "Answer block, biome and entity counts from values' contents summaries.",
-							 "Off: the counts, totals and slime_block_names decode every chunk, "
-							 "as before 0.10.0 (to compare the two, or to rule the summaries out).",
+							 "Answer block, biome and entity counts and totals from values' contents summaries.",
+							 "Off: the counts and totals decode every chunk, as before 0.10.0 "
+							 "(to compare the two, or to rule the summaries out).",
 							 &read_summaries, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("slime");
 #ifdef __GLIBC__

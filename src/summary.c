@@ -19,11 +19,10 @@
  * Add table kind (SL_SUM_*) of world's summary to m, allocating in mcxt:
  * true when the summary answered; false when the value is to be decoded
  * instead (it has none, a chunk's part could not be counted when it was
- * written, or slime.read_summaries is off), m untouched. Only the header
- * slice of a stored value is read.
+ * written), m untouched. Only the header slice of a stored value is read.
  */
-bool
-slime_summary_counts(Datum world, int kind, sl_counts *m, MemoryContext mcxt)
+static bool
+summary_counts(Datum world, int kind, sl_counts *m, MemoryContext mcxt)
 {
 	slime_open_value o;
 	const uint8_t *raw;
@@ -34,8 +33,6 @@ slime_summary_counts(Datum world, int kind, sl_counts *m, MemoryContext mcxt)
 	MemoryContext old;
 	int			rc;
 
-	if (!slime_read_summaries())
-		return false;
 	slime_open(&o, world, false);
 	if (!sl_value_has_summary(&o.v))
 	{
@@ -57,6 +54,16 @@ slime_summary_counts(Datum world, int kind, sl_counts *m, MemoryContext mcxt)
 	sl_free(tmp);
 	sl_value_close(&o.v);
 	return failed == 0;
+}
+
+/*
+ * The same for the counts and totals, which decode every chunk instead when
+ * slime.read_summaries is off.
+ */
+bool
+slime_summary_counts(Datum world, int kind, sl_counts *m, MemoryContext mcxt)
+{
+	return slime_read_summaries() && summary_counts(world, kind, m, mcxt);
 }
 
 /*
@@ -86,9 +93,11 @@ slime_summary_keep(sl_builder *b, slime_open_value *o)
 PG_FUNCTION_INFO_V1(slime_block_names);
 /*
  * Every block name a world holds, sorted (byte order): the names of
- * slime_block_counts, from the summary. IMMUTABLE, so it cannot read the
- * chunk store: a value holding chunks there without a usable summary (one
- * written before 0.10.0) is an error saying how to write one.
+ * slime_block_counts, from the summary whatever slime.read_summaries says
+ * (an index expression gives one answer or one error). IMMUTABLE, so it
+ * cannot read the chunk store: a value holding chunks there without a
+ * usable summary (one written before 0.10.0) is an error saying how to
+ * write one.
  */
 Datum
 slime_block_names(PG_FUNCTION_ARGS)
@@ -100,7 +109,7 @@ slime_block_names(PG_FUNCTION_ARGS)
 	size_t		n = 0;
 	sl_err		err;
 
-	if (!slime_summary_counts(world, SL_SUM_BLOCKS, &m, CurrentMemoryContext))
+	if (!summary_counts(world, SL_SUM_BLOCKS, &m, CurrentMemoryContext))
 	{
 		slime_open_value o;
 		bool		refs;
