@@ -4,9 +4,11 @@
  */
 #include "slime.h"
 
+#include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
@@ -73,13 +75,6 @@ count_world(Datum world, bool biomes, sl_counts *m)
 		decode_world(world, biomes, m);
 }
 
-/* Add the blocks of every chunk of a world to m, decoded (slime_block_names without a summary). */
-void
-slime_count_blocks(Datum world, sl_counts *m)
-{
-	decode_world(world, false, m);
-}
-
 /* Emit a count map as (name, count) rows, sorted by name. */
 static void
 emit_counts(FunctionCallInfo fcinfo, const sl_counts *m)
@@ -125,6 +120,52 @@ slime_biome_counts(PG_FUNCTION_ARGS)
 	count_world(PG_GETARG_DATUM(0), true, &m);
 	emit_counts(fcinfo, &m);
 	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(slime_block_names);
+/*
+ * Every block name a world holds, sorted (byte order): the names of
+ * slime_block_counts, from the summary whatever slime.read_summaries says
+ * (an index expression gives one answer or one error). IMMUTABLE, so it
+ * cannot read the chunk store: a value holding chunks there without a
+ * usable summary (one written before 0.10.0) is an error saying how to
+ * write one.
+ */
+Datum
+slime_block_names(PG_FUNCTION_ARGS)
+{
+	Datum		world = PG_GETARG_DATUM(0);
+	sl_counts	m = {0};
+	sl_count_entry **v;
+	Datum	   *names;
+	size_t		n = 0;
+	sl_err		err;
+
+	if (!slime_summary_table(world, SL_SUM_BLOCKS, &m, CurrentMemoryContext))
+	{
+		slime_open_value o;
+		bool		refs;
+
+		slime_open(&o, world, false);
+		refs = o.v.hdr.ref_count > 0;
+		sl_value_close(&o.v);
+		if (refs)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("slime_block_names cannot count a value that holds chunks in the chunk store without a contents summary to read"),
+					 errdetail("The value was written before 0.10.0 or with slime.write_summaries off, "
+							   "or a chunk's blocks could not be counted when it was written."),
+					 errhint("slime_recompress(world) writes the summary; slime_block_counts(world) reads the store.")));
+		decode_world(world, false, &m);
+	}
+	v = sl_counts_sorted(&m, &err);
+	if (v == NULL)
+		slime_raise(&err, false);
+	names = palloc(sizeof(Datum) * (m.used ? m.used : 1));
+	for (size_t i = 0; i < m.used; i++)
+		if (v[i]->count > 0)
+			names[n++] = PointerGetDatum(cstring_to_text_with_len(v[i]->name, (int) v[i]->len));
+	PG_RETURN_ARRAYTYPE_P(construct_array(names, (int) n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
 /* Floor division by 16 of a block coordinate. */

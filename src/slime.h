@@ -258,13 +258,14 @@ void		slime_count_block_entities(Datum world, struct sl_counts *m);
 /* Count a world's entities by id into m, decoding (contents.c). */
 void		slime_count_entities(Datum world, struct sl_counts *m);
 
-/* Count a world's blocks into m, decoding (blocks.c). */
-void		slime_count_blocks(Datum world, struct sl_counts *m);
-
 /*
  * Add table kind (SL_SUM_*) of world's contents summary to m, allocating in
- * mcxt; false when the world is to be decoded instead (summary.c).
+ * mcxt; false when the world is to be decoded instead: it has no summary, or
+ * a chunk's part of that table could not be counted (summary.c).
  */
+bool		slime_summary_table(Datum world, int kind, struct sl_counts *m, MemoryContext mcxt);
+
+/* The same for the counts and totals: false too when slime.read_summaries is off (summary.c). */
 bool		slime_summary_counts(Datum world, int kind, struct sl_counts *m, MemoryContext mcxt);
 
 /* Whether o's contents summary matches its chunks counted again; false with a NOTICE (summary.c). */

@@ -1,14 +1,10 @@
 /*
  * summary.c - values' contents summaries in SQL (core sl_vsum): the counts
- * the block, biome and entity functions read from them instead of decoding
- * chunks, slime_block_names (the GIN-indexable list of block names), and the
- * summary a rebuilt value keeps.
+ * the block, biome and entity functions (blocks.c) read from them instead
+ * of decoding chunks, the summary a rebuilt value keeps, and its check.
  */
 #include "slime.h"
 
-#include "catalog/pg_type.h"
-#include "utils/array.h"
-#include "utils/builtins.h"
 #include "utils/memutils.h"
 
 #include "sl_build.h"
@@ -21,8 +17,8 @@
  * instead (it has none, a chunk's part could not be counted when it was
  * written), m untouched. Only the header slice of a stored value is read.
  */
-static bool
-summary_counts(Datum world, int kind, sl_counts *m, MemoryContext mcxt)
+bool
+slime_summary_table(Datum world, int kind, sl_counts *m, MemoryContext mcxt)
 {
 	slime_open_value o;
 	const uint8_t *raw;
@@ -63,7 +59,7 @@ summary_counts(Datum world, int kind, sl_counts *m, MemoryContext mcxt)
 bool
 slime_summary_counts(Datum world, int kind, sl_counts *m, MemoryContext mcxt)
 {
-	return slime_read_summaries() && summary_counts(world, kind, m, mcxt);
+	return slime_read_summaries() && slime_summary_table(world, kind, m, mcxt);
 }
 
 /*
@@ -88,52 +84,6 @@ slime_summary_keep(sl_builder *b, slime_open_value *o)
 	if (sl_value_has_summary(&o->v) ? sl_value_read_summary(&o->v, b->sum, &err) :
 		sl_value_count_summary(&o->v, b->sum, &err))
 		slime_raise(&err, false);
-}
-
-PG_FUNCTION_INFO_V1(slime_block_names);
-/*
- * Every block name a world holds, sorted (byte order): the names of
- * slime_block_counts, from the summary whatever slime.read_summaries says
- * (an index expression gives one answer or one error). IMMUTABLE, so it
- * cannot read the chunk store: a value holding chunks there without a
- * usable summary (one written before 0.10.0) is an error saying how to
- * write one.
- */
-Datum
-slime_block_names(PG_FUNCTION_ARGS)
-{
-	Datum		world = PG_GETARG_DATUM(0);
-	sl_counts	m = {0};
-	sl_count_entry **v;
-	Datum	   *names;
-	size_t		n = 0;
-	sl_err		err;
-
-	if (!summary_counts(world, SL_SUM_BLOCKS, &m, CurrentMemoryContext))
-	{
-		slime_open_value o;
-		bool		refs;
-
-		slime_open(&o, world, false);
-		refs = o.v.hdr.ref_count > 0;
-		sl_value_close(&o.v);
-		if (refs)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("slime_block_names cannot count a value that holds chunks in the chunk store without a contents summary to read"),
-					 errdetail("The value was written before 0.10.0 or with slime.write_summaries off, "
-							   "or a chunk's blocks could not be counted when it was written."),
-					 errhint("slime_recompress(world) writes the summary; slime_block_counts(world) reads the store.")));
-		slime_count_blocks(world, &m);
-	}
-	v = sl_counts_sorted(&m, &err);
-	if (v == NULL)
-		slime_raise(&err, false);
-	names = palloc(sizeof(Datum) * (m.used ? m.used : 1));
-	for (size_t i = 0; i < m.used; i++)
-		if (v[i]->count > 0)
-			names[n++] = PointerGetDatum(cstring_to_text_with_len(v[i]->name, (int) v[i]->len));
-	PG_RETURN_ARRAYTYPE_P(construct_array(names, (int) n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
 /*
