@@ -5,6 +5,10 @@
 -- they are.
 \set SHOW_CONTEXT never
 \set VERBOSITY terse
+-- the block totals here decode chunks read out of packs (what they do for a
+-- value without a contents summary): from a summary they read no store entry
+-- (summary.sql)
+SET slime.read_summaries = off;
 
 -- a block of a layered terrain: stone with coal ore, 3 layers of dirt, air
 CREATE FUNCTION terrain_block(x int, y int, z int) RETURNS bigint LANGUAGE sql IMMUTABLE
@@ -194,18 +198,7 @@ EXCEPTION WHEN data_corrupted THEN
 	RAISE NOTICE 'refused (%)', SQLSTATE;
 END
 $$;
--- so are block totals decoding chunks, though they kept that entry's counts
-SET LOCAL slime.read_summaries = off;
-DO $$
-BEGIN
-	PERFORM slime_block_totals(world) FROM settle_saves WHERE id = 5;
-	RAISE NOTICE 'counted';
-EXCEPTION WHEN data_corrupted THEN
-	RAISE NOTICE 'refused (%)', SQLSTATE;
-END
-$$;
--- (totals read from the value's contents summary read no store entry)
-SET LOCAL slime.read_summaries = on;
+-- so are block totals, though they kept that entry's counts
 DO $$
 BEGIN
 	PERFORM slime_block_totals(world) FROM settle_saves WHERE id = 5;
@@ -227,9 +220,7 @@ SELECT count(*) AS chunks_read FROM settle_saves, slime_chunks(world) c
 WHERE slime_chunk_nbt(world, c.x, c.z) IS NOT NULL;
 RESET slime.pack_cache_size;
 -- a damaged pack is an error for its readers (the frame's checksum), block
--- totals decoding chunks too: counts kept of a pack are used only while its
--- row is the same
-SET slime.read_summaries = off;
+-- totals too: counts kept of a pack are used only while its row is the same
 SELECT slime_block_totals(world) IS NOT NULL AS counted FROM settle_saves WHERE id = 5;
 UPDATE slime_store_packs SET data = overlay(data placing '\xffff'::bytea from 200)
 WHERE id = (SELECT max(id) FROM slime_store_packs);
@@ -247,7 +238,6 @@ BEGIN
 	END LOOP;
 END
 $$;
-RESET slime.read_summaries;
 DELETE FROM settle_saves WHERE id = 5;
 SELECT removed_entries AS removed FROM slime_gc();
 
