@@ -135,7 +135,7 @@ SUB="(SELECT * FROM $T ORDER BY id LIMIT $BEFORE) s"
 # row LABEL SETTINGS QUERY RUNS ROWS: median and worst ms, per island
 row() {
     local r
-    r=$(q -c "$2" -c "SELECT round(median::numeric, 1) || ' ' || round(worst::numeric, 1) FROM bench_ms(\$q\$$3\$q\$, $4)" | tail -1)
+    r=$(q -c "$2" -c "SELECT round(median::numeric, 2) || ' ' || round(worst::numeric, 2) FROM bench_ms(\$q\$$3\$q\$, $4)" | tail -1)
     # shellcheck disable=SC2086
     set -- "$1" $r "$5"
     printf '%-58s %10s %10s %12.2f\n' "$1" "$2" "$3" "$(echo "$2 * 1000 / $4" | bc -l)"
@@ -165,6 +165,6 @@ printf 'GIN index over slime_block_names: %s, built in %.1f s\n' "$IDX_SIZE" "$I
 
 printf '\n== Plans (max_parallel_workers_per_gather = 2) ==\n'
 q -c "EXPLAIN (COSTS OFF) $TOTALS"
-printf -- '-- with the totals function costs of 0.9.0 (COST 1):\n'
+printf -- '-- with the totals function costs of 0.9.0 (COST 1; 0.10.0: COST 100):\n'
 q -c "BEGIN" -c "ALTER FUNCTION slime_block_totals_transfn(internal, slime) COST 1" -c "EXPLAIN (COSTS OFF) $TOTALS" -c "ROLLBACK"
 q -c "EXPLAIN (COSTS OFF) $LOOKUP"
