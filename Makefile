@@ -17,7 +17,7 @@ SHLIB_LINK = $(LIBS_CORE) -Wl,-Bsymbolic
 PG_CPPFLAGS = -Isrc/core -DSLIME_EXTVERSION='"$(EXTVERSION)"'
 PG_CFLAGS = -std=gnu99 -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = setup type region contents blocks limits store upgrade slimefile schem lease loader render shard settle corpus worldfile
+REGRESS = setup type region contents blocks summary limits store upgrade slimefile schem lease loader render shard settle corpus worldfile
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
 
 # the shared corpus of real world files, read in place by the corpus tests
@@ -53,10 +53,10 @@ LIBS_TOOL = -lpq -lmicrohttpd -lpthread
 build/slimetool: build/libslimecore.a $(TOOL_SRCS) $(wildcard src/tool/*.h)
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -I$(shell $(PG_CONFIG) --includedir) $(TOOL_SRCS) build/libslimecore.a $(LIBS_CORE) $(LIBS_TOOL) -o $@
 
-build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c test/corpus/corpus_util.h
+build/corpus_test: build/libslimecore.a test/corpus/corpus_test.c test/corpus/corpus_util.h test/corpus/summary_check.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/corpus_test.c build/libslimecore.a $(LIBS_CORE) -o $@
 
-build/slimefile_corpus: build/libslimecore.a test/corpus/slimefile_corpus.c test/corpus/corpus_util.h
+build/slimefile_corpus: build/libslimecore.a test/corpus/slimefile_corpus.c test/corpus/corpus_util.h test/corpus/summary_check.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/corpus/slimefile_corpus.c build/libslimecore.a $(LIBS_CORE) -o $@
 
 build/bench_size: build/libslimecore.a test/bench/bench_size.c test/corpus/corpus_util.h test/bench/bench_zstd.h

@@ -25,6 +25,23 @@ SELECT era, rx, rz, kind, pg_read_binary_file(:'corpus' || '/' || path) AS file,
                  ELSE slime_import_region(NULL, rx, rz, poi => pg_read_binary_file(:'corpus' || '/' || path)) END AS world
 FROM corpus_files;
 
+-- what a world holds, from its contents summary or decoded (slime.read_summaries off)
+CREATE FUNCTION corpus_contents(w slime, decoded boolean) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	r jsonb;
+BEGIN
+	PERFORM set_config('slime.read_summaries', CASE WHEN decoded THEN 'off' ELSE 'on' END, true);
+	SELECT jsonb_build_object(
+	         'blocks', (SELECT coalesce(jsonb_object_agg(block, count), '{}') FROM slime_block_counts(w)),
+	         'biomes', (SELECT coalesce(jsonb_object_agg(biome, count), '{}') FROM slime_biome_counts(w)),
+	         'block_entities', slime_block_entity_totals(w), 'entities', slime_entity_totals(w),
+	         'names', CASE WHEN decoded
+	                       THEN (SELECT coalesce(jsonb_agg(block ORDER BY block COLLATE "C"), '[]') FROM slime_block_counts(w))
+	                       ELSE to_jsonb(slime_block_names(w)) END)
+	  INTO r;
+	PERFORM set_config('slime.read_summaries', 'on', true);
+	RETURN r;
+END $$;
 SELECT era, slime_info(world) -> 'chunks' AS chunks, slime_info(world) -> 'data_version' AS data_version,
        round((slime_info(world) ->> 'stored_bytes')::numeric / octet_length(file), 2) < 1 AS smaller_than_file
 FROM corpus_worlds ORDER BY era;
@@ -129,7 +146,13 @@ SELECT w.world, substr(w.file, 1, 4) = '\x534c4346'::bytea AS cold_form, octet_l
 FROM asp_worlds w JOIN asp_files f ON f.name = w.world JOIN asp_hot h ON h.name = w.world,
      LATERAL (SELECT slime_loader_load('asp', w.world) AS file) l
 ORDER BY 1;
-DROP TABLE asp, asp_worlds, asp_files, asp_tokens, asp_hot;
+-- saved again, every chunk reused from the memo: the value's summary, kept
+-- from the memo's chunk summaries, answers what decoding its chunks answers
+CREATE TEMP TABLE asp_again AS SELECT name, slime_lease_acquire('asp', name, 'srv', '1 hour') AS token FROM asp_files;
+SELECT f.name, slime_loader_save('asp', f.name, t.token, f.file) AS save FROM asp_files f JOIN asp_again t USING (name) ORDER BY 1;
+SELECT world, save, s = d AS summary_same, (SELECT count(*) FROM jsonb_object_keys(s -> 'blocks')) AS block_names
+FROM asp, LATERAL (SELECT corpus_contents(data, false) AS s, corpus_contents(data, true) AS d) c ORDER BY 1, 2;
+DROP TABLE asp, asp_worlds, asp_files, asp_tokens, asp_hot, asp_again;
 
 -- slime_info's chunks counts chunk positions, the rows of slime_chunks; each
 -- position holds a region, entities and/or POI document, and the kind counts
@@ -147,11 +170,40 @@ SELECT i -> 'chunks' AS chunks, i -> 'region_chunks' AS region, i -> 'entity_chu
 FROM w, slime_info(w.world) i;
 
 -- totals over settled chunks: the region worlds saved through the chunk
+-- contents summaries: every corpus world of every era (region, entities and
+-- POI files; 1.2-1.12 numeric ids and 2D biomes, 1.13-1.17 palettes, 1.18+
+-- sections, McRegion) answers from its summary exactly what decoding every
+-- chunk answers: block and biome counts, block entities and entities by id,
+-- the block names
+SELECT era, (slime_info(world) ->> 'summary')::boolean AS summary, s = d AS same_as_decoded,
+       (SELECT count(*) FROM jsonb_object_keys(s -> 'blocks')) AS block_names,
+       (SELECT count(*) FROM jsonb_object_keys(s -> 'entities')) AS entity_ids
+FROM corpus_worlds, LATERAL (SELECT corpus_contents(world, false) AS s, corpus_contents(world, true) AS d) c
+ORDER BY era;
+-- the totals over every world, from the summaries and decoded; and the
+-- worlds' reference forms (the summary kept by the store's trigger)
+CREATE FUNCTION corpus_all_totals() RETURNS jsonb LANGUAGE sql AS $$
+  SELECT jsonb_build_array(slime_block_totals(world), slime_biome_totals(world),
+                           slime_block_entity_totals(world), slime_entity_totals(world)) FROM corpus_worlds $$;
+CREATE FUNCTION corpus_all_totals_decoded() RETURNS jsonb LANGUAGE sql
+SET slime.read_summaries = off AS $$ SELECT corpus_all_totals() $$;
+SELECT corpus_all_totals() = corpus_all_totals_decoded() AS totals_same;
+CREATE TABLE corpus_saved (era text, world slime);
+CREATE TRIGGER corpus_saved_store BEFORE INSERT ON corpus_saved
+    FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
+INSERT INTO corpus_saved SELECT era, world FROM corpus_worlds;
+SELECT bool_and(corpus_contents(s.world, false) = corpus_contents(w.world, false)) AS stored_same,
+       bool_and((slime_info(s.world) ->> 'store_refs')::int = (slime_info(s.world) ->> 'chunks')::int) AS all_refs
+FROM corpus_saved s JOIN corpus_worlds w USING (era);
+DROP TABLE corpus_saved;
+DROP FUNCTION corpus_all_totals_decoded(), corpus_all_totals();
+
 -- store and settled into fast packs (zstd-19), then repacked dense (the
 -- block codec), give the same block and biome totals as the values
 -- themselves, per era: on a first scan, on a second (the counts kept of
 -- packed entries), with every entry hashed against its key, and keeping no
--- pack nor count (slime.pack_cache_size = 0)
+-- pack nor count (slime.pack_cache_size = 0). The stored worlds' totals are
+-- decoded (slime.read_summaries off), the values' read from their summaries
 CREATE TABLE corpus_stored (era text, world slime);
 CREATE TRIGGER corpus_stored_store BEFORE INSERT ON corpus_stored
     FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
@@ -159,7 +211,8 @@ INSERT INTO corpus_stored SELECT era, world FROM corpus_worlds WHERE kind = 'reg
 CREATE TABLE corpus_totals AS
 SELECT era, slime_block_totals(world) AS blocks, slime_biome_totals(world) AS biomes
 FROM corpus_worlds WHERE kind = 'region' GROUP BY era;
-CREATE FUNCTION corpus_same_totals() RETURNS TABLE (era text, blocks bool, biomes bool) LANGUAGE sql AS $$
+CREATE FUNCTION corpus_same_totals() RETURNS TABLE (era text, blocks bool, biomes bool) LANGUAGE sql
+SET slime.read_summaries = off AS $$
   SELECT t.era, s.blocks = t.blocks, s.biomes = t.biomes
   FROM corpus_totals t
   LEFT JOIN (SELECT era, slime_block_totals(world) AS blocks, slime_biome_totals(world) AS biomes
@@ -197,3 +250,4 @@ RESET client_min_messages;
 SELECT removed_entries > 0 AS collected FROM slime_gc();
 SELECT count(*) AS entries_left FROM slime_store WHERE hash IN (SELECT h FROM corpus_refs);
 DROP TABLE corpus_refs;
+DROP FUNCTION corpus_contents(slime, boolean);

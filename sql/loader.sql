@@ -32,14 +32,14 @@ FROM gs_files, gs_memo, slime_loader_convert(f, gs_memo.memo) c ORDER BY v;
 SELECT c.reused FROM gs_files, slime_loader_convert(f, '\x534c4d31'::bytea) c WHERE v = 2;
 -- issue #33: what a memo entry says (the store key, DataVersion, timestamp
 -- and lengths a record became) goes into the value without the record
--- being parsed, so the memo carries an XXH64 of itself ("SLM2", 8 bytes at
--- its end). A memo damaged anywhere is no memo: every chunk is converted
--- and the value is the file's. Here every byte of the header, the first
--- entry and the checksum flipped in turn, and changes that cancel (a
--- component length up and the next one down; a DataVersion or a timestamp
--- up and the next entry's down; two entries' store keys swapped, which
--- before 0.10.0 only slime.loader_verify caught)
-SELECT substring(memo FOR 4) AS magic, octet_length(memo) = 16 + 80 * 9 + 8 AS sized FROM gs_memo;
+-- being parsed, so the memo carries a CRC-32 of itself ("SLM2", after its
+-- header). A memo damaged anywhere is no memo: every chunk is converted
+-- and the value is the file's. Here every byte of the header and the first
+-- entry flipped in turn, every 13th byte of the rest, and changes that
+-- cancel (a component length up and the next one down; a DataVersion or a
+-- timestamp up and the next entry's down; two entries' store keys swapped,
+-- which before 0.10.0 only slime.loader_verify caught)
+SELECT substring(memo FOR 4) AS magic FROM gs_memo;
 CREATE FUNCTION u32le(b bytea, at int) RETURNS bigint LANGUAGE sql IMMUTABLE
 AS $$ SELECT get_byte(b, at)::bigint + (get_byte(b, at + 1)::bigint << 8)
              + (get_byte(b, at + 2)::bigint << 16) + (get_byte(b, at + 3)::bigint << 24) $$;
@@ -50,27 +50,29 @@ AS $$ SELECT set_byte(set_byte(set_byte(set_byte(b, at, (v & 255)::int), at + 1,
 CREATE FUNCTION convert_with(m bytea, OUT reused int, OUT right_value boolean) LANGUAGE sql
 AS $$ SELECT c.reused, slime_content_hash(c.data) = slime_content_hash(slime_from_slimefile(f))
       FROM gs_files, slime_loader_convert(f, m) c WHERE v = 1 $$;
-CREATE FUNCTION memo_damage(OUT damaged int, OUT refused int, OUT wrong int) LANGUAGE plpgsql
+CREATE FUNCTION memo_damage(OUT refused_all boolean, OUT wrong int) LANGUAGE plpgsql
 AS $$
 DECLARE
 	good bytea := (SELECT memo FROM gs_memo);
 	n int := octet_length(good);
+	e0 int := 20;							-- the first entry: 80 bytes, u32 n, its summary
+	e1 int := 20 + 84 + u32le(good, 20 + 80);	-- the second
 	m bytea;
 	r record;
+	refused int := 0;
+	damaged int := 0;
 BEGIN
-	damaged := 0; refused := 0; wrong := 0;
+	wrong := 0;
 	FOR m IN
-		SELECT set_byte(good, o, get_byte(good, o) # 1)
-		FROM generate_series(0, 16 + 80 - 1) o UNION ALL
-		SELECT set_byte(good, o, get_byte(good, o) # 1) FROM generate_series(n - 8, n - 1) o UNION ALL
-		SELECT put_u32le(put_u32le(good, e + 68 + 4 * k, u32le(good, e + 68 + 4 * k) + 1),
-						 e + 72 + 4 * k, u32le(good, e + 72 + 4 * k) - 1)
-		FROM generate_series(16, 16 + 80 * 8, 80) e, generate_series(0, 1) k
-		WHERE u32le(good, e + 72 + 4 * k) > 0 UNION ALL
-		SELECT put_u32le(put_u32le(good, 16 + f, u32le(good, 16 + f) + 1), 96 + f, u32le(good, 96 + f) - 1)
+		SELECT set_byte(good, o, get_byte(good, o) # 1) FROM generate_series(0, e1 - 1) o UNION ALL
+		SELECT set_byte(good, o, get_byte(good, o) # 1) FROM generate_series(e1, n - 1, 13) o UNION ALL
+		SELECT put_u32le(put_u32le(good, e0 + 68 + 4 * k, u32le(good, e0 + 68 + 4 * k) + 1),
+						 e0 + 72 + 4 * k, u32le(good, e0 + 72 + 4 * k) - 1)
+		FROM generate_series(0, 1) k WHERE u32le(good, e0 + 72 + 4 * k) > 0 UNION ALL
+		SELECT put_u32le(put_u32le(good, e0 + f, u32le(good, e0 + f) + 1), e1 + f, u32le(good, e1 + f) - 1)
 		FROM (VALUES (60), (64)) fw(f) UNION ALL
-		SELECT overlay(overlay(good PLACING substring(good FROM 97 + 28 FOR 32) FROM 17 + 28 FOR 32)
-					   PLACING substring(good FROM 17 + 28 FOR 32) FROM 97 + 28 FOR 32)
+		SELECT overlay(overlay(good PLACING substring(good FROM e1 + 1 + 28 FOR 32) FROM e0 + 1 + 28 FOR 32)
+					   PLACING substring(good FROM e0 + 1 + 28 FOR 32) FROM e1 + 1 + 28 FOR 32)
 	LOOP
 		r := convert_with(m);
 		damaged := damaged + 1;
@@ -80,14 +82,27 @@ BEGIN
 			wrong := wrong + 1;
 		END IF;
 	END LOOP;
+	refused_all := refused = damaged AND damaged > e1;
 END
 $$;
 SELECT * FROM convert_with((SELECT memo FROM gs_memo));
 SELECT * FROM memo_damage();
--- a memo of 0.9.0 and earlier ("SLM1": the same without the checksum) is no
--- memo either: the first save after the update converts every chunk once
-SELECT * FROM convert_with((SELECT 'SLM1'::bytea || substring(memo FROM 5 FOR octet_length(memo) - 12) FROM gs_memo));
 DROP FUNCTION memo_damage(), convert_with(bytea);
+-- a memo whose entry names another stored chunk than the record became
+-- (the first entry's store key overwritten by the second's): its checksum
+-- no longer matches, so it is no memo and every chunk is converted (one
+-- forged with a matching checksum is caught by slime.loader_verify's check,
+-- which test/unit/test_lmemo.c replays)
+SELECT c.reused, slime_content_hash(c.data) = slime_content_hash(slime_from_slimefile(f)) AS same_value
+FROM gs_files, gs_memo,
+     slime_loader_convert(f, overlay(memo PLACING substring(memo FROM 21 + 80 + 4 + get_byte(memo, 100) + 28 FOR 32)
+                                     FROM 21 + 28 FOR 32)) c
+WHERE v = 1;
+-- a memo of 0.9.0 (version 1, no contents summaries) is none either: the
+-- first save after the upgrade converts every chunk
+SELECT c.reused FROM gs_files, gs_memo,
+     slime_loader_convert(f, overlay(memo PLACING 'SLM1'::bytea FROM 1 FOR 4)) c
+WHERE v = 1;
 -- only the extension's owner runs it (it writes the store)
 SELECT has_function_privilege('public', 'slime_loader_convert(bytea, bytea)', 'execute') AS public_may_convert;
 

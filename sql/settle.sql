@@ -5,6 +5,10 @@
 -- they are.
 \set SHOW_CONTEXT never
 \set VERBOSITY terse
+-- the block totals here decode chunks read out of packs (what they do for a
+-- value without a contents summary): from a summary they read no store entry
+-- (summary.sql)
+SET slime.read_summaries = off;
 
 -- a block of a layered terrain: stone with coal ore, 3 layers of dirt, air
 CREATE FUNCTION terrain_block(x int, y int, z int) RETURNS bigint LANGUAGE sql IMMUTABLE

@@ -64,7 +64,7 @@ BEGIN
 END
 $$;
 
--- ==== a world's own data (issue #36) ========================================
+-- ==== a world's own data (issue #36) =================================
 -- A world folder's own files (player data, stats and advancements, maps,
 -- raids, scoreboards, data packs: everything but its chunk files) live in a
 -- table beside the world rows, (world text, path text, data bytea), which
@@ -81,3 +81,46 @@ CREATE FUNCTION slime_file_json(path text, data bytea) RETURNS jsonb
 -- What slime_file_json reads a world file as, by its name: nbt, json or bytes.
 CREATE FUNCTION slime_file_kind(path text) RETURNS text
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- ==== contents without decoding (issue #32) =================================
+-- Every value written from 0.10.0 carries a contents summary (doc/format.md,
+-- "Contents summary"): the counts of its block states, biomes, block entities
+-- and entities, read from its header slice. The counts, totals and
+-- slime_block_names read it; values written before (no summary) still answer
+-- by decoding, and slime_recompress(world) writes one. No value is rewritten
+-- here (README, "Upgrading": a pass over every value of every table is what
+-- maintenance must not cost).
+
+-- every block name a world holds, sorted; IMMUTABLE, for a GIN expression index
+CREATE FUNCTION slime_block_names(world slime) RETURNS text[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+
+-- entities counted by id across worlds, as slime_block_entity_totals counts block entities
+CREATE FUNCTION slime_entity_totals_transfn(internal, slime) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL SAFE COST 100;
+CREATE AGGREGATE slime_entity_totals(slime) (
+	SFUNC = @extschema@.slime_entity_totals_transfn, STYPE = internal,
+	COMBINEFUNC = @extschema@.slime_totals_combinefn, SERIALFUNC = @extschema@.slime_totals_serialfn,
+	DESERIALFUNC = @extschema@.slime_totals_deserialfn, FINALFUNC = @extschema@.slime_totals_finalfn,
+	PARALLEL = SAFE
+);
+
+-- a value without a summary has it written by slime_recompress, and a chunk
+-- slime_delete_chunk drops leaves the summary: both read stored chunks now
+ALTER FUNCTION slime_recompress(slime, integer) STABLE;
+ALTER FUNCTION slime_delete_chunk(slime, integer, integer) STABLE;
+
+-- what the planner is told they cost. At 0.9.0's COST 1 a totals aggregate
+-- looked as cheap as count(*), and no parallel plan paid its setup (issue
+-- #32: serial at 10 ms an island). Reading a summary takes about 15 us,
+-- some 5,000 cpu_operator_costs, but COST 1000 and more already make
+-- postgres_fdw keep per-island totals (GROUP BY the distribution column) on
+-- the coordinator: its pushed-down aggregate counts every transition as
+-- startup cost, and when the totals tie the local plan's earlier start
+-- wins. COST 100 gets parallel plans for every table past
+-- min_parallel_table_scan_size and keeps that pushdown
+-- (test/bench/README.md, section 15).
+ALTER FUNCTION slime_block_totals_transfn(internal, slime) COST 100;
+ALTER FUNCTION slime_biome_totals_transfn(internal, slime) COST 100;
+ALTER FUNCTION slime_block_entity_totals_transfn(internal, slime) COST 100;
+ALTER FUNCTION slime_block_counts(slime) COST 100;
+ALTER FUNCTION slime_biome_counts(slime) COST 100;

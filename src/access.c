@@ -11,6 +11,7 @@
 
 #include "sl_build.h"
 #include "sl_nbt.h"
+#include "sl_vsum.h"
 
 /* Turn JSON text into a jsonb datum. */
 static Datum
@@ -71,9 +72,10 @@ slime_info(PG_FUNCTION_ARGS)
 		appendStringInfoString(&s, "null");
 	appendStringInfo(&s, ", \"raw_bytes\": " UINT64_FORMAT ", \"stored_bytes\": %u",
 					 (uint64) h->raw_bytes, h->total_len);
-	appendStringInfo(&s, ", \"frames\": %u, \"store_refs\": %u, \"has_level\": %s, \"hash\": \"%s\"}",
+	appendStringInfo(&s, ", \"frames\": %u, \"store_refs\": %u, \"has_level\": %s, \"hash\": \"%s\"",
 					 h->frame_count, sl_value_ref_count(&o.v), h->world_len ? "true" : "false",
 					 slime_hex(content_hash, 32));
+	appendStringInfo(&s, ", \"summary\": %s}", sl_value_has_summary(&o.v) ? "true" : "false");
 	sl_value_close(&o.v);
 	PG_RETURN_DATUM(jsonb_from_text(s.data));
 }

@@ -4,43 +4,26 @@
  */
 #include "slime.h"
 
+#include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 
 #include "sl_blocks.h"
 #include "sl_counts.h"
+#include "sl_vsum.h"
 
 /*
- * Counting callback: tally a block state or biome under its base name. A
- * name without a namespace (some servers write "stone") is read as
- * Minecraft reads it, in the minecraft namespace.
- */
-static int
-tally(void *ctx, const char *name, size_t len, size_t base_len, uint64_t count,
-	  int fallback, sl_err *err)
-{
-	char		buf[256];
-
-	if (memchr(name, ':', base_len) == NULL && base_len < sizeof(buf) - 10)
-	{
-		memcpy(buf, "minecraft:", 10);
-		memcpy(buf + 10, name, base_len);
-		return sl_counts_add((sl_counts *) ctx, buf, base_len + 10, count, err);
-	}
-	return sl_counts_add((sl_counts *) ctx, name, base_len, count, err);
-}
-
-/*
- * Add the blocks (or biomes) of every chunk of a world to m. A chunk read
- * out of a pack has its counts kept (packcount.c), and a chunk whose counts
- * are kept adds them without being read.
+ * Add the blocks (or biomes) of every chunk of a world to m, decoded. A
+ * chunk read out of a pack has its counts kept (packcount.c), and a chunk
+ * whose counts are kept adds them without being read.
  */
 static void
-count_world(Datum world, bool biomes, sl_counts *m)
+decode_world(Datum world, bool biomes, sl_counts *m)
 {
 	slime_open_value o;
 	sl_err		err;
@@ -68,8 +51,8 @@ count_world(Datum world, bool biomes, sl_counts *m)
 		rc = sl_chunk_blocks_open(comp[SL_COMP_REGION], d.len[SL_COMP_REGION], d.data_version,
 								  want, slime_limits(), &arena, &cb, &err);
 		if (rc == 0)
-			rc = biomes ? sl_chunk_count_biomes(&cb, tally, into, &err) :
-				sl_chunk_count_blocks(&cb, tally, into, &err);
+			rc = biomes ? sl_chunk_count_biomes(&cb, sl_vsum_tally, into, &err) :
+				sl_chunk_count_blocks(&cb, sl_vsum_tally, into, &err);
 		sl_arena_free(&arena);
 		if (rc)
 			slime_raise_chunk(&err, d.x, d.z);
@@ -82,6 +65,14 @@ count_world(Datum world, bool biomes, sl_counts *m)
 		}
 	}
 	sl_value_close(&o.v);
+}
+
+/* Add the blocks (or biomes) of a world to m: from its summary, else decoded. */
+static void
+count_world(Datum world, bool biomes, sl_counts *m)
+{
+	if (!slime_summary_counts(world, biomes ? SL_SUM_BIOMES : SL_SUM_BLOCKS, m, CurrentMemoryContext))
+		decode_world(world, biomes, m);
 }
 
 /* Emit a count map as (name, count) rows, sorted by name. */
@@ -129,6 +120,52 @@ slime_biome_counts(PG_FUNCTION_ARGS)
 	count_world(PG_GETARG_DATUM(0), true, &m);
 	emit_counts(fcinfo, &m);
 	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(slime_block_names);
+/*
+ * Every block name a world holds, sorted (byte order): the names of
+ * slime_block_counts, from the summary whatever slime.read_summaries says
+ * (an index expression gives one answer or one error). IMMUTABLE, so it
+ * cannot read the chunk store: a value holding chunks there without a
+ * usable summary (one written before 0.10.0) is an error saying how to
+ * write one.
+ */
+Datum
+slime_block_names(PG_FUNCTION_ARGS)
+{
+	Datum		world = PG_GETARG_DATUM(0);
+	sl_counts	m = {0};
+	sl_count_entry **v;
+	Datum	   *names;
+	size_t		n = 0;
+	sl_err		err;
+
+	if (!slime_summary_table(world, SL_SUM_BLOCKS, &m, CurrentMemoryContext))
+	{
+		slime_open_value o;
+		bool		refs;
+
+		slime_open(&o, world, false);
+		refs = o.v.hdr.ref_count > 0;
+		sl_value_close(&o.v);
+		if (refs)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("slime_block_names cannot count a value that holds chunks in the chunk store without a contents summary to read"),
+					 errdetail("The value was written before 0.10.0 or with slime.write_summaries off, "
+							   "or a chunk's blocks could not be counted when it was written."),
+					 errhint("slime_recompress(world) writes the summary; slime_block_counts(world) reads the store.")));
+		decode_world(world, false, &m);
+	}
+	v = sl_counts_sorted(&m, &err);
+	if (v == NULL)
+		slime_raise(&err, false);
+	names = palloc(sizeof(Datum) * (m.used ? m.used : 1));
+	for (size_t i = 0; i < m.used; i++)
+		if (v[i]->count > 0)
+			names[n++] = PointerGetDatum(cstring_to_text_with_len(v[i]->name, (int) v[i]->len));
+	PG_RETURN_ARRAYTYPE_P(construct_array(names, (int) n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
 /* Floor division by 16 of a block coordinate. */
@@ -194,31 +231,33 @@ merge_into(MemoryContext aggcontext, sl_counts *dst, const sl_counts *src)
 	MemoryContextSwitchTo(old);
 }
 
-/* What a totals aggregate counts. */
-typedef enum totals_kind
-{
-	TOTALS_BLOCKS,
-	TOTALS_BIOMES,
-	TOTALS_BLOCK_ENTITIES
-} totals_kind;
-
-/* Transition: count one world (in a short-lived context) into the state. */
+/*
+ * Transition: one world's counts of a summary table (SL_SUM_*) into the
+ * state, read from its summary straight into the state, or decoded (in a
+ * short-lived context) and merged.
+ */
 static Datum
-totals_transfn(FunctionCallInfo fcinfo, totals_kind kind)
+totals_transfn(FunctionCallInfo fcinfo, int kind)
 {
 	MemoryContext aggcontext;
 	sl_counts  *state = totals_state(fcinfo, &aggcontext);
+	Datum		world;
 
-	if (!PG_ARGISNULL(1))
+	if (PG_ARGISNULL(1))
+		PG_RETURN_POINTER(state);
+	world = PG_GETARG_DATUM(1);
+	if (!slime_summary_counts(world, kind, state, aggcontext))
 	{
-		sl_counts	world = {0};
+		sl_counts	one = {0};
 
-		if (kind == TOTALS_BLOCK_ENTITIES)
-			slime_count_block_entities(PG_GETARG_DATUM(1), &world);
+		if (kind == SL_SUM_BLOCK_ENTITIES)
+			slime_count_block_entities(world, &one);
+		else if (kind == SL_SUM_ENTITIES)
+			slime_count_entities(world, &one);
 		else
-			count_world(PG_GETARG_DATUM(1), kind == TOTALS_BIOMES, &world);
-		merge_into(aggcontext, state, &world);
-		sl_counts_free(&world);
+			decode_world(world, kind == SL_SUM_BIOMES, &one);
+		merge_into(aggcontext, state, &one);
+		sl_counts_free(&one);
 	}
 	PG_RETURN_POINTER(state);
 }
@@ -228,7 +267,7 @@ PG_FUNCTION_INFO_V1(slime_block_totals_transfn);
 Datum
 slime_block_totals_transfn(PG_FUNCTION_ARGS)
 {
-	return totals_transfn(fcinfo, TOTALS_BLOCKS);
+	return totals_transfn(fcinfo, SL_SUM_BLOCKS);
 }
 
 PG_FUNCTION_INFO_V1(slime_biome_totals_transfn);
@@ -236,7 +275,7 @@ PG_FUNCTION_INFO_V1(slime_biome_totals_transfn);
 Datum
 slime_biome_totals_transfn(PG_FUNCTION_ARGS)
 {
-	return totals_transfn(fcinfo, TOTALS_BIOMES);
+	return totals_transfn(fcinfo, SL_SUM_BIOMES);
 }
 
 PG_FUNCTION_INFO_V1(slime_block_entity_totals_transfn);
@@ -244,7 +283,15 @@ PG_FUNCTION_INFO_V1(slime_block_entity_totals_transfn);
 Datum
 slime_block_entity_totals_transfn(PG_FUNCTION_ARGS)
 {
-	return totals_transfn(fcinfo, TOTALS_BLOCK_ENTITIES);
+	return totals_transfn(fcinfo, SL_SUM_BLOCK_ENTITIES);
+}
+
+PG_FUNCTION_INFO_V1(slime_entity_totals_transfn);
+/* slime_entity_totals transition. */
+Datum
+slime_entity_totals_transfn(PG_FUNCTION_ARGS)
+{
+	return totals_transfn(fcinfo, SL_SUM_ENTITIES);
 }
 
 PG_FUNCTION_INFO_V1(slime_totals_combinefn);

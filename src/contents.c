@@ -13,6 +13,7 @@
 #include "sl_chunk.h"
 #include "sl_counts.h"
 #include "sl_nbt.h"
+#include "sl_vsum.h"
 
 /* jsonb of one tag (a list item or a named tag), by the lossless mapping. */
 static Datum
@@ -131,7 +132,8 @@ block_entities(FunctionCallInfo fcinfo, bool one, int32 cx, int32 cz)
 
 /*
  * Count the block entities of every chunk of a world by id, as written (for
- * slime_block_entity_totals); block entities without an id are not counted.
+ * slime_block_entity_totals, decoding); block entities without an id are
+ * not counted.
  */
 void
 slime_count_block_entities(Datum world, sl_counts *m)
@@ -143,28 +145,44 @@ slime_count_block_entities(Datum world, sl_counts *m)
 	{
 		sl_arena	arena = {0};
 		sl_dirent	d;
-		const sl_nbt *root,
-				   *list;
+		const sl_nbt *root;
 		sl_err		err;
 
 		CHECK_FOR_INTERRUPTS();
 		root = parse_chunk(&o, i, SL_COMP_REGION, &arena, &d);
-		list = root ? sl_chunk_block_entities(root) : NULL;
-		if (list && list->v.list.elem_type == SL_TAG_COMPOUND)
-			for (uint32_t j = 0; j < list->v.list.count; j++)
-			{
-				uint16_t	len;
-				const char *id = sl_nbt_get_string(list->v.list.items[j], "id", &len);
-				sl_buf		name = {0};
-
-				if (id == NULL || sl_mutf8_to_utf8(id, len, &name, &err) != 0)
-					continue;
-				if (sl_counts_add(m, (const char *) name.data, name.len, 1, &err))
-					slime_raise(&err, false);
-				sl_buf_free(&name);
-			}
+		if (root && sl_count_ids(sl_chunk_block_entities(root), m, &err))
+			slime_raise(&err, false);
 		sl_arena_free(&arena);
 	}
+	sl_value_close(&o.v);
+}
+
+/*
+ * Count the entities of every chunk of a world by id, as written (for
+ * slime_entity_totals, decoding): those of chunks (before 1.17) and of
+ * entities/ data, as slime_entities lists them; entities without an id are
+ * not counted.
+ */
+void
+slime_count_entities(Datum world, sl_counts *m)
+{
+	slime_open_value o;
+
+	slime_open(&o, world, true);
+	for (uint32_t i = 0; i < o.v.hdr.chunk_count; i++)
+		for (int kind = SL_COMP_REGION; kind <= SL_COMP_ENTITIES; kind++)
+		{
+			sl_arena	arena = {0};
+			sl_dirent	d;
+			const sl_nbt *root;
+			sl_err		err;
+
+			CHECK_FOR_INTERRUPTS();
+			root = parse_chunk(&o, i, kind, &arena, &d);
+			if (root && sl_count_ids(sl_chunk_entities(root), m, &err))
+				slime_raise(&err, false);
+			sl_arena_free(&arena);
+		}
 	sl_value_close(&o.v);
 }
 

@@ -14,6 +14,7 @@
 #include "sl_build.h"
 #include "sl_codec.h"
 #include "sl_jgzip.h"
+#include "sl_vsum.h"
 #include "sl_region.h"
 #include "sl_sniff.h"
 
@@ -327,7 +328,9 @@ builder_from(sl_builder *b, FunctionCallInfo fcinfo)
 
 /*
  * The same, with chunk (x,z) as bytes even when the store holds it, so that
- * one of its components can be replaced and the others kept.
+ * one of its components can be replaced and the others kept; and with the
+ * value's summary, which the caller keeps (b->sum_manual) by taking the
+ * chunk's counts away before changing it and adding them after.
  */
 static void
 builder_resolving(sl_builder *b, FunctionCallInfo fcinfo, int32 x, int32 z)
@@ -337,6 +340,7 @@ builder_resolving(sl_builder *b, FunctionCallInfo fcinfo, int32 x, int32 z)
 	sl_err		err;
 
 	memset(b, 0, sizeof(*b));
+	b->sum_manual = 1;
 	if (PG_ARGISNULL(0))
 		return;
 	slime_open(&o, PG_GETARG_DATUM(0), true);
@@ -347,10 +351,20 @@ builder_resolving(sl_builder *b, FunctionCallInfo fcinfo, int32 x, int32 z)
 		if (sl_builder_add_chunk(b, &o.v, i, i == at ? SL_ADD_RESOLVE : SL_ADD_KEEP, &err))
 			slime_raise(&err, false);
 	}
-	if (sl_builder_add_world(b, &o.v, &err))
+	if (sl_builder_add_world(b, &o.v, &err) || sl_builder_sum_value(b, &o.v, &err))
 		slime_raise(&err, false);
 	sl_value_close(&o.v);
 	check_gathered(b);
+}
+
+/* Take chunk (x,z)'s counts away from the summary kept (sign -1) or add them (+1). */
+static void
+sum_chunk(sl_builder *b, int32 x, int32 z, int sign)
+{
+	sl_err		err;
+
+	if (sl_builder_sum_pieces(b, x, z, sign, slime_limits(), &err))
+		slime_raise(&err, false);
 }
 
 /*
@@ -410,6 +424,7 @@ slime_put_chunk(PG_FUNCTION_ARGS)
 	z = PG_GETARG_INT32(2);
 	kind = slime_kind(PG_GETARG_TEXT_PP(4));
 	builder_resolving(&b, fcinfo, x, z);
+	sum_chunk(&b, x, z, -1);
 	sl_builder_remove(&b, x, z, kind);
 	if (!PG_ARGISNULL(3))
 	{
@@ -427,6 +442,7 @@ slime_put_chunk(PG_FUNCTION_ARGS)
 		if (sl_builder_add(&b, kind, x, z, 0, nbt, len, 1, &err))
 			slime_raise(&err, true);
 	}
+	sum_chunk(&b, x, z, 1);
 	PG_RETURN_POINTER(slime_from_builder(&b));
 }
 
@@ -454,14 +470,31 @@ slime_chunk_relocate(PG_FUNCTION_ARGS)
 }
 
 PG_FUNCTION_INFO_V1(slime_delete_chunk);
-/* Remove a chunk (every component) from a value. */
+/*
+ * Remove a chunk (every component) from a value. Its counts leave the
+ * value's summary: a chunk held in the store is read to count it.
+ */
 Datum
 slime_delete_chunk(PG_FUNCTION_ARGS)
 {
 	sl_builder	b;
+	int32		x = PG_GETARG_INT32(1);
+	int32		z = PG_GETARG_INT32(2);
+	slime_open_value o;
+	bool		summary;
 
-	builder_from(&b, fcinfo);
-	sl_builder_remove(&b, PG_GETARG_INT32(1), PG_GETARG_INT32(2), -1);
+	slime_open(&o, PG_GETARG_DATUM(0), false);
+	summary = sl_value_has_summary(&o.v) && !slime_encode_opts()->no_summary;
+	sl_value_close(&o.v);
+	if (!summary)
+	{
+		builder_from(&b, fcinfo);
+		sl_builder_remove(&b, x, z, -1);
+		PG_RETURN_POINTER(slime_from_builder(&b));
+	}
+	builder_resolving(&b, fcinfo, x, z);
+	sum_chunk(&b, x, z, -1);
+	sl_builder_remove(&b, x, z, -1);
 	PG_RETURN_POINTER(slime_from_builder(&b));
 }
 
@@ -471,6 +504,7 @@ Datum
 slime_recompress(PG_FUNCTION_ARGS)
 {
 	sl_builder	b;
+	slime_open_value o;
 	int			level;
 
 	if (PG_ARGISNULL(0))
@@ -481,5 +515,9 @@ slime_recompress(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("compression level %d is outside %d..%d", level, SL_MIN_LEVEL, SL_MAX_LEVEL)));
 	builder_from(&b, fcinfo);
+	/* the summary kept, or written now for a value without one (its stored chunks read) */
+	slime_open(&o, PG_GETARG_DATUM(0), true);
+	slime_summary_keep(&b, &o);
+	sl_value_close(&o.v);
 	PG_RETURN_POINTER(slime_from_builder_level(&b, level));
 }

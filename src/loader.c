@@ -22,6 +22,7 @@
 #include "sl_lmemo.h"
 #include "sl_slimefile.h"
 #include "sl_store.h"
+#include "sl_vsum.h"
 
 /* Store entries gathered for one save. */
 typedef struct put_list
@@ -102,17 +103,24 @@ encode_value(sl_builder *b, int version)
 	return r;
 }
 
-/* The content hash of a value. */
+/* The content hash of a value, and the raw bytes of its contents summary (empty: none). */
 static void
-content_hash(struct varlena *v, uint8_t hash[32])
+content_hash(struct varlena *v, uint8_t hash[32], sl_buf *sum)
 {
 	sl_value	val;
 	sl_err		err;
+	const uint8_t *raw;
+	size_t		len;
+	uint8_t    *tmp = NULL;
 
 	if (sl_value_open_mem(&val, (const uint8_t *) VARDATA(v), VARSIZE(v) - VARHDRSZ,
 						  slime_limits(), &err))
 		slime_raise(&err, false);
 	memcpy(hash, val.hdr.hash, 32);
+	if (sum && sl_value_has_summary(&val) &&
+		(sl_value_summary_raw(&val, &raw, &len, &tmp, &err) || sl_buf_put(sum, raw, len, &err)))
+		slime_raise(&err, false);
+	sl_free(tmp);
 	sl_value_close(&val);
 }
 
@@ -126,14 +134,23 @@ verify_save(bytea *file, struct varlena *saved)
 				got[32];
 	char		hw[65],
 				hg[65];
+	sl_buf		want_sum = {0},
+				got_sum = {0};
 
 	memset(&b, 0, sizeof(b));
 	if (sl_slimefile_read((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
 						  slime_limits(), &b, NULL, &err))
 		slime_raise(&err, true);
-	content_hash(encode_value(&b, 0), want);
+	content_hash(encode_value(&b, 0), want, &want_sum);
 	sl_builder_free(&b);
-	content_hash(saved, got);
+	content_hash(saved, got, &got_sum);
+	/* the summary kept from the memo's chunks is the one counting every chunk gives */
+	if (want_sum.len != got_sum.len || memcmp(want_sum.data, got_sum.data, want_sum.len) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("loader save's contents summary (%zu bytes) differs from the whole file's conversion (%zu bytes)",
+						got_sum.len, want_sum.len),
+				 errdetail("slime.loader_verify is on.")));
 	if (memcmp(want, got, 32) != 0)
 	{
 		sl_hash_hex(want, hw);
@@ -195,7 +212,7 @@ convert(bytea *file, bytea *prev, converted_file *c)
 	slime_store_put(puts.hashes, puts.entries, puts.n);
 	if (slime_loader_verify())
 		verify_save(file, c->value);
-	content_hash(c->value, hash);
+	content_hash(c->value, hash, NULL);
 	slime_loader_mark_checked(hash);
 	if (out.has_ctx)
 	{

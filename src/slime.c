@@ -86,6 +86,8 @@ static int	max_render_pixels = SLIME_DEFAULT_MAX_RENDER_PIXELS;
 static int	gc_lock_wait = 10000;
 static int	pack_cache_kb = 64 * 1024;
 static bool loader_verify = false;
+static bool write_summaries = true;
+static bool read_summaries = true;
 static int	loader_level = 1;
 
 /* What reads the chunks a value holds by reference (slime_set_resolver): the chunk store's reader. */
@@ -184,6 +186,16 @@ slime_define_settings(void)
 							 "raises unless the value it saved has the same content hash "
 							 "(the tests run with it; it costs what the chunks it reuses saved).",
 							 &loader_verify, false, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("slime.write_summaries",
+							 "Write a contents summary into every value written.",
+							 "Off: values are written without one, as 0.9.0 wrote them (which "
+							 "0.9.0 reads); the contents functions then decode their chunks.",
+							 &write_summaries, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("slime.read_summaries",
+							 "Answer block, biome and entity counts and totals from values' contents summaries.",
+							 "Off: the counts and totals decode every chunk, as before 0.10.0 "
+							 "(to compare the two, or to rule the summaries out).",
+							 &read_summaries, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("slime");
 #ifdef __GLIBC__
 
@@ -464,7 +476,15 @@ slime_encode_opts(void)
 
 	opts = sl_default_encode_opts;
 	opts.level = compression_level;
+	opts.no_summary = !write_summaries;
 	return &opts;
+}
+
+/* Whether the contents functions read values' summaries (slime.read_summaries). */
+bool
+slime_read_summaries(void)
+{
+	return read_summaries;
 }
 
 /* Encode a builder into a slime datum at the configured level. */
@@ -478,7 +498,7 @@ slime_from_builder(struct sl_builder *b)
 struct varlena *
 slime_from_builder_level(struct sl_builder *b, int level)
 {
-	sl_encode_opts opts = sl_default_encode_opts;
+	sl_encode_opts opts = *slime_encode_opts();
 	sl_buf		out = {0};
 	sl_err		err;
 	struct varlena *r;

@@ -108,8 +108,11 @@ int			slime_store_resolve(void *ctx, const sl_dirent *d, const uint8_t **entry,
  */
 void		slime_open(slime_open_value *o, Datum d, bool whole);
 
-/* Encoder settings: the defaults with slime.compression_level. */
+/* Encoder settings: the defaults with slime.compression_level and slime.write_summaries. */
 const sl_encode_opts *slime_encode_opts(void);
+
+/* Whether the contents functions read values' summaries (slime.read_summaries). */
+bool		slime_read_summaries(void);
 
 /*
  * Decompress component kind of chunk (x,z) of an open value (its frame
@@ -296,9 +299,28 @@ extern const char *const slime_kind_names[SL_NCOMP];
 /* Component index (SL_COMP_*) of a kind name, or raise. */
 int			slime_kind(text *kind);
 
-/* Count a world's block entities by id into m (contents.c). */
+/* Count a world's block entities by id into m, decoding (contents.c). */
 struct sl_counts;
 void		slime_count_block_entities(Datum world, struct sl_counts *m);
+
+/* Count a world's entities by id into m, decoding (contents.c). */
+void		slime_count_entities(Datum world, struct sl_counts *m);
+
+/*
+ * Add table kind (SL_SUM_*) of world's contents summary to m, allocating in
+ * mcxt; false when the world is to be decoded instead: it has no summary, or
+ * a chunk's part of that table could not be counted (summary.c).
+ */
+bool		slime_summary_table(Datum world, int kind, struct sl_counts *m, MemoryContext mcxt);
+
+/* The same for the counts and totals: false too when slime.read_summaries is off (summary.c). */
+bool		slime_summary_counts(Datum world, int kind, struct sl_counts *m, MemoryContext mcxt);
+
+/* Whether o's contents summary matches its chunks counted again; false with a NOTICE (summary.c). */
+bool		slime_summary_verify(slime_open_value *o);
+
+/* Give b the summary of o, or o's chunks counted when it has none (summary.c). */
+void		slime_summary_keep(struct sl_builder *b, slime_open_value *o);
 
 /* Lowercase hex of len bytes, palloc'd and NUL-terminated. */
 char	   *slime_hex(const uint8_t *data, size_t len);

@@ -810,6 +810,7 @@ slime_store(PG_FUNCTION_ARGS)
 	}
 	if (sl_builder_add_world(&b, &o.v, &err))
 		slime_raise(&err, false);
+	slime_summary_keep(&b, &o);
 	sl_value_close(&o.v);
 	PG_RETURN_POINTER(slime_from_builder(&b));
 }
@@ -860,6 +861,9 @@ slime_verify_refs(PG_FUNCTION_ARGS)
 			PG_RETURN_BOOL(false);
 		}
 	}
+	/* a contents summary counting chunks in the store: counted again (summary.c) */
+	if (o.v.hdr.ref_count > 0 && !slime_summary_verify(&o))
+		PG_RETURN_BOOL(false);
 	sl_value_close(&o.v);
 	PG_RETURN_BOOL(true);
 }

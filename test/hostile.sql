@@ -195,6 +195,11 @@ BEGIN
     PERFORM try('slime = unchecked', 'SELECT slime_unchecked($1) = slime_unchecked($1)', p_input);
     PERFORM try('slime_verify unchecked', 'SELECT slime_verify(slime_unchecked($1))', p_input);
     PERFORM try('slime_block_totals unchecked', 'SELECT slime_block_totals(slime_unchecked($1))', p_input);
+    PERFORM try('slime_block_counts unchecked', 'SELECT count(*) FROM slime_block_counts(slime_unchecked($1))', p_input);
+    PERFORM try('slime_block_names unchecked', 'SELECT slime_block_names(slime_unchecked($1))', p_input);
+    PERFORM try('slime_entity_totals unchecked', 'SELECT slime_entity_totals(slime_unchecked($1))', p_input);
+    PERFORM try('slime_delete_chunk unchecked', 'SELECT slime_info(slime_delete_chunk(slime_unchecked($1), 0, 0))', p_input);
+    PERFORM try('slime_put_chunk unchecked', 'SELECT slime_info(slime_put_chunk(slime_unchecked($1), 0, 0, (SELECT nbt FROM hostile_chunk)))', p_input);
     PERFORM try('slime_chunk_json unchecked', 'SELECT slime_chunk_json(slime_unchecked($1), 0, 0)', p_input);
     PERFORM try('slime_to_slimefile unchecked', 'SELECT slime_to_slimefile(slime_unchecked($1))', p_input);
     PERFORM try('slime_extract unchecked', 'SELECT slime_extract(slime_unchecked($1), -40, 0, -40, 40, 100, 40)', p_input);
@@ -210,6 +215,8 @@ BEGIN
     PERFORM try('json round trip', 'SELECT json_invariant($1)', p_input);
     PERFORM try('slime_block_counts', 'SELECT count(*) FROM slime_block_counts(slime_put_chunk(NULL, 0, 0, $1))', p_input);
     PERFORM try('slime_biome_counts', 'SELECT count(*) FROM slime_biome_counts(slime_put_chunk(NULL, 0, 0, $1))', p_input);
+    PERFORM try('slime_block_names', 'SELECT slime_block_names(slime_put_chunk(NULL, 0, 0, $1))', p_input);
+    PERFORM try('slime_entity_totals', 'SELECT slime_entity_totals(slime_put_chunk(NULL, 0, 0, $1))', p_input);
     PERFORM try('slime_block', 'SELECT slime_block(slime_put_chunk(NULL, 0, 0, $1), 3, 64, 5)', p_input);
     PERFORM try('slime_render_map', 'SELECT slime_render_map(slime_put_chunk(NULL, 0, 0, $1), scale => 2)', p_input);
     PERFORM try('slime_render_tile', 'SELECT slime_render_tile(slime_put_chunk(NULL, 0, 0, $1), -2, 0, 0)', p_input);

@@ -4,6 +4,7 @@
 #include "sl_build.h"
 #include "sl_codec.h"
 #include "sl_nbt.h"
+#include "sl_vsum.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@ sl_builder_add(sl_builder *b, int comp, int32_t x, int32_t z, uint32_t timestamp
 
 	if (len == 0 || len > UINT32_MAX)
 		return sl_fail(err, SL_ERR_INVALID, "chunk (%d,%d): bad data length %zu", x, z, len);
+	if (!b->sum_manual)
+		sl_builder_sum_lose(b);
 	if (b->n == b->cap &&
 		sl_grow((void **) &b->pieces, &b->cap, sizeof(sl_piece), 256, "chunks gathered", err))
 		return -1;
@@ -130,18 +133,117 @@ sl_builder_add_world(sl_builder *b, sl_value *v, sl_err *err)
 	return world_len ? sl_builder_set_world(b, world, world_len, err) : 0;
 }
 
-/* Add every chunk and the world data of an open value to the builder. */
+/* Add every chunk and the world data of an open value to the builder, and its summary. */
 int
 sl_builder_add_value(sl_builder *b, sl_value *v, sl_add_mode mode, sl_err *err)
 {
-	for (uint32_t i = 0; i < v->hdr.chunk_count; i++)
+	int			keep = b->n == 0 || b->sum != NULL;
+	uint8_t		manual = b->sum_manual;
+	int			rc = 0;
+
+	b->sum_manual = 1;
+	for (uint32_t i = 0; i < v->hdr.chunk_count && rc == 0; i++)
 	{
 		if ((i & 255) == 0)
 			sl_interrupt();
-		if (sl_builder_add_chunk(b, v, i, mode, err))
-			return -1;
+		rc = sl_builder_add_chunk(b, v, i, mode, err);
 	}
-	return sl_builder_add_world(b, v, err);
+	b->sum_manual = manual;
+	if (rc || sl_builder_add_world(b, v, err))
+		return -1;
+	if (!keep)
+	{
+		sl_builder_sum_lose(b);
+		return 0;
+	}
+	return sl_builder_sum_value(b, v, err);
+}
+
+/* Give up the summary kept. */
+void
+sl_builder_sum_lose(sl_builder *b)
+{
+	if (b->sum)
+	{
+		sl_vsum_free(b->sum);
+		sl_free(b->sum);
+		b->sum = NULL;
+	}
+	b->sum_lost = 1;
+}
+
+/* Add an open value's summary to the builder's, or lose it. */
+int
+sl_builder_sum_value(sl_builder *b, sl_value *v, sl_err *err)
+{
+	if (b->sum_lost)
+		return 0;
+	if (!sl_value_has_summary(v))
+	{
+		sl_builder_sum_lose(b);
+		return 0;
+	}
+	if (b->sum == NULL)
+	{
+		b->sum = sl_alloc_err(sizeof(sl_vsum), err);
+		if (b->sum == NULL)
+			return -1;
+		memset(b->sum, 0, sizeof(sl_vsum));
+	}
+	return sl_value_read_summary(v, b->sum, err);
+}
+
+/* Add or take away one chunk's counts. */
+int
+sl_builder_sum_chunk(sl_builder *b, int32_t dv, const uint8_t *const comp[SL_NCOMP],
+					 const uint32_t len[SL_NCOMP], int sign, sl_err *err)
+{
+	if (b->sum == NULL)
+		return 0;
+	return sl_vsum_chunk(b->sum, dv, comp, len, sign, err);
+}
+
+/* Add or take away chunk (x,z) as the builder holds it now. */
+int
+sl_builder_sum_pieces(sl_builder *b, int32_t x, int32_t z, int sign, const sl_limits *lim,
+					  sl_err *err)
+{
+	const uint8_t *comp[SL_NCOMP] = {NULL, NULL, NULL};
+	uint32_t	len[SL_NCOMP] = {0, 0, 0};
+	int32_t		dv = SL_NO_DV;
+	int			any = 0;
+
+	if (b->sum == NULL)
+		return 0;
+	if (lim == NULL)
+		lim = &sl_default_limits;
+	for (size_t i = 0; i < b->n; i++)
+	{
+		const sl_piece *p = &b->pieces[i];
+
+		if (p->x != x || p->z != z)
+			continue;
+		if (p->comp == SL_PIECE_REF || len[p->comp])
+		{
+			/* in the store, or twice (an error at encode): not counted here */
+			sl_builder_sum_lose(b);
+			return 0;
+		}
+		comp[p->comp] = p->data;
+		len[p->comp] = p->len;
+		any = 1;
+	}
+	if (!any)
+		return 0;
+	for (int k = 0; k < SL_NCOMP && dv == SL_NO_DV; k++)
+		if (len[k])
+			dv = sl_data_version(comp[k], len[k], lim);
+	if (sl_vsum_chunk(b->sum, dv, comp, len, sign, err))
+	{
+		sl_err_prefix(err, "chunk (%d,%d)", x, z);
+		return -1;
+	}
+	return 0;
 }
 
 /* Drop component comp (or all, comp < 0) of chunk (x,z). */
@@ -149,6 +251,9 @@ void
 sl_builder_remove(sl_builder *b, int32_t x, int32_t z, int comp)
 {
 	size_t		keep = 0;
+
+	if (!b->sum_manual)
+		sl_builder_sum_lose(b);
 
 	for (size_t i = 0; i < b->n; i++)
 	{
@@ -281,7 +386,8 @@ sl_builder_encode(sl_builder *b, const sl_encode_opts *opts, const sl_limits *li
 		}
 		i = j;
 	}
-	rc = sl_value_encode(srcs, nsrc, b->world, b->world_len, opts, lim, out, err);
+	rc = sl_value_encode_sum(srcs, nsrc, b->world, b->world_len, opts, lim,
+							 b->sum_lost ? NULL : b->sum, out, err);
 	sl_free(srcs);
 	return rc;
 }
@@ -295,6 +401,11 @@ sl_builder_free(sl_builder *b)
 			sl_free((void *) b->pieces[i].data);
 	sl_free(b->pieces);
 	sl_free(b->world);
+	if (b->sum)
+	{
+		sl_vsum_free(b->sum);
+		sl_free(b->sum);
+	}
 	memset(b, 0, sizeof(*b));
 }
 

@@ -46,6 +46,14 @@ typedef struct sl_builder
 	uint8_t    *world;			/* owned world compound, NULL none */
 	size_t		world_len;
 	uint64_t	total;			/* bytes of every piece, for early caps */
+	/*
+	 * The contents summary of what the builder holds (sl_vsum.h), kept from
+	 * the values added whole: NULL, it is counted at encode when every chunk
+	 * is inline (a value holding references then gets none).
+	 */
+	struct sl_vsum *sum;
+	uint8_t		sum_lost;		/* a value without one was added: never kept again */
+	uint8_t		sum_manual;		/* the caller accounts its adds and removes in sum */
 } sl_builder;
 
 /* Add one piece; with owned, the builder frees data. */
@@ -78,12 +86,37 @@ void		sl_builder_remove(sl_builder *b, int32_t x, int32_t z, int comp);
 int			sl_builder_set_world(sl_builder *b, const uint8_t *data, size_t len,
 								 sl_err *err);
 
-/* Encode everything gathered into a canonical value appended to out. */
 /* Order pieces by chunk key, then component (a qsort comparator). */
 int			sl_piece_cmp(const void *a, const void *b);
 
+/* Encode everything gathered (and the summary kept, if any) into a canonical value appended to out. */
 int			sl_builder_encode(sl_builder *b, const sl_encode_opts *opts,
 							  const sl_limits *lim, sl_buf *out, sl_err *err);
+
+/*
+ * Keeping the summary. sl_builder_add_value adds the value's summary to the
+ * builder's when the builder was empty or keeps one (a value without one
+ * loses it). Any other add or remove loses it, unless the caller set
+ * sum_manual and accounts for the change itself: taking a chunk's counts
+ * away before it changes and adding them after (sl_builder_sum_pieces), or
+ * adding a value's summary for chunks it adds one by one
+ * (sl_builder_sum_value).
+ */
+int			sl_builder_sum_value(sl_builder *b, sl_value *v, sl_err *err);
+
+/* Add (sign +1) or take away (-1) one chunk's counts from the summary kept, if any. */
+int			sl_builder_sum_chunk(sl_builder *b, int32_t dv, const uint8_t *const comp[SL_NCOMP],
+								 const uint32_t len[SL_NCOMP], int sign, sl_err *err);
+
+/*
+ * The same for chunk (x,z) as the builder holds it now (its DataVersion as
+ * encoding will take it); a chunk held by reference loses the summary.
+ */
+int			sl_builder_sum_pieces(sl_builder *b, int32_t x, int32_t z, int sign,
+								  const sl_limits *lim, sl_err *err);
+
+/* Give up the summary kept: the chunks are counted at encode, when every one is inline. */
+void		sl_builder_sum_lose(sl_builder *b);
 
 void		sl_builder_free(sl_builder *b);
 

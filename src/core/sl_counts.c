@@ -73,6 +73,49 @@ sl_counts_add(sl_counts *m, const char *name, size_t len, uint64_t count, sl_err
 	return 0;
 }
 
+/* The slot of name, NULL when absent. */
+static sl_count_entry *
+find(const sl_counts *m, const char *name, size_t len)
+{
+	uint64_t	h = name_hash(name, len);
+
+	if (m->size == 0)
+		return NULL;
+	for (size_t j = h & (m->size - 1); m->slots[j].hash; j = (j + 1) & (m->size - 1))
+	{
+		sl_count_entry *e = &m->slots[j];
+
+		if (e->hash == h && e->len == len && memcmp(e->name, name, len) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* Take count away from name. */
+int
+sl_counts_sub(sl_counts *m, const char *name, size_t len, uint64_t count, sl_err *err)
+{
+	sl_count_entry *e = find(m, name, len);
+
+	if (count == 0)
+		return 0;
+	if (e == NULL || e->count < count)
+		return sl_fail(err, SL_ERR_CORRUPT, "holds %llu of \"%.*s\", fewer than the %llu taken away",
+					   (unsigned long long) (e ? e->count : 0), (int) (len > 200 ? 200 : len), name,
+					   (unsigned long long) count);
+	e->count -= count;
+	return 0;
+}
+
+/* The count of name, 0 when absent. */
+uint64_t
+sl_counts_get(const sl_counts *m, const char *name, size_t len)
+{
+	sl_count_entry *e = find(m, name, len);
+
+	return e ? e->count : 0;
+}
+
 /* Add every entry of src to dst. */
 int
 sl_counts_merge(sl_counts *dst, const sl_counts *src, sl_err *err)

@@ -28,6 +28,17 @@ typedef struct sl_counts
 int			sl_counts_add(sl_counts *m, const char *name, size_t len, uint64_t count,
 						  sl_err *err);
 
+/*
+ * Take count away from name: SL_ERR_CORRUPT when the map holds less of it.
+ * An entry taken down to zero stays, with count 0 (skipped by callers that
+ * write maps out).
+ */
+int			sl_counts_sub(sl_counts *m, const char *name, size_t len, uint64_t count,
+						  sl_err *err);
+
+/* The count of name, 0 when absent. */
+uint64_t	sl_counts_get(const sl_counts *m, const char *name, size_t len);
+
 /* Add every entry of src to dst. */
 int			sl_counts_merge(sl_counts *dst, const sl_counts *src, sl_err *err);
 

@@ -3,8 +3,10 @@
  * (sl_lmemo.h has the format and what it is for).
  */
 #include "sl_lmemo.h"
+#include "sl_codec.h"
 #include "sl_store.h"
 #include "sl_vdir.h"
+#include "sl_vsum.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,16 +47,51 @@ cmp_ent(const void *a, const void *b)
 	return ka < kb ? -1 : ka > kb;
 }
 
-/* Append an entry. */
+/* Point entry e at a copy of sum (len bytes) in the memo's arena. */
+static int
+set_sum(sl_lmemo *m, sl_lmemo_ent *e, const uint8_t *sum, uint32_t len, sl_err *err)
+{
+	uint8_t    *copy = NULL;
+
+	if (sum)
+	{
+		copy = sl_arena_alloc(&m->sums, len ? len : 1, err);
+		if (copy == NULL)
+			return -1;
+		memcpy(copy, sum, len);
+	}
+	e->sum = copy;
+	e->sum_len = sum ? len : 0;
+	return 0;
+}
+
+/* Append an entry, its summary copied. */
 int
 sl_lmemo_add(sl_lmemo *m, const sl_lmemo_ent *e, sl_err *err)
 {
 	if (m->n == m->cap &&
 		sl_grow((void **) &m->e, &m->cap, sizeof(sl_lmemo_ent), 64, "loader memo entries", err))
 		return -1;
-	m->e[m->n++] = *e;
+	m->e[m->n] = *e;
+	if (set_sum(m, &m->e[m->n], e->sum, e->sum_len, err))
+		return -1;
+	m->n++;
 	m->sorted = 0;
 	return 0;
+}
+
+/* Whether a chunk summary's bytes decode. */
+static int
+sum_ok(const uint8_t *p, size_t len)
+{
+	sl_vsum		s;
+	sl_err		err;
+	int			rc;
+
+	memset(&s, 0, sizeof(s));
+	rc = sl_vsum_decode(p, len, &s, &err);
+	sl_vsum_free(&s);
+	return rc == 0;
 }
 
 /* Decode a stored memo; every entry is usable. */
@@ -62,32 +99,40 @@ int
 sl_lmemo_decode(const uint8_t *p, size_t len, sl_lmemo *m, sl_err *err)
 {
 	uint32_t	count;
+	size_t		pos = SL_LMEMO_HEADER;
+	uint8_t		zero[4] = {0};
+	uint32_t	crc;
 
 	memset(m, 0, sizeof(*m));
 	if (len >= 4 && memcmp(p, "SLM1", 4) == 0)
-		return sl_fail(err, SL_ERR_FORMAT, "loader memo: version 1 (SLM1) has no checksum and is not used");
-	if (len < SL_LMEMO_HEADER + SL_LMEMO_SUM || memcmp(p, SL_LMEMO_MAGIC, 4) != 0)
+		return sl_fail(err, SL_ERR_FORMAT, "loader memo: version 1 keeps no contents summaries");
+	if (len < SL_LMEMO_HEADER || memcmp(p, SL_LMEMO_MAGIC, 4) != 0)
 		return sl_fail(err, SL_ERR_FORMAT, "loader memo: no memo header (%zu bytes)", len);
-	/* nothing of the memo is used before its checksum passed */
-	len -= SL_LMEMO_SUM;
-	if (XXH64(p, len, 0) != sl_get_u64le(p + len))
-		return sl_fail(err, SL_ERR_FORMAT, "loader memo: checksum mismatch (offset %zu)", len);
+	crc = sl_crc32(sl_crc32(sl_crc32(0, p, 16), zero, 4), p + 20, len - 20);
+	if (crc != sl_get_u32le(p + 16))
+		return sl_fail(err, SL_ERR_FORMAT, "loader memo: checksum mismatch");
 	count = sl_get_u32le(p + 12);
-	if ((len - SL_LMEMO_HEADER) / SL_LMEMO_ENTRY != count ||
-		(len - SL_LMEMO_HEADER) % SL_LMEMO_ENTRY != 0)
+	if (count > (len - SL_LMEMO_HEADER) / (SL_LMEMO_ENTRY + 4))
 		return sl_fail(err, SL_ERR_FORMAT, "loader memo: %zu bytes do not hold %u entries",
-					   len + SL_LMEMO_SUM, (unsigned) count);
+					   len, (unsigned) count);
 	memcpy(m->ctx, p + 4, SL_LMEMO_CTX);
 	m->has_ctx = 1;
 	m->e = count ? sl_alloc_err((size_t) count * sizeof(sl_lmemo_ent), err) : NULL;
 	if (count && m->e == NULL)
 		return -1;
-	m->n = m->cap = count;
+	m->cap = count;
 	for (uint32_t i = 0; i < count; i++)
 	{
-		const uint8_t *q = p + SL_LMEMO_HEADER + (size_t) i * SL_LMEMO_ENTRY;
+		const uint8_t *q = p + pos;
 		sl_lmemo_ent *e = &m->e[i];
+		uint32_t	sum_len;
 
+		if (len - pos < SL_LMEMO_ENTRY + 4 ||
+			(sum_len = sl_get_u32le(q + SL_LMEMO_ENTRY)) > len - pos - SL_LMEMO_ENTRY - 4)
+		{
+			sl_lmemo_free(m);
+			return sl_fail(err, SL_ERR_FORMAT, "loader memo: entry %u is truncated", (unsigned) i);
+		}
 		e->x = (int32_t) sl_get_u32le(q);
 		e->z = (int32_t) sl_get_u32le(q + 4);
 		e->rec_len = sl_get_u32le(q + 8);
@@ -97,17 +142,34 @@ sl_lmemo_decode(const uint8_t *p, size_t len, sl_lmemo *m, sl_err *err)
 		e->timestamp = sl_get_u32le(q + 64);
 		for (int k = 0; k < SL_NCOMP; k++)
 			e->len[k] = sl_get_u32le(q + 68 + 4 * k);
+		e->sum = q + SL_LMEMO_ENTRY + 4;
+		e->sum_len = sum_len;
 		e->known = e->usable = 1;
+		m->n = i + 1;
+		pos += SL_LMEMO_ENTRY + 4 + (size_t) sum_len;
 		if (i > 0 && cmp_ent(&m->e[i - 1], e) >= 0)
 		{
 			sl_lmemo_free(m);
 			return sl_fail(err, SL_ERR_FORMAT, "loader memo: entry %u is out of order", (unsigned) i);
 		}
-		if (e->rec_len < 8 || (uint64_t) e->len[0] + e->len[1] + e->len[2] == 0)
+		if (e->rec_len < 8 || (uint64_t) e->len[0] + e->len[1] + e->len[2] == 0 ||
+			!sum_ok(e->sum, e->sum_len))
 		{
 			sl_lmemo_free(m);
-			return sl_fail(err, SL_ERR_FORMAT, "loader memo: entry %u is empty", (unsigned) i);
+			return sl_fail(err, SL_ERR_FORMAT, "loader memo: entry %u is empty or its summary malformed",
+						   (unsigned) i);
 		}
+		/* the memo owns its entries' summaries: the input may go */
+		if (set_sum(m, e, e->sum, e->sum_len, err))
+		{
+			sl_lmemo_free(m);
+			return -1;
+		}
+	}
+	if (pos != len)
+	{
+		sl_lmemo_free(m);
+		return sl_fail(err, SL_ERR_FORMAT, "loader memo: %zu stray bytes", len - pos);
 	}
 	m->sorted = 1;
 	return 0;
@@ -118,10 +180,10 @@ int
 sl_lmemo_encode(sl_lmemo *m, sl_buf *out, sl_err *err)
 {
 	uint8_t		hdr[SL_LMEMO_HEADER];
-	uint8_t		sum[SL_LMEMO_SUM];
 	size_t		start = out->len;
-	size_t		count_at;
 	uint32_t	count = 0;
+	uint8_t		zero[4] = {0};
+	uint32_t	crc;
 
 	if (!m->sorted && m->n > 1)
 		qsort(m->e, m->n, sizeof(sl_lmemo_ent), cmp_ent);
@@ -129,16 +191,16 @@ sl_lmemo_encode(sl_lmemo *m, sl_buf *out, sl_err *err)
 	memcpy(hdr, SL_LMEMO_MAGIC, 4);
 	memcpy(hdr + 4, m->ctx, SL_LMEMO_CTX);
 	sl_put_u32le(hdr + 12, 0);
-	count_at = out->len + 12;
+	sl_put_u32le(hdr + 16, 0);
 	if (sl_buf_put(out, hdr, sizeof(hdr), err))
 		return -1;
 	for (size_t i = 0; i < m->n; i++)
 	{
 		const sl_lmemo_ent *e = &m->e[i];
-		uint8_t		q[SL_LMEMO_ENTRY];
+		uint8_t		q[SL_LMEMO_ENTRY + 4];
 
-		/* a position twice (a malformed file) or a chunk never converted: not kept */
-		if (!e->known || (i + 1 < m->n && cmp_ent(e, &m->e[i + 1]) == 0) ||
+		/* a position twice (a malformed file), a chunk never converted or uncounted: not kept */
+		if (!e->known || e->sum == NULL || (i + 1 < m->n && cmp_ent(e, &m->e[i + 1]) == 0) ||
 			(i > 0 && cmp_ent(e, &m->e[i - 1]) == 0))
 			continue;
 		sl_put_u32le(q, (uint32_t) e->x);
@@ -150,13 +212,16 @@ sl_lmemo_encode(sl_lmemo *m, sl_buf *out, sl_err *err)
 		sl_put_u32le(q + 64, e->timestamp);
 		for (int k = 0; k < SL_NCOMP; k++)
 			sl_put_u32le(q + 68 + 4 * k, e->len[k]);
-		if (sl_buf_put(out, q, sizeof(q), err))
+		sl_put_u32le(q + SL_LMEMO_ENTRY, e->sum_len);
+		if (sl_buf_put(out, q, sizeof(q), err) || sl_buf_put(out, e->sum, e->sum_len, err))
 			return -1;
 		count++;
 	}
-	sl_put_u32le(out->data + count_at, count);
-	sl_put_u64le(sum, XXH64(out->data + start, out->len - start, 0));
-	return sl_buf_put(out, sum, sizeof(sum), err);
+	sl_put_u32le(out->data + start + 12, count);
+	crc = sl_crc32(sl_crc32(sl_crc32(0, out->data + start, 16), zero, 4), out->data + start + 20,
+				   out->len - start - 20);
+	sl_put_u32le(out->data + start + 16, crc);
+	return 0;
 }
 
 /* The entry of chunk (x,z) in a sorted memo, or NULL. */
@@ -184,13 +249,14 @@ sl_lmemo_find(const sl_lmemo *m, const uint8_t ctx[SL_LMEMO_CTX], int32_t x, int
 	return e && e->usable && e->known ? e : NULL;
 }
 
-/* Encode one chunk (a run of inline pieces) as a store entry; fill d and hash. */
+/* Encode one chunk (a run of inline pieces) as a store entry; fill d and hash, and count it into sum (its raw bytes). */
 static int
 store_run(const sl_piece *run, size_t count, int level, const sl_limits *lim,
-		  sl_lmemo_put_fn put, void *put_ctx, sl_dirent *d, sl_err *err)
+		  sl_lmemo_put_fn put, void *put_ctx, sl_dirent *d, sl_buf *sum, sl_err *err)
 {
 	const uint8_t *comp[SL_NCOMP] = {NULL, NULL, NULL};
 	sl_buf		entry = {0};
+	sl_vsum		one;
 	int			rc;
 
 	memset(d, 0, sizeof(*d));
@@ -209,8 +275,13 @@ store_run(const sl_piece *run, size_t count, int level, const sl_limits *lim,
 	for (int k = 0; k < SL_NCOMP && d->data_version == SL_NO_DV; k++)
 		if (d->len[k])
 			d->data_version = sl_data_version(comp[k], d->len[k], lim);
+	memset(&one, 0, sizeof(one));
+	sum->len = 0;
 	rc = sl_store_entry_encode(d->len, comp, level, &entry, d->hash, err) ||
-		put(put_ctx, d->hash, entry.data, entry.len, err) ? -1 : 0;
+		put(put_ctx, d->hash, entry.data, entry.len, err) ||
+		sl_vsum_chunk(&one, d->data_version, comp, d->len, 1, err) ||
+		sl_vsum_encode(&one, sum, err) ? -1 : 0;
+	sl_vsum_free(&one);
 	sl_buf_free(&entry);
 	return rc;
 }
@@ -221,11 +292,19 @@ sl_lmemo_store_chunks(sl_builder *b, sl_lmemo *m, int level, const sl_limits *li
 					  sl_lmemo_put_fn put, void *put_ctx, sl_err *err)
 {
 	sl_builder	nb;
+	sl_vsum    *total;
+	sl_buf		sum = {0};
+	int			counted = 1;	/* every chunk's summary is known */
 	int			rc = -1;
 
 	if (lim == NULL)
 		lim = &sl_default_limits;
 	memset(&nb, 0, sizeof(nb));
+	nb.sum_manual = 1;
+	total = nb.sum = sl_alloc_err(sizeof(sl_vsum), err);
+	if (total == NULL)
+		return -1;
+	memset(total, 0, sizeof(*total));
 	if (b->n > 1)
 		qsort(b->pieces, b->n, sizeof(sl_piece), sl_piece_cmp);
 	if (m && !m->sorted && m->n > 1)
@@ -257,11 +336,18 @@ sl_lmemo_store_chunks(sl_builder *b, sl_lmemo *m, int level, const sl_limits *li
 					nb.total += (uint64_t) b->pieces[k].ref_len[0] + b->pieces[k].ref_len[1] +
 						b->pieces[k].ref_len[2] - 32;
 			}
+			/* a reused chunk: its summary from the memo */
+			e = m && j == i + 1 ? find(m, b->pieces[i].x, b->pieces[i].z) : NULL;
+			if (e == NULL || e->sum == NULL)
+				counted = 0;
+			else if (counted && sl_vsum_decode(e->sum, e->sum_len, total, err))
+				goto done;
 			i = j;
 			continue;
 		}
 		sl_interrupt();
-		if (store_run(&b->pieces[i], j - i, level, lim, put, put_ctx, &d, err) ||
+		if (store_run(&b->pieces[i], j - i, level, lim, put, put_ctx, &d, &sum, err) ||
+			sl_vsum_decode(sum.data, sum.len, total, err) ||
 			sl_builder_add_ref(&nb, &d, d.hash, err))
 			goto done;
 		if (m && (e = find(m, d.x, d.z)) != NULL)
@@ -270,6 +356,8 @@ sl_lmemo_store_chunks(sl_builder *b, sl_lmemo *m, int level, const sl_limits *li
 			e->data_version = d.data_version;
 			e->timestamp = d.timestamp;
 			memcpy(e->len, d.len, sizeof(e->len));
+			if (set_sum(m, e, sum.data, (uint32_t) sum.len, err))
+				goto done;
 			e->known = 1;
 		}
 		i = j;
@@ -278,18 +366,24 @@ sl_lmemo_store_chunks(sl_builder *b, sl_lmemo *m, int level, const sl_limits *li
 	nb.world = b->world;
 	nb.world_len = b->world_len;
 	b->world = NULL;
+	if (!counted)
+		sl_builder_sum_lose(&nb);
+	nb.sum_manual = 0;
 	sl_builder_free(b);
 	*b = nb;
-	return 0;
+	rc = 0;
 done:
-	sl_builder_free(&nb);
+	sl_buf_free(&sum);
+	if (rc)
+		sl_builder_free(&nb);
 	return rc;
 }
 
-/* Free a memo's entries. */
+/* Free a memo's entries and their summaries. */
 void
 sl_lmemo_free(sl_lmemo *m)
 {
 	sl_free(m->e);
+	sl_arena_free(&m->sums);
 	memset(m, 0, sizeof(*m));
 }

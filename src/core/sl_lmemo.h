@@ -13,19 +13,20 @@
  * to the value as a reference to that store entry instead of being parsed,
  * converted, compressed and hashed again; the value is the same either way.
  *
+ * It also keeps each chunk's contents summary (sl_vsum.h), so that a save
+ * writes the value's summary from the summaries of the chunks it reuses and
+ * counts only the chunks it converts.
+ *
  * Stored form (little-endian): "SLM2", the context (u8 file version, u8
  * world flags, i8 lowest and i8 highest section Y, i32 DataVersion), u32
- * entry count, then the entries sorted by chunk key (sl_chunk_key, no
- * repeats), SL_LMEMO_ENTRY bytes each: i32 x, i32 z, u32 record length,
- * 16 bytes XXH3-128 (high 64 bits big-endian first), 32 bytes store key,
- * i32 DataVersion, u32 timestamp, u32 x3 component lengths; then u64le
- * XXH64 (seed 0) of every byte before it.
- *
- * What an entry says goes into the value unchecked (the chunk is not
- * parsed again), so the checksum is what keeps a damaged DataVersion,
- * timestamp or length out of it (issue #33). "SLM1" (0.5.0 to 0.9.0) is
- * the same without the checksum: it is not decoded, and a save that finds
- * one converts every chunk once, as with no memo.
+ * entry count, u32 CRC-32 of the whole memo with this field taken as zero,
+ * then the entries sorted by chunk key (sl_chunk_key, no repeats): i32 x,
+ * i32 z, u32 record length, 16 bytes XXH3-128 (high 64 bits big-endian
+ * first), 32 bytes store key, i32 DataVersion, u32 timestamp, u32 x3
+ * component lengths (SL_LMEMO_ENTRY bytes so far), then u32 n and the n raw
+ * bytes of the chunk's summary (sl_vsum_encode). Version 1 ("SLM1", 0.5.0
+ * to 0.9.0: no summaries, no CRC) is no memo to this reader: the first save
+ * after the upgrade converts every chunk.
  */
 #ifndef SL_LMEMO_H
 #define SL_LMEMO_H
@@ -34,9 +35,8 @@
 #include "sl_build.h"
 
 #define SL_LMEMO_MAGIC		"SLM2"
-#define SL_LMEMO_HEADER		16		/* magic, context, count */
-#define SL_LMEMO_SUM		8		/* the XXH64 after the entries */
-#define SL_LMEMO_ENTRY		80
+#define SL_LMEMO_HEADER		20		/* magic, context, count, CRC */
+#define SL_LMEMO_ENTRY		80		/* an entry before its summary */
 #define SL_LMEMO_CTX		8
 #define SL_LMEMO_MIN_VERSION	11	/* first slime file version whose records stand alone */
 
@@ -50,7 +50,9 @@ typedef struct sl_lmemo_ent
 	int32_t		data_version;
 	uint32_t	timestamp;
 	uint32_t	len[SL_NCOMP];
-	uint8_t		known;			/* hash and lengths set (a record converted: after sl_lmemo_store_chunks) */
+	const uint8_t *sum;			/* the chunk's summary, raw bytes (owned by the memo), NULL none */
+	uint32_t	sum_len;
+	uint8_t		known;			/* hash, lengths and summary set (a record converted: after sl_lmemo_store_chunks) */
 	uint8_t		usable;			/* may be reused (the caller found hash in the store) */
 } sl_lmemo_ent;
 
@@ -62,22 +64,20 @@ typedef struct sl_lmemo
 	size_t		n;
 	size_t		cap;
 	int			sorted;			/* e is in chunk key order (find works) */
+	sl_arena	sums;			/* the entries' summaries */
 } sl_lmemo;
 
 /* The context bytes of a file's facts. */
 void		sl_lmemo_context(uint8_t ctx[SL_LMEMO_CTX], int version, int flags, int sec_min,
 							 int sec_max, int32_t data_version);
 
-/*
- * Decode a stored memo (every entry usable); a malformed one, one that
- * fails its checksum and an SLM1 memo are SL_ERR_FORMAT.
- */
+/* Decode a stored memo (every entry usable); a malformed one is SL_ERR_FORMAT. */
 int			sl_lmemo_decode(const uint8_t *p, size_t len, sl_lmemo *m, sl_err *err);
 
 /* Append the stored form of the known entries to out (sorts m). */
 int			sl_lmemo_encode(sl_lmemo *m, sl_buf *out, sl_err *err);
 
-/* Append an entry. */
+/* Append an entry (its summary copied). */
 int			sl_lmemo_add(sl_lmemo *m, const sl_lmemo_ent *e, sl_err *err);
 
 /* The usable entry of chunk (x,z) whose context is ctx, or NULL. */
@@ -94,7 +94,10 @@ typedef int (*sl_lmemo_put_fn) (void *ctx, const uint8_t hash[32], const uint8_t
 /*
  * Turn every chunk the builder holds inline into a reference: encode it as
  * a store entry at the given zstd level, hand the entry to put, and fill
- * the entry of m (when not NULL) that names the chunk.
+ * the entry of m (when not NULL) that names the chunk, its summary
+ * included. The builder keeps the value's summary: the summaries of the
+ * chunks converted and those m has of the chunks reused (none when a reused
+ * chunk has no entry in m).
  */
 int			sl_lmemo_store_chunks(sl_builder *b, sl_lmemo *m, int level, const sl_limits *lim,
 								  sl_lmemo_put_fn put, void *put_ctx, sl_err *err);

@@ -811,11 +811,18 @@ sl_schem_paste(sl_value *v, const sl_schem *s, int32_t x, int32_t y, int32_t z,
 			   const sl_limits *lim, sl_builder *b, sl_err *err)
 {
 	paste_ctx	p;
+	uint8_t		manual = b->sum_manual;
 	int			rc = -1;
 
 	if (lim == NULL)
 		lim = &sl_default_limits;
 	memset(&p, 0, sizeof(p));
+	/* the world's summary, less each chunk the paste changes and plus what it becomes */
+	b->sum_manual = 1;
+	if (b->n != 0)
+		sl_builder_sum_lose(b);
+	else if (sl_builder_sum_value(b, v, err))
+		goto done;
 	p.s = s;
 	p.lim = lim;
 	p.px = x;
@@ -902,6 +909,12 @@ sl_schem_paste(sl_value *v, const sl_schem *s, int32_t x, int32_t y, int32_t z,
 				goto done;
 			continue;
 		}
+		if (sl_builder_sum_chunk(b, d.data_version, comp, d.len, -1, err))
+		{
+			sl_err_prefix(err, "chunk (%d,%d)", d.x, d.z);
+			sl_buf_free(&nbt);
+			goto done;
+		}
 		if (sl_builder_add(b, SL_COMP_REGION, d.x, d.z, d.timestamp, nbt.data, nbt.len, 1, err))
 		{
 			sl_buf_free(&nbt);
@@ -910,6 +923,8 @@ sl_schem_paste(sl_value *v, const sl_schem *s, int32_t x, int32_t y, int32_t z,
 		for (int k = 1; k < SL_NCOMP; k++)
 			if (d.len[k] && add_copy(b, k, &d, comp[k], d.len[k], err))
 				goto done;
+		if (sl_builder_sum_pieces(b, d.x, d.z, 1, lim, err))
+			goto done;
 		if (b->total > lim->max_value_raw)
 		{
 			sl_fail(err, SL_ERR_LIMIT, "the pasted world (%llu bytes) exceeds the world size cap of %zu bytes",
@@ -919,6 +934,7 @@ sl_schem_paste(sl_value *v, const sl_schem *s, int32_t x, int32_t y, int32_t z,
 	}
 	rc = sl_builder_add_world(b, v, err);
 done:
+	b->sum_manual = manual;
 	sl_free(p.stamp);
 	sl_free(p.newidx);
 	sl_free(p.bes);

@@ -138,12 +138,20 @@ parse_header_v3(const uint8_t *buf, size_t len, size_t total_len, sl_header *h, 
 	if ((h->flags & SL_FLAG_DIRZ) &&
 		header_varint(buf, len, &pos, UINT32_MAX, &h->dir_raw_len, "dir_raw_len", err))
 		return -1;
+	if ((h->flags & SL_FLAG_SUMMARY) &&
+		(header_varint(buf, len, &pos, UINT32_MAX, &h->sum_len, "sum_len", err) ||
+		 header_varint(buf, len, &pos, UINT32_MAX, &h->sum_raw_len, "sum_raw_len", err)))
+		return -1;
+	if ((h->flags & SL_FLAG_SUMMARY) && (h->sum_len == 0 || h->sum_raw_len < h->sum_len))
+		return sl_fail(err, SL_ERR_CORRUPT, "header fields sum_len %u and sum_raw_len %u are inconsistent",
+					   h->sum_len, h->sum_raw_len);
 	h->header_len = (uint32_t) pos;
 	h->total_len = (uint32_t) total_len;
 	h->dir_offset = h->header_len;
 	h->frames_offset = h->header_len;
-	h->refs_offset = h->header_len + h->dir_len;
-	meta = (uint64_t) h->header_len + h->dir_len + (uint64_t) h->ref_count * SL_REFENT_SIZE;
+	h->sum_offset = h->header_len + h->dir_len;
+	h->refs_offset = h->header_len + h->dir_len + h->sum_len;
+	meta = (uint64_t) h->header_len + h->dir_len + h->sum_len + (uint64_t) h->ref_count * SL_REFENT_SIZE;
 	if ((h->flags & SL_FLAG_REFS) && h->ref_count == 0)
 		return sl_fail(err, SL_ERR_CORRUPT, "reference count 0 with the references flag set");
 	if ((h->flags & SL_FLAG_WORLD) && h->world_len == 0)

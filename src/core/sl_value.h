@@ -30,7 +30,7 @@
 #define SL_FRAMEENT_SIZE	12	/* versions 1 and 2 */
 #define SL_REFENT_SIZE		32	/* a reference table entry: SHA-256 */
 #define SL_HEADER3_FIXED	44	/* version 3: magic, version, flags, CRC, hash */
-#define SL_HEADER3_MAX		(SL_HEADER3_FIXED + 7 * 10) /* and 7 varints */
+#define SL_HEADER3_MAX		(SL_HEADER3_FIXED + 9 * 10) /* and 9 varints */
 #define SL_NO_DV			INT32_MIN
 #define SL_NO_FRAME			UINT32_MAX
 #define SL_MAX_VALUE		((size_t) 0x3FFFFFFF - 64)	/* below PostgreSQL's 1 GB varlena cap */
@@ -70,6 +70,7 @@ typedef struct sl_encode_opts
 								 * densest (codec 1), 2 (codec 2), 3: the fastest (codec 3),
 								 * 4 (codec 4: 3's speed, 7% fewer bytes), 5 (codec 5:
 								 * 4 with modelled heightmaps, 6% fewer) */
+	int			no_summary;		/* v3: write no contents summary (as 0.9.0 did) */
 } sl_encode_opts;
 
 #define SL_DEFAULT_LEVEL 3
@@ -88,6 +89,19 @@ int			sl_value_encode(const sl_chunk_src *chunks, size_t n,
 							const uint8_t *world, size_t world_len,
 							const sl_encode_opts *opts, const sl_limits *lim,
 							sl_buf *out, sl_err *err);
+
+/*
+ * The same with the value's contents summary (sl_vsum.h): sum, when given,
+ * is written as the summary (the caller kept it: the summaries of the values
+ * the chunks came from, less and plus what changed); without it the chunks
+ * are counted, which needs every chunk inline: a value holding references
+ * gets no summary then. Versions 1 and 2, and opts->no_summary, write none.
+ */
+struct sl_vsum;
+int			sl_value_encode_sum(const sl_chunk_src *chunks, size_t n,
+								const uint8_t *world, size_t world_len,
+								const sl_encode_opts *opts, const sl_limits *lim,
+								const struct sl_vsum *sum, sl_buf *out, sl_err *err);
 
 /* Parsed header. */
 typedef struct sl_header
@@ -115,13 +129,17 @@ typedef struct sl_header
 	uint32_t	header_len;		/* v3: bytes of the header (fixed part and varints) */
 	uint32_t	dir_len;		/* v3: stored bytes of the directory */
 	uint32_t	dir_raw_len;	/* v3: its bytes once decompressed */
+	uint32_t	sum_offset;		/* v3 with SL_FLAG_SUMMARY: the contents summary */
+	uint32_t	sum_len;		/* its stored bytes */
+	uint32_t	sum_raw_len;	/* its raw bytes (sum_len: stored raw, else a zstd frame) */
 } sl_header;
 
 #define SL_FLAG_WORLD	0x0001	/* has a world compound */
 #define SL_FLAG_REFS	0x0002	/* v2+: some chunk is a store reference */
 #define SL_FLAG_DIRZ	0x0004	/* v3: the directory is one zstd frame */
 #define SL_FLAG_PREFIX	0x0008	/* v3: chunk frames after the first use its bytes as prefix */
-#define SL_FLAGS_V3		0x000F
+#define SL_FLAG_SUMMARY	0x0010	/* v3: a contents summary follows the directory (0.10.0) */
+#define SL_FLAGS_V3		0x001F
 
 /* A directory entry. */
 typedef struct sl_dirent

@@ -6,6 +6,7 @@
 #include "sl_value_int.h"
 #include "sl_bcodec.h"
 #include "sl_nbt.h"
+#include "sl_vsum.h"
 #include "sl_zstd.h"
 
 #include <stdlib.h>
@@ -347,6 +348,41 @@ verify_layout_v2(sl_value *v, sl_err *err)
 }
 
 /*
+ * Check a v3 value's contents summary section: its zstd frame header
+ * (structure), or with full its bytes decoded and checked (canonical order,
+ * counts, failed counts within the chunk count). The counts are not
+ * compared with the chunks here (sl_value_check_summary does, for
+ * slime_verify): counting costs several times the whole full check.
+ */
+static int
+verify_summary_section(sl_value *v, int full, sl_err *err)
+{
+	sl_vsum		s;
+	int			rc;
+
+	if (!sl_value_has_summary(v))
+		return 0;
+	if (v->hdr.sum_raw_len > v->lim.max_value_raw / 4)
+		return sl_fail(err, SL_ERR_LIMIT, "contents summary of %u bytes is over the world size cap",
+					   v->hdr.sum_raw_len);
+	if (!full)
+	{
+		if (v->hdr.sum_len != v->hdr.sum_raw_len &&
+			sl_zstd_check(v->meta + v->hdr.sum_offset, v->hdr.sum_len, v->hdr.sum_raw_len, err))
+		{
+			sl_err_prefix(err, "contents summary at offset %u", v->hdr.sum_offset);
+			err->code = SL_ERR_CORRUPT;
+			return -1;
+		}
+		return 0;
+	}
+	memset(&s, 0, sizeof(s));
+	rc = sl_value_read_summary(v, &s, err);
+	sl_vsum_free(&s);
+	return rc;
+}
+
+/*
  * Check a value: its structure, and with full its content and hash too. A
  * v3 value's layout (order, packing, frames, summary) is derived from its
  * directory and checked by sl_value_open.
@@ -364,6 +400,8 @@ sl_value_check(const uint8_t *data, size_t len, int full, const sl_limits *lim, 
 	for (uint32_t i = 0; i < v.hdr.frame_count; i++)
 		if (verify_frame_header(&v, i, err))
 			goto done;
+	if (verify_summary_section(&v, full, err))
+		goto done;
 	if (full && verify_all_content(&v, err))
 		goto done;
 	rc = 0;

@@ -6,12 +6,13 @@
 #include "sl_value_int.h"
 #include "sl_bcodec.h"
 #include "sl_codec.h"
+#include "sl_vsum.h"
 #include "sl_zstd.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 96 * 1024, 1024 * 1024, 0, 64 * 1024, 16, 0};
+const sl_encode_opts sl_default_encode_opts = {SL_DEFAULT_LEVEL, 96 * 1024, 1024 * 1024, 0, 64 * 1024, 16, 0, 0};
 
 /* The zstd level of a v3 directory: at least this (directories are small). */
 #define DIR_MIN_LEVEL 9
@@ -502,10 +503,10 @@ varint_size(uint64_t v)
 	return n;
 }
 
-/* Write the v3 header, directory, reference table and frames into out. */
+/* Write the v3 header, directory, summary, reference table and frames into out. */
 static int
-assemble3(writer3 *w, sl_header *h, const sl_buf *dir, size_t dir_raw_len, sl_buf *out,
-		  sl_err *err)
+assemble3(writer3 *w, sl_header *h, const sl_buf *dir, size_t dir_raw_len, const sl_buf *sum,
+		  size_t sum_raw_len, sl_buf *out, sl_err *err)
 {
 	sl_buf		vars = {0};
 	size_t		start = out->len;
@@ -523,9 +524,11 @@ assemble3(writer3 *w, sl_header *h, const sl_buf *dir, size_t dir_raw_len, sl_bu
 			((h->flags & SL_FLAG_REFS) && sl_varint64_put(&vars, h->ref_count, err)) ||
 			((h->flags & SL_FLAG_WORLD) && sl_varint64_put(&vars, h->world_len, err)) ||
 			sl_varint64_put(&vars, dir->len, err) ||
-			((h->flags & SL_FLAG_DIRZ) && sl_varint64_put(&vars, dir_raw_len, err)))
+			((h->flags & SL_FLAG_DIRZ) && sl_varint64_put(&vars, dir_raw_len, err)) ||
+			((h->flags & SL_FLAG_SUMMARY) && (sl_varint64_put(&vars, sum->len, err) ||
+											  sl_varint64_put(&vars, sum_raw_len, err))))
 			goto done;
-		total = SL_HEADER3_FIXED + vars.len + dir->len + (uint64_t) w->refs.len;
+		total = SL_HEADER3_FIXED + vars.len + dir->len + (uint64_t) sum->len + w->refs.len;
 		if (total > SL_MAX_VALUE)
 			break;
 		if (total == payload_offset)
@@ -549,6 +552,7 @@ assemble3(writer3 *w, sl_header *h, const sl_buf *dir, size_t dir_raw_len, sl_bu
 	out->len += SL_HEADER3_FIXED;
 	sl_buf_put(out, vars.data, vars.len, err);
 	sl_buf_put(out, dir->data, dir->len, err);
+	sl_buf_put(out, sum->data, sum->len, err);
 	sl_buf_put(out, w->refs.data, w->refs.len, err);
 	sl_put_u32le(out->data + start + 8, sl_meta_crc(out->data + start, payload_offset, 8));
 	rc = sl_buf_put(out, w->payload.data, w->payload.len, err);
@@ -557,14 +561,74 @@ done:
 	return rc;
 }
 
+/* The zstd level of a v3 value's directory and summary. */
+static int
+meta_level(const sl_encode_opts *opts)
+{
+	return opts->level >= SL_ARCHIVE_LEVEL ? ARCHIVE_ZSTD_LEVEL :
+		opts->level > DIR_MIN_LEVEL ? opts->level : DIR_MIN_LEVEL;
+}
+
+/*
+ * The stored bytes of the contents summary (sum given, else the chunks
+ * counted when every one is inline) into *stored, and its raw length; *stored
+ * stays empty when the value gets none.
+ */
+static int
+summary3(const keyed_src *ks, size_t n, const sl_encode_opts *opts, const sl_vsum *sum,
+		 sl_buf *stored, size_t *raw_len, sl_err *err)
+{
+	sl_vsum		counted;
+	sl_buf		raw = {0};
+	int			rc = -1;
+
+	memset(&counted, 0, sizeof(counted));
+	*raw_len = 0;
+	if (opts->no_summary)
+		return 0;
+	if (sum == NULL)
+	{
+		for (size_t i = 0; i < n; i++)
+			if (ks[i].src->ref)
+				return 0;		/* chunks in the store: only the caller can count them */
+		for (size_t i = 0; i < n; i++)
+		{
+			const sl_chunk_src *c = ks[i].src;
+
+			if ((i & 63) == 63)
+				sl_interrupt();
+			if (sl_vsum_chunk(&counted, c->data_version, c->comp, c->len, 1, err))
+				goto done;
+		}
+		sum = &counted;
+	}
+	if (sl_vsum_encode(sum, &raw, err) ||
+		sl_zstd_frame(raw.data, raw.len, meta_level(opts), stored, err))
+		goto done;
+	if (stored->len >= raw.len)
+	{
+		stored->len = 0;
+		if (sl_buf_put(stored, raw.data, raw.len, err))
+			goto done;
+	}
+	*raw_len = raw.len;
+	rc = 0;
+done:
+	sl_vsum_free(&counted);
+	sl_buf_free(&raw);
+	return rc;
+}
+
 /* Encode sorted chunks and the world compound as a version 3 value. */
 static int
 encode3(const keyed_src *ks, size_t n, const uint8_t *world, size_t world_len,
-		const sl_encode_opts *opts, sl_header *h, sl_buf *out, sl_err *err)
+		const sl_encode_opts *opts, const sl_vsum *sum, sl_header *h, sl_buf *out, sl_err *err)
 {
 	writer3		w;
 	sl_buf		dir = {0},
-				dirz = {0};
+				dirz = {0},
+				sumz = {0};
+	size_t		sum_raw_len;
 	keyed_src  *ks3;
 	int			rc = -1;
 
@@ -599,16 +663,18 @@ encode3(const keyed_src *ks, size_t n, const uint8_t *world, size_t world_len,
 	h->frame_count = w.nframes;
 	h->world_len = (uint32_t) world_len;
 	if (sl_vdir_encode(w.d, (uint32_t) n, w.frames, w.nframes, &dir, err) ||
-		sl_zstd_frame(dir.data, dir.len, opts->level >= SL_ARCHIVE_LEVEL ? ARCHIVE_ZSTD_LEVEL :
-					  opts->level > DIR_MIN_LEVEL ? opts->level : DIR_MIN_LEVEL, &dirz, err))
+		sl_zstd_frame(dir.data, dir.len, meta_level(opts), &dirz, err) ||
+		summary3(ks, n, opts, sum, &sumz, &sum_raw_len, err))
 		goto done;
+	if (sumz.len)
+		h->flags |= SL_FLAG_SUMMARY;
 	if (dirz.len < dir.len)
 	{
 		h->flags |= SL_FLAG_DIRZ;
-		rc = assemble3(&w, h, &dirz, dir.len, out, err);
+		rc = assemble3(&w, h, &dirz, dir.len, &sumz, sum_raw_len, out, err);
 	}
 	else
-		rc = assemble3(&w, h, &dir, dir.len, out, err);
+		rc = assemble3(&w, h, &dir, dir.len, &sumz, sum_raw_len, out, err);
 done:
 	sl_free(w.d);
 	sl_free(w.frames);
@@ -619,6 +685,7 @@ done:
 	sl_buf_free(&w.base);
 	sl_buf_free(&dir);
 	sl_buf_free(&dirz);
+	sl_buf_free(&sumz);
 	return rc;
 }
 
@@ -627,6 +694,15 @@ int
 sl_value_encode(const sl_chunk_src *chunks, size_t n, const uint8_t *world,
 				size_t world_len, const sl_encode_opts *opts, const sl_limits *lim,
 				sl_buf *out, sl_err *err)
+{
+	return sl_value_encode_sum(chunks, n, world, world_len, opts, lim, NULL, out, err);
+}
+
+/* Encode chunks, an optional world compound and the contents summary into a canonical value. */
+int
+sl_value_encode_sum(const sl_chunk_src *chunks, size_t n, const uint8_t *world,
+					size_t world_len, const sl_encode_opts *opts, const sl_limits *lim,
+					const sl_vsum *sum, sl_buf *out, sl_err *err)
 {
 	keyed_src  *ks;
 	encoder		e;
@@ -674,7 +750,7 @@ sl_value_encode(const sl_chunk_src *chunks, size_t n, const uint8_t *world,
 	}
 	if (e.version == 3)
 	{
-		rc = encode3(ks, n, world, world_len, opts, &h, out, err);
+		rc = encode3(ks, n, world, world_len, opts, sum, &h, out, err);
 		goto done;
 	}
 	if (encode_frames(&e, ks, n, &dir, err))

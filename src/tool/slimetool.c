@@ -24,6 +24,7 @@
  */
 #include "tool.h"
 #include "progress.h"
+#include "sl_vsum.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +129,7 @@ print_info(sl_value *v)
 		   h->world_len ? "true" : "false");
 	for (int i = 0; i < 32; i++)
 		printf("%02x", hash[i]);
-	fputs("\"}\n", stdout);
+	printf("\", \"summary\": %s}\n", sl_value_has_summary(v) ? "true" : "false");
 	return 0;
 }
 

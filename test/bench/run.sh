@@ -79,6 +79,8 @@ if [ "${BENCH_TILE:-1}" = 1 ]; then
     slime_step "bench_tile.sh: map tiles in SQL and through map-server (under a minute)" "$work/tile.log" \
         bash -c "bash '$HERE/bench_tile.sh' > '$work/tile.out'"
 fi
+slime_step "bench_contents.sh: totals and lookups from contents summaries, 10,000 islands (a few minutes)" \
+    "$work/contents.log" bash -c "bash '$HERE/bench_contents.sh' > '$work/contents.out'"
 if [ "${BENCH_SETTLE:-1}" = 1 ]; then
     slime_step "bench_settle.sh: slime_settle per era and on loader islands (several minutes)" "$work/settle.log" \
         bash -c "bash '$HERE/bench_settle.sh' > '$work/settle.out'"
@@ -117,6 +119,11 @@ mkdir -p build/bench
         echo
         echo "== 14. Storage at rest: slime_settle (bench_settle.sh) =="
         cat "$work/settle.out"
+    fi
+    if [ -f "$work/contents.out" ]; then
+        echo
+        echo "== 15. Contents without decoding (bench_contents.sh) =="
+        cat "$work/contents.out"
     fi
     if [ -f "$work/loader.out" ]; then
         echo

@@ -24,6 +24,7 @@
 #include "sl_value.h"
 
 #include "corpus_util.h"
+#include "summary_check.h"
 
 #define MAX_ERAS 16
 
@@ -252,6 +253,9 @@ test_file(const char *path)
 		fprintf(stderr, "FAIL %s: verify: %s\n", path, err.msg);
 		ok = 0;
 	}
+	/* the contents summary: what the chunks decoded give, canonical */
+	if (ok && summary_check(path, value.data, value.len))
+		ok = 0;
 	if (ok && round_trip(path, &r, &value, rx, rz, kind, &identical))
 		ok = 0;
 	for (int i = 0; i < r.nproblems; i++)

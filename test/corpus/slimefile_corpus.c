@@ -40,6 +40,7 @@
 #include "sl_value.h"
 
 #include "corpus_util.h"
+#include "summary_check.h"
 
 static const char *root;
 static int	passed,
@@ -218,6 +219,13 @@ slime_file(const char *path)
 		sl_value_open_mem(&v, value.data, value.len, NULL, &err))
 	{
 		printf("FAIL %s: %s\n", rel(path), err.msg);
+		failed++;
+		goto out;
+	}
+	/* its contents summary is what its chunks decoded give */
+	if (summary_check(rel(path), value.data, value.len))
+	{
+		sl_value_close(&v);
 		failed++;
 		goto out;
 	}

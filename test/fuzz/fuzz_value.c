@@ -26,7 +26,14 @@
  *     and the original value give the same reference form, byte for byte;
  *   - the prefixes of the loader's cold forms (sl_sfcold): fail cleanly or
  *     agree, version 1's through the resolver and by rank, version 2's
- *     through the resolver and in place.
+ *     through the resolver and in place;
+ *   - the contents summary (sl_vsum; the CRC patch above lets mutations
+ *     reach it): reading it fails cleanly or gives counts whose encoding is
+ *     its bytes again (one form per summary), each table alone read as in
+ *     the whole; when the chunks can all be counted, a summary read is
+ *     either what counting them gives or sl_value_check_summary refuses it
+ *     (a damaged summary is an error, never other counts unnoticed); the
+ *     re-encodes keep it byte for byte.
  */
 #include "fuzz_common.h"
 #include "sl_build.h"
@@ -35,6 +42,7 @@
 #include "sl_sfcold.h"
 #include "sl_store.h"
 #include "sl_value.h"
+#include "sl_vsum.h"
 #include "sl_zstd.h"
 
 #define STORE_MAX 256
@@ -127,6 +135,23 @@ resolve(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t *len, int *
 	return 0;
 }
 
+/* The raw bytes of an open value's summary into out (empty: none or unreadable). */
+static void
+summary_raw(sl_value *v, sl_buf *out)
+{
+	const uint8_t *raw;
+	size_t		len;
+	uint8_t    *tmp = NULL;
+	sl_err		err;
+
+	out->len = 0;
+	reset(&err);
+	if (!sl_value_has_summary(v) || sl_value_summary_raw(v, &raw, &len, &tmp, &err))
+		return;
+	sl_buf_put(out, raw, len, &err);
+	sl_free(tmp);
+}
+
 /* The component lengths an entry declares, or -1 when it does not decompress. */
 static int
 entry_lengths(const uint8_t *entry, size_t len, uint32_t out[SL_NCOMP])
@@ -182,6 +207,8 @@ reencode(sl_value *v, sl_add_mode mode, const uint8_t hash[32], sl_buf *out)
 
 	memset(&b, 0, sizeof(b));
 	opts.level = 1;
+	/* a value without a summary (versions 1 and 2, 0.9.0's) is rebuilt without one */
+	opts.no_summary = !sl_value_has_summary(v);
 	out->len = 0;
 	reset(&err);
 	if (sl_builder_add_value(&b, v, mode, &err))
@@ -212,6 +239,23 @@ reencode(sl_value *v, sl_add_mode mode, const uint8_t hash[32], sl_buf *out)
 			   h.dv_max == v->hdr.dv_max && h.min_x == v->hdr.min_x &&
 			   h.max_x == v->hdr.max_x && h.min_z == v->hdr.min_z && h.max_z == v->hdr.max_z,
 			   "re-encoded (mode %d) summary differs", (int) mode);
+	/* the summary kept, byte for byte */
+	{
+		sl_value	o;
+		sl_buf		a = {0},
+					c = {0};
+
+		reset(&err);
+		FUZZ_CHECK(sl_value_open_mem(&o, out->data, out->len, &fuzz_limits, &err) == 0, "open re-encoded: %s", err.msg);
+		summary_raw(v, &a);
+		summary_raw(&o, &c);
+		if (a.len)
+			FUZZ_CHECK(c.len == a.len && memcmp(a.data, c.data, a.len) == 0,
+					   "re-encoded (mode %d) value has another contents summary", (int) mode);
+		sl_value_close(&o);
+		sl_buf_free(&a);
+		sl_buf_free(&c);
+	}
 	if (mode == SL_ADD_REFS)
 		FUZZ_CHECK(h.ref_count == h.chunk_count, "reference form holds %u of %u chunks by reference",
 				   h.ref_count, h.chunk_count);
@@ -365,6 +409,58 @@ check_prefixes(sl_value *v)
 	sl_buf_free(&again);
 }
 
+/* The contents summary of an open value (see the invariants above). */
+static void
+check_summary(sl_value *v)
+{
+	sl_vsum		s,
+				counted;
+	sl_buf		raw = {0},
+				again = {0};
+	sl_err		err;
+
+	if (!sl_value_has_summary(v))
+		return;
+	memset(&s, 0, sizeof(s));
+	memset(&counted, 0, sizeof(counted));
+	reset(&err);
+	if (sl_value_read_summary(v, &s, &err))
+	{
+		fuzz_check_err(&err);
+		goto done;
+	}
+	summary_raw(v, &raw);
+	reset(&err);
+	FUZZ_CHECK(sl_vsum_encode(&s, &again, &err) == 0 && again.len == raw.len &&
+			   memcmp(again.data, raw.data, raw.len) == 0, "a summary that reads is not its bytes encoded again");
+	for (int k = 0; k < SL_SUM_KINDS; k++)
+	{
+		sl_counts	m = {0};
+		uint64_t	failed;
+
+		reset(&err);
+		FUZZ_CHECK(sl_vsum_decode_table(raw.data, raw.len, k, &m, &failed, &err) == 0,
+				   "table %d alone: %s", k, err.msg);
+		FUZZ_CHECK(failed == s.failed[k] && (failed ? m.used == 0 : m.used == s.c[k].used),
+				   "table %d alone differs", k);
+		sl_counts_free(&m);
+	}
+	reset(&err);
+	if (sl_value_count_summary(v, &counted, &err))
+		fuzz_check_any_err(&err);
+	else if (!sl_vsum_equal(&s, &counted, &err))
+	{
+		reset(&err);
+		FUZZ_CHECK(sl_value_check_summary(v, &err) == -1 && err.code == SL_ERR_CORRUPT,
+				   "a summary other than its chunks' counts passes sl_value_check_summary");
+	}
+done:
+	sl_vsum_free(&s);
+	sl_vsum_free(&counted);
+	sl_buf_free(&raw);
+	sl_buf_free(&again);
+}
+
 /* Read everything an open value holds; with verified, inline reads must succeed. */
 static void
 read_all(const uint8_t *data, size_t size, fstore *st, int verified)
@@ -500,6 +596,7 @@ read_all(const uint8_t *data, size_t size, fstore *st, int verified)
 		check_forms(&v, good_refs == dir_refs ? st : NULL, hash);
 	}
 	check_prefixes(&v);
+	check_summary(&v);
 	sl_value_close(&v);
 }
 

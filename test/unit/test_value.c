@@ -13,6 +13,7 @@
 #include "sl_nbt.h"
 #include "sl_store.h"
 #include "sl_value.h"
+#include "sl_vsum.h"
 #include "sl_zstd.h"
 
 #include <stdint.h>
@@ -342,10 +343,12 @@ tv_rebuild(const sl_buf *val, tv_store *st, sl_add_mode mode, long refs_mask,
 	}
 	else
 	{
+		/* chunk by chunk, keeping the value's summary as callers that do this do */
+		b.sum_manual = 1;
 		for (uint32_t i = 0; i < v.hdr.chunk_count; i++)
 			if (sl_builder_add_chunk(&b, &v, i, (refs_mask >> i) & 1 ? SL_ADD_REFS : SL_ADD_KEEP, err))
 				goto done;
-		if (sl_builder_add_world(&b, &v, err))
+		if (sl_builder_add_world(&b, &v, err) || sl_builder_sum_value(&b, &v, err))
 			goto done;
 	}
 	rc = sl_builder_encode(&b, opts, NULL, out, err);
@@ -827,8 +830,22 @@ test_value_refs_resolve(void)
 		CHECK(st.n == TV_N);	/* the same chunks: no new entries */
 		CHECK(tv_encode(&s, 1, 0, 0, &orig) == 0);
 		CHECK_OK(tv_rebuild(&orig, NULL, SL_ADD_REFS, -1, &o, &refs, &err), &err);
+		/* references alone cannot be counted: the summary is the caller's to give */
 		direct.len = 0;
 		CHECK_OK(sl_value_encode(src, TV_N, s.world.data, s.world.len, &o, NULL, &direct, &err), &err);
+		CHECK(!(tv_header(&direct).flags & SL_FLAG_SUMMARY));
+		{
+			sl_vsum		sum;
+			sl_value	v;
+
+			memset(&sum, 0, sizeof(sum));
+			CHECK_OK(sl_value_open_mem(&v, orig.data, orig.len, NULL, &err), &err);
+			CHECK_OK(sl_value_read_summary(&v, &sum, &err), &err);
+			sl_value_close(&v);
+			direct.len = 0;
+			CHECK_OK(sl_value_encode_sum(src, TV_N, s.world.data, s.world.len, &o, NULL, &sum, &direct, &err), &err);
+			sl_vsum_free(&sum);
+		}
 		CHECK(tv_same_bytes(&refs, &direct));
 	}
 
