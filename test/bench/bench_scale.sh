@@ -35,9 +35,10 @@
 #
 # Knobs (environment): BENCH_SCALE_SIZES ("10000 100000"), BENCH_CLIENTS
 # (4), BENCH_SECONDS (20, each timed save phase), BENCH_FILL_JOBS (2
-# sessions), BENCH_FILL_BATCH (500), BENCH_SAVE_POOL (6000 next versions
-# per size), BENCH_GC_TIMEOUT (600 s, each GC), BENCH_SCAN_TIMEOUT (600 s,
-# each scan over every island), BENCH_FILES_SETTLE (600 s for the settle of
+# sessions), BENCH_FILL_BATCH (500), BENCH_SAVE_POOL (8000 next versions
+# per size), BENCH_GC_TIMEOUT (600 s, each GC), BENCH_SETTLE_TIMEOUT (600
+# s, each settle but the fill's), BENCH_SCAN_TIMEOUT (600 s, each scan over
+# every island), BENCH_FILES_SETTLE (600 s for the settle of
 # the loader's files at each size), BENCH_DISK_RESERVE (12 GB left free),
 # BENCH_FREEZE (1: time VACUUM (FREEZE)), BENCH_KEEP (0; 1 keeps the
 # databases of a cluster given by PG*).
@@ -58,9 +59,10 @@ CLIENTS=${BENCH_CLIENTS:-4}
 SECS=${BENCH_SECONDS:-20}
 JOBS=${BENCH_FILL_JOBS:-2}
 BATCH=${BENCH_FILL_BATCH:-500}
-POOL=${BENCH_SAVE_POOL:-6000}
+POOL=${BENCH_SAVE_POOL:-8000}
 GC_TO=${BENCH_GC_TIMEOUT:-600}
 SCAN_TO=${BENCH_SCAN_TIMEOUT:-600}
+SETTLE_TO=${BENCH_SETTLE_TIMEOUT:-600}
 FILES_TO=${BENCH_FILES_SETTLE:-600}
 RESERVE=${BENCH_DISK_RESERVE:-12}
 FREEZE=${BENCH_FREEZE:-1}
@@ -374,12 +376,12 @@ gc() {
 settle() {
     local kind=$1 key=$2 db=${KDB[$1]}
     say "  $kind: slime_settle('0') ($key)"
-    q "$db" "$GC_TO" "SELECT string_agg(what || ' ' || items, ', ') FROM slime_settle('0', progress => '1 day')"
+    q "$db" "$SETTLE_TO" "SELECT string_agg(what || ' ' || items, ', ') FROM slime_settle('0', progress => '1 day')"
     res mem.settle "$Q_MEM"
     if [ "$Q_STATUS" = ok ]; then
         res "$kind.$key" "$(f "$Q_MS" "%.1f ms") ($Q_OUT)"
     else
-        res "$kind.$key" "$(secs_cell "$GC_TO")"
+        res "$kind.$key" "$(secs_cell "$SETTLE_TO")"
     fi
 }
 # settle_fill KIND: the settle of what the fill wrote (store entries; the
@@ -606,11 +608,13 @@ ROWS=(
 "plain.vacuum|(1) VACUUM ANALYZE after the fill"
 "loader.vacuum|(2)+(3) VACUUM ANALYZE after the fill"
 "plain.gc_fill|(1) slime_gc() after the fill"
+"plain.settle_gc|(1) slime_settle() after that GC"
 "plain.gc_idle|(1) slime_gc(), nothing to do"
 "plain.settle_idle|(1) slime_settle(), nothing to do"
 "plain.gc_1000|(1) slime_gc() after 1,000 saves"
 "plain.settle_1000|(1) slime_settle() after 1,000 saves"
 "loader.gc_fill|(2) slime_gc() after the fill"
+"loader.settle_gc|(2) slime_settle() after that GC"
 "loader.gc_idle|(2) slime_gc(), nothing to do"
 "loader.settle_idle|(2) slime_settle(), nothing to do"
 "loader.gc_1000|(2) slime_gc() after 1,000 saves"
@@ -723,6 +727,7 @@ for SIZE in $SIZES; do
     for kind in plain loader; do
         [[ " $KINDS " == *" $kind "* ]] || continue
         gc "$kind" gc_fill
+        settle "$kind" settle_gc
         gc "$kind" gc_idle
         settle "$kind" settle_idle
     done
