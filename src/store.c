@@ -637,10 +637,11 @@ slime_store_which(const uint8_t *hashes, int n, bool *present)
 	run_store_query(IsolationUsesXactSnapshot() ? SQ_PRESENT_LOCKED : SQ_PRESENT, rel,
 					hashes_to_array(want, n), NULL, SPI_OK_SELECT);
 	nfound = result_hashes(&found);
-	SPI_finish();
-	slime_unbecome(&oc);
+	/* found lives in SPI's memory: read it before SPI_finish frees it */
 	for (int i = 0; i < n; i++)
 		present[i] = hash_in(hashes + (size_t) 32 * i, found, nfound);
+	SPI_finish();
+	slime_unbecome(&oc);
 	table_close(rel, AccessShareLock);
 }
 
