@@ -237,8 +237,8 @@ run_suite unit 600 suite_unit
 LANE_B=(sanitize valgrind fuzz)
 lane_b() {
     run_suite sanitize 900 suite_sanitize
-    run_suite valgrind 600 suite_valgrind
-    run_suite fuzz 900 suite_fuzz
+    run_suite valgrind 900 suite_valgrind
+    run_suite fuzz 1200 suite_fuzz
     local s
     for s in "${LANE_B[@]}"; do
         printf '%s\t%s\t%s\n' "$s" "${RESULT[$s]:-FAILED (not run)}" "${TIME[$s]:-0}"
