@@ -472,15 +472,13 @@ rebuild(Datum d, sl_add_mode mode)
 /* The queries slime_store() runs on the store (SQ_PIN: on the pins table). */
 typedef enum store_query
 {
-	SQ_PRESENT,					/* which of $1 the store holds */
-	SQ_PRESENT_LOCKED,			/* the same, locking them FOR KEY SHARE */
+	SQ_PRESENT_LOCKED,			/* which of $1 the store holds, locking them FOR KEY SHARE */
 	SQ_INSERT,					/* store entries ($1 hashes, $2 data) */
 	SQ_PIN,						/* pin $1 while slime_gc() runs */
 	SQ_COUNT
 } store_query;
 
 static const char *const store_sql[SQ_COUNT] = {
-	"SELECT s.hash FROM unnest($1) h(hash) JOIN %s s ON s.hash = h.hash",
 	"SELECT s.hash FROM unnest($1) h(hash) JOIN %s s ON s.hash = h.hash FOR KEY SHARE OF s",
 	"INSERT INTO %s (hash, data) SELECT * FROM unnest($1, $2) ON CONFLICT (hash) DO NOTHING",
 	"INSERT INTO %s (hash) SELECT unnest($1)"
@@ -651,6 +649,52 @@ owner_enter(Relation store, slime_role_ctx *c)
 	slime_become(store->rd_rel->relowner, SECURITY_LOCAL_USERID_CHANGE, c);
 }
 
+/*
+ * Which of the n hashes (want, sorted) the store holds, sorted into *out;
+ * how many. With SPI connected. Under READ COMMITTED, one probe of the key
+ * each (committed entries and this transaction's, SnapshotSelf), whatever
+ * the store's size: a kept plan of a join could scan a store that was
+ * small when it was planned. Under REPEATABLE READ or SERIALIZABLE, the
+ * entries relied on are also locked FOR KEY SHARE (SQ_PRESENT_LOCKED).
+ */
+static int
+present_hashes(Relation rel, const slime_hashed *want, int n, slime_hashed **out)
+{
+	Relation	idx;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	ScanKeyData key;
+	bytea	   *key_datum;
+	slime_hashed *found;
+	int			nfound = 0;
+
+	if (IsolationUsesXactSnapshot())
+	{
+		run_store_query(SQ_PRESENT_LOCKED, rel, hashes_to_array(want, n), NULL, SPI_OK_SELECT);
+		return result_hashes(out);
+	}
+	found = palloc(sizeof(slime_hashed) * (n ? n : 1));
+	idx = index_open(store_idx, AccessShareLock);
+	scan = index_beginscan(rel, idx, SnapshotSelf, 1, 0);
+	slot = table_slot_create(rel, NULL);
+	key_datum = (bytea *) palloc(VARHDRSZ + 32);
+	SET_VARSIZE(key_datum, VARHDRSZ + 32);
+	for (int i = 0; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		memcpy(VARDATA(key_datum), want[i].hash, 32);
+		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_BYTEAEQ, PointerGetDatum(key_datum));
+		index_rescan(scan, &key, 1, NULL, 0);
+		if (index_getnext_slot(scan, ForwardScanDirection, slot))
+			found[nfound++] = want[i];
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	index_endscan(scan);
+	index_close(idx, AccessShareLock);
+	*out = found;
+	return sort_unique(found, nfound);
+}
+
 /* Which of n hashes the store holds; the store stays locked against slime_gc()'s delete. */
 void
 slime_store_which(const uint8_t *hashes, int n, bool *present)
@@ -667,9 +711,7 @@ slime_store_which(const uint8_t *hashes, int n, bool *present)
 	owner_enter(rel, &oc);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	run_store_query(IsolationUsesXactSnapshot() ? SQ_PRESENT_LOCKED : SQ_PRESENT, rel,
-					hashes_to_array(want, n), NULL, SPI_OK_SELECT);
-	nfound = result_hashes(&found);
+	nfound = present_hashes(rel, want, sort_unique(want, n), &found);
 	SPI_finish();
 	slime_unbecome(&oc);
 	for (int i = 0; i < n; i++)
@@ -964,9 +1006,7 @@ slime_store(PG_FUNCTION_ARGS)
 	/* which of the chunks are stored already (locking them where needed) */
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	run_store_query(IsolationUsesXactSnapshot() ? SQ_PRESENT_LOCKED : SQ_PRESENT, rel,
-					hashes_to_array(want, nwant), NULL, SPI_OK_SELECT);
-	npresent = result_hashes(&present);
+	npresent = present_hashes(rel, want, nwant, &present);
 	check_present(&o, present, npresent);
 	/* a collection running now may not have seen the rows relying on these */
 	if (nwant > 0 && gc_running())
