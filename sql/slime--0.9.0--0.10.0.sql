@@ -33,7 +33,8 @@
 --     looked for in the columns of untracked tables (a semi-join of their
 --     references with the candidates), and removed when found nowhere. One
 --     found there only is a candidate of every later run too
---     (slime_store_held): an untracked table's deletes are not logged;
+--     (slime_store_recheck): an untracked table's deletes are not logged; so
+--     is one a save pinned while the run went on (the save may not commit);
 --   * the log, the counts and what they were made for are derived state in
 --     unlogged tables, never dumped: after a crash, a restore or this
 --     upgrade, the first slime_gc() finds no state and runs in full (every
@@ -66,12 +67,12 @@ CREATE UNLOGGED TABLE slime_store_gc_state (
 	last_full timestamptz NOT NULL
 );
 COMMENT ON TABLE slime_store_gc_state IS 'slime: when slime_gc() last ran (no row: the next run reads everything)';
-CREATE UNLOGGED TABLE slime_store_held (hash bytea PRIMARY KEY);
-COMMENT ON TABLE slime_store_held IS 'slime: store entries only values in untracked tables were found to refer to (slime_gc() looks for them again)';
+CREATE UNLOGGED TABLE slime_store_recheck (hash bytea PRIMARY KEY);
+COMMENT ON TABLE slime_store_recheck IS 'slime: candidates the next slime_gc() looks at again (held by untracked tables only, or pinned)';
 CREATE UNLOGGED TABLE slime_store_pack_check (id bigint NOT NULL);
 COMMENT ON TABLE slime_store_pack_check IS 'slime: packs store rows moved out of, for slime_gc() to free when empty';
 REVOKE ALL ON slime_store_refs_log, slime_store_refs, slime_store_tracked, slime_store_gc_state,
-	slime_store_held, slime_store_pack_check FROM PUBLIC;
+	slime_store_recheck, slime_store_pack_check FROM PUBLIC;
 
 -- How many values slime_refs() has read in this session (slime_gc() reports its share).
 CREATE FUNCTION slime_gc_values_read() RETURNS bigint
@@ -346,8 +347,8 @@ BEGIN
 		DELETE FROM @extschema@.slime_store_refs;
 		DELETE FROM @extschema@.slime_store_tracked;
 	END IF;
-	-- entries only untracked tables held at the last run are looked for again
-	WITH h AS (DELETE FROM @extschema@.slime_store_held RETURNING hash)
+	-- entries only untracked tables held at the last run, or saves pinned, are looked at again
+	WITH h AS (DELETE FROM @extschema@.slime_store_recheck RETURNING hash)
 	SELECT coalesce(pg_catalog.array_agg(h.hash), '{}') INTO cand FROM h;
 	-- 2. every table with slime values: tracked ones by their counts (read
 	--    once when their counts start), untracked ones read below
@@ -433,6 +434,7 @@ BEGIN
 		SELECT * INTO res FROM @extschema@.slime_gc_count_table(tb.rel, tb.columns, tb.kinds, tb.fingerprint);
 		IF res.released IS NULL THEN
 			RAISE WARNING 'slime_gc() removed nothing: table % could not be read again', tb.rel;
+			INSERT INTO @extschema@.slime_store_recheck (hash) SELECT DISTINCT pg_catalog.unnest(cand) ON CONFLICT DO NOTHING;
 			values_read := @extschema@.slime_gc_values_read() OPERATOR(pg_catalog.-) reads0;
 			RETURN;
 		END IF;
@@ -448,24 +450,32 @@ BEGIN
 	END IF;
 	DELETE FROM @extschema@.slime_store_refs x USING (SELECT DISTINCT y.h FROM pg_catalog.unnest(cand) y(h)) y
 	WHERE x.hash OPERATOR(pg_catalog.=) y.h AND x.refs OPERATOR(pg_catalog.<=) 0;
-	-- 4. the candidates no count holds, nor the waiting log of a table it could not count
+	-- 4. the candidates no count holds
 	IF do_full THEN
 		SELECT pg_catalog.count(*), coalesce(pg_catalog.sum(pg_catalog.octet_length(s.data)), 0)
 			INTO candidates, kept_bytes FROM @extschema@.slime_store s;
 		SELECT pg_catalog.array_agg(s.hash) INTO dead FROM @extschema@.slime_store s
 		WHERE NOT EXISTS (SELECT 1 FROM @extschema@.slime_store_refs x
-						  WHERE x.hash OPERATOR(pg_catalog.=) s.hash AND x.refs OPERATOR(pg_catalog.>) 0)
-		  AND s.hash NOT IN (SELECT u.h FROM @extschema@.slime_store_refs_log l, ROWS FROM (pg_catalog.unnest(l.hashes), pg_catalog.unnest(l.deltas)) u(h, d)
-							 WHERE l.rel OPERATOR(pg_catalog.=) ANY (waiting) AND u.d OPERATOR(pg_catalog.>) 0);
+						  WHERE x.hash OPERATOR(pg_catalog.=) s.hash AND x.refs OPERATOR(pg_catalog.>) 0);
 	ELSE
 		SELECT pg_catalog.count(*), coalesce(pg_catalog.sum(pg_catalog.octet_length(s.data)), 0)
 			INTO candidates, kept_bytes
 		FROM @extschema@.slime_store s WHERE s.hash IN (SELECT pg_catalog.unnest(cand));
 		SELECT pg_catalog.array_agg(y.h) INTO dead FROM (SELECT DISTINCT z.h FROM pg_catalog.unnest(cand) z(h)) y
 		WHERE NOT EXISTS (SELECT 1 FROM @extschema@.slime_store_refs x
-						  WHERE x.hash OPERATOR(pg_catalog.=) y.h AND x.refs OPERATOR(pg_catalog.>) 0)
-		  AND y.h NOT IN (SELECT u.h FROM @extschema@.slime_store_refs_log l, ROWS FROM (pg_catalog.unnest(l.hashes), pg_catalog.unnest(l.deltas)) u(h, d)
-						  WHERE l.rel OPERATOR(pg_catalog.=) ANY (waiting) AND u.d OPERATOR(pg_catalog.>) 0);
+						  WHERE x.hash OPERATOR(pg_catalog.=) y.h AND x.refs OPERATOR(pg_catalog.>) 0);
+	END IF;
+	-- ... nor the waiting log of a tracked table it could not count: those
+	-- wait for the run that counts it
+	IF pg_catalog.cardinality(waiting) OPERATOR(pg_catalog.>) 0 AND dead IS NOT NULL THEN
+		SELECT pg_catalog.array_agg(DISTINCT u.h) INTO found
+		FROM @extschema@.slime_store_refs_log l, ROWS FROM (pg_catalog.unnest(l.hashes), pg_catalog.unnest(l.deltas)) u(h, d)
+		WHERE l.rel OPERATOR(pg_catalog.=) ANY (waiting) AND u.d OPERATOR(pg_catalog.>) 0
+		  AND u.h IN (SELECT pg_catalog.unnest(dead));
+		IF found IS NOT NULL THEN
+			dead := ARRAY(SELECT pg_catalog.unnest(dead) EXCEPT SELECT pg_catalog.unnest(found));
+			INSERT INTO @extschema@.slime_store_recheck (hash) SELECT pg_catalog.unnest(found) ON CONFLICT DO NOTHING;
+		END IF;
 	END IF;
 	-- 5. untracked tables: their references among the candidates left (a
 	--    semi-join with them, never a pass per store row); none to read when
@@ -489,7 +499,7 @@ BEGIN
 		columns_scanned := columns_scanned OPERATOR(pg_catalog.+) 1;
 		IF found IS NOT NULL THEN
 			dead := ARRAY(SELECT pg_catalog.unnest(dead) EXCEPT SELECT pg_catalog.unnest(found));
-			INSERT INTO @extschema@.slime_store_held (hash) SELECT pg_catalog.unnest(found) ON CONFLICT DO NOTHING;
+			INSERT INTO @extschema@.slime_store_recheck (hash) SELECT pg_catalog.unnest(found) ON CONFLICT DO NOTHING;
 		END IF;
 	END LOOP;
 	-- packs rows moved out of (slime_settle() repacking, which this collection excludes): freed when empty
@@ -504,6 +514,8 @@ BEGIN
 		IF NOT @extschema@.slime_gc_try_lock('LOCK TABLE @extschema@.slime_store IN SHARE ROW EXCLUSIVE MODE', 100) THEN
 			RAISE WARNING 'slime_gc() removed nothing: saves kept their transactions open for longer than slime.gc_lock_wait'
 				USING HINT = 'A session that called slime_store() or saved through its trigger and has not committed holds the GC back; see pg_stat_activity.';
+			-- what it would have removed, the next run looks at again
+			INSERT INTO @extschema@.slime_store_recheck (hash) SELECT DISTINCT pg_catalog.unnest(dead) ON CONFLICT DO NOTHING;
 			removed_entries := 0; removed_bytes := 0; kept_entries := candidates;
 			values_read := @extschema@.slime_gc_values_read() OPERATOR(pg_catalog.-) reads0;
 			RETURN;
@@ -514,6 +526,10 @@ BEGIN
 			  AND s.hash NOT IN (SELECT p.hash FROM @extschema@.slime_store_pins p)
 			RETURNING pg_catalog.octet_length(s.data) AS n)
 		SELECT pg_catalog.count(*), coalesce(pg_catalog.sum(gone.n), 0) INTO removed_entries, removed_bytes FROM gone;
+		-- a candidate a save pinned is looked at again (that save may roll back)
+		INSERT INTO @extschema@.slime_store_recheck (hash)
+		SELECT DISTINCT p.hash FROM @extschema@.slime_store_pins p WHERE p.hash IN (SELECT pg_catalog.unnest(dead))
+		ON CONFLICT DO NOTHING;
 		DELETE FROM @extschema@.slime_store_pins;
 	ELSE
 		-- nothing deleted: the pins of this run protect nothing any more
