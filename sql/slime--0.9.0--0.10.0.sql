@@ -111,20 +111,57 @@ CREATE TRIGGER slime_store_pack_moves AFTER UPDATE ON slime_store
 	REFERENCING OLD TABLE AS moved
 	FOR EACH STATEMENT EXECUTE FUNCTION slime_store_pack_moves();
 
+-- How many store rows point into each pack, as the statements deleting store
+-- rows (slime_gc()'s) leave them: counted once, when a pack first loses a
+-- row, then kept. Derived state (unlogged: counted again after a crash);
+-- packs slime_settle() moves rows out of are counted again by the next
+-- collection (slime_store_pack_check).
+CREATE UNLOGGED TABLE slime_store_pack_live (id bigint PRIMARY KEY, live integer NOT NULL);
+COMMENT ON TABLE slime_store_pack_live IS 'slime: live store rows per pack, kept by the deletes of slime_gc()';
+REVOKE ALL ON slime_store_pack_live FROM PUBLIC;
+
 -- A statement deleting store rows frees the packs it left empty and thins
--- those it left less than half alive, looking at the packs of the rows it
--- deleted only (0.7.0-0.9.0: every pack, a pass over the store).
+-- those it left less than half alive (0.8.0's rule), from the packs of the
+-- rows it deleted and their kept counts: cost what was deleted. 0.7.0-0.9.0
+-- looked at every pack (a pass over the store) and counted the live rows of
+-- each pack a delete touched (a pack's worth of rows per deleted entry).
 CREATE OR REPLACE FUNCTION slime_store_free_packs() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-	left_packs bigint[] := ARRAY(SELECT DISTINCT g.pack FROM gone g WHERE g.pack IS NOT NULL);
+	touched bigint[];
+	thin bigint[];
 BEGIN
-	DELETE FROM @extschema@.slime_store_packs p
-	WHERE p.id OPERATOR(pg_catalog.=) ANY (left_packs)
-	  AND NOT EXISTS (SELECT 1 FROM @extschema@.slime_store s WHERE s.pack OPERATOR(pg_catalog.=) p.id);
-	PERFORM @extschema@.slime_store_thin_packs(left_packs);
+	WITH g AS (SELECT g.pack, pg_catalog.count(*)::integer AS n FROM gone g WHERE g.pack IS NOT NULL GROUP BY g.pack),
+		 l AS (INSERT INTO @extschema@.slime_store_pack_live AS k (id, live)
+			   SELECT g.pack, (SELECT pg_catalog.count(*) FROM @extschema@.slime_store s
+							   WHERE s.pack OPERATOR(pg_catalog.=) g.pack)
+			   FROM g
+			   ON CONFLICT (id) DO UPDATE SET live = k.live OPERATOR(pg_catalog.-)
+				   (SELECT g2.n FROM g g2 WHERE g2.pack OPERATOR(pg_catalog.=) excluded.id)
+			   RETURNING k.id, k.live)
+	SELECT pg_catalog.array_agg(l.id) INTO touched FROM l;
+	IF touched IS NULL THEN
+		RETURN NULL;
+	END IF;
+	-- empty: freed (found empty by its key, whatever the count says)
+	WITH f AS (DELETE FROM @extschema@.slime_store_packs p
+			   USING @extschema@.slime_store_pack_live k
+			   WHERE p.id OPERATOR(pg_catalog.=) ANY (touched) AND k.id OPERATOR(pg_catalog.=) p.id
+				 AND k.live OPERATOR(pg_catalog.<=) 0
+				 AND NOT EXISTS (SELECT 1 FROM @extschema@.slime_store s WHERE s.pack OPERATOR(pg_catalog.=) p.id)
+			   RETURNING p.id)
+	DELETE FROM @extschema@.slime_store_pack_live k USING f WHERE k.id OPERATOR(pg_catalog.=) f.id;
+	-- less than half alive: its rows unsettled, for slime_settle() to repack
+	SELECT pg_catalog.array_agg(p.id) INTO thin
+	FROM @extschema@.slime_store_packs p JOIN @extschema@.slime_store_pack_live k ON k.id OPERATOR(pg_catalog.=) p.id
+	WHERE p.id OPERATOR(pg_catalog.=) ANY (touched)
+	  AND k.live OPERATOR(pg_catalog.*) 2 OPERATOR(pg_catalog.<) @extschema@.slime_pack_entries(p.data);
+	IF thin IS NOT NULL THEN
+		UPDATE @extschema@.slime_store s SET settled = false
+		WHERE s.pack OPERATOR(pg_catalog.=) ANY (thin) AND s.settled;
+	END IF;
 	RETURN NULL;
 END
 $$;
@@ -502,10 +539,25 @@ BEGIN
 			INSERT INTO @extschema@.slime_store_recheck (hash) SELECT pg_catalog.unnest(found) ON CONFLICT DO NOTHING;
 		END IF;
 	END LOOP;
-	-- packs rows moved out of (slime_settle() repacking, which this collection excludes): freed when empty
-	DELETE FROM @extschema@.slime_store_packs p
-	WHERE (do_full OR p.id IN (SELECT k.id FROM @extschema@.slime_store_pack_check k))
-	  AND NOT EXISTS (SELECT 1 FROM @extschema@.slime_store s WHERE s.pack OPERATOR(pg_catalog.=) p.id);
+	-- packs rows moved out of (slime_settle() repacking, which this
+	-- collection excludes): freed when empty, else their count kept again
+	IF do_full THEN
+		DELETE FROM @extschema@.slime_store_pack_live;
+		DELETE FROM @extschema@.slime_store_packs p
+		WHERE NOT EXISTS (SELECT 1 FROM @extschema@.slime_store s WHERE s.pack OPERATOR(pg_catalog.=) p.id);
+	ELSE
+		WITH c AS (DELETE FROM @extschema@.slime_store_pack_check RETURNING id),
+			 n AS (SELECT DISTINCT c.id, (SELECT pg_catalog.count(*) FROM @extschema@.slime_store s
+										  WHERE s.pack OPERATOR(pg_catalog.=) c.id) AS live FROM c),
+			 f AS (DELETE FROM @extschema@.slime_store_packs p USING n
+				   WHERE p.id OPERATOR(pg_catalog.=) n.id AND n.live OPERATOR(pg_catalog.=) 0),
+			 d AS (DELETE FROM @extschema@.slime_store_pack_live k USING n
+				   WHERE k.id OPERATOR(pg_catalog.=) n.id AND n.live OPERATOR(pg_catalog.=) 0)
+		INSERT INTO @extschema@.slime_store_pack_live AS k (id, live)
+		SELECT n.id, n.live FROM n WHERE n.live OPERATOR(pg_catalog.>) 0
+		  AND EXISTS (SELECT 1 FROM @extschema@.slime_store_packs p WHERE p.id OPERATOR(pg_catalog.=) n.id)
+		ON CONFLICT (id) DO UPDATE SET live = excluded.live;
+	END IF;
 	DELETE FROM @extschema@.slime_store_pack_check;
 	-- 6. the delete, under a lock that waits for saves in flight, 100 ms at
 	--    a time: a transaction kept open after a save makes the GC give up
