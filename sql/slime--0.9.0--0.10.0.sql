@@ -112,13 +112,30 @@ CREATE TRIGGER slime_store_pack_moves AFTER UPDATE ON slime_store
 	FOR EACH STATEMENT EXECUTE FUNCTION slime_store_pack_moves();
 
 -- How many store rows point into each pack, as the statements deleting store
--- rows (slime_gc()'s) leave them: counted once, when a pack first loses a
--- row, then kept. Derived state (unlogged: counted again after a crash);
--- packs slime_settle() moves rows out of are counted again by the next
+-- rows (slime_gc()'s) leave them: set when slime_settle() makes the pack
+-- (or counted once, when a pack of 0.9.0 first loses a row), then kept.
+-- Derived state (unlogged: counted again after a crash); packs
+-- slime_settle() moves rows out of are counted again by the next
 -- collection (slime_store_pack_check).
 CREATE UNLOGGED TABLE slime_store_pack_live (id bigint PRIMARY KEY, live integer NOT NULL);
 COMMENT ON TABLE slime_store_pack_live IS 'slime: live store rows per pack, kept by the deletes of slime_gc()';
 REVOKE ALL ON slime_store_pack_live FROM PUBLIC;
+-- a new pack (slime_settle()) starts with every entry it holds alive: its
+-- rows point into it in the same transaction
+CREATE FUNCTION slime_store_pack_born() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	INSERT INTO @extschema@.slime_store_pack_live AS k (id, live)
+	VALUES (NEW.id, @extschema@.slime_pack_entries(NEW.data))
+	ON CONFLICT (id) DO UPDATE SET live = excluded.live;
+	RETURN NULL;
+END
+$$;
+REVOKE ALL ON FUNCTION slime_store_pack_born() FROM PUBLIC;
+CREATE TRIGGER slime_store_pack_born AFTER INSERT ON slime_store_packs
+	FOR EACH ROW EXECUTE FUNCTION slime_store_pack_born();
 
 -- A statement deleting store rows frees the packs it left empty and thins
 -- those it left less than half alive (0.8.0's rule), from the packs of the
@@ -485,8 +502,8 @@ BEGIN
 	IF NOT do_full THEN
 		PERFORM pg_catalog.set_config('enable_seqscan', 'off', true);
 	END IF;
-	DELETE FROM @extschema@.slime_store_refs x USING (SELECT DISTINCT y.h FROM pg_catalog.unnest(cand) y(h)) y
-	WHERE x.hash OPERATOR(pg_catalog.=) y.h AND x.refs OPERATOR(pg_catalog.<=) 0;
+	DELETE FROM @extschema@.slime_store_refs x
+	WHERE x.hash OPERATOR(pg_catalog.=) ANY (cand) AND x.refs OPERATOR(pg_catalog.<=) 0;
 	-- 4. the candidates no count holds
 	IF do_full THEN
 		SELECT pg_catalog.count(*), coalesce(pg_catalog.sum(pg_catalog.octet_length(s.data)), 0)
@@ -495,12 +512,14 @@ BEGIN
 		WHERE NOT EXISTS (SELECT 1 FROM @extschema@.slime_store_refs x
 						  WHERE x.hash OPERATOR(pg_catalog.=) s.hash AND x.refs OPERATOR(pg_catalog.>) 0);
 	ELSE
-		SELECT pg_catalog.count(*), coalesce(pg_catalog.sum(pg_catalog.octet_length(s.data)), 0)
-			INTO candidates, kept_bytes
-		FROM @extschema@.slime_store s WHERE s.hash IN (SELECT pg_catalog.unnest(cand));
-		SELECT pg_catalog.array_agg(y.h) INTO dead FROM (SELECT DISTINCT z.h FROM pg_catalog.unnest(cand) z(h)) y
-		WHERE NOT EXISTS (SELECT 1 FROM @extschema@.slime_store_refs x
-						  WHERE x.hash OPERATOR(pg_catalog.=) y.h AND x.refs OPERATOR(pg_catalog.>) 0);
+		-- by key (an array's index scan), whatever share of the store they are
+		SELECT pg_catalog.count(*), coalesce(pg_catalog.sum(pg_catalog.octet_length(s.data)), 0),
+			   coalesce(pg_catalog.array_agg(s.hash), '{}')
+			INTO candidates, kept_bytes, cand
+		FROM @extschema@.slime_store s WHERE s.hash OPERATOR(pg_catalog.=) ANY (cand);
+		dead := ARRAY(SELECT pg_catalog.unnest(cand) EXCEPT
+					  SELECT x.hash FROM @extschema@.slime_store_refs x
+					  WHERE x.hash OPERATOR(pg_catalog.=) ANY (cand) AND x.refs OPERATOR(pg_catalog.>) 0);
 	END IF;
 	-- ... nor the waiting log of a tracked table it could not count: those
 	-- wait for the run that counts it
@@ -573,8 +592,8 @@ BEGIN
 			RETURN;
 		END IF;
 		WITH gone AS (
-			DELETE FROM @extschema@.slime_store s USING pg_catalog.unnest(dead) c(h)
-			WHERE s.hash OPERATOR(pg_catalog.=) c.h
+			DELETE FROM @extschema@.slime_store s
+			WHERE s.hash OPERATOR(pg_catalog.=) ANY (dead)
 			  AND s.hash NOT IN (SELECT p.hash FROM @extschema@.slime_store_pins p)
 			RETURNING pg_catalog.octet_length(s.data) AS n)
 		SELECT pg_catalog.count(*), coalesce(pg_catalog.sum(gone.n), 0) INTO removed_entries, removed_bytes FROM gone;

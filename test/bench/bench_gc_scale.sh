@@ -28,8 +28,8 @@
 # rows read from the islands, the loader's tables and the store, from
 # pg_stat_xact_all_tables). Then, at the largest size, save latency
 # (pgbench, BENCH_CLIENTS clients, BENCH_SECONDS each; a save is an UPDATE
-# of one island's own chunk): alone, and while slime_gc() runs back to back
-# and slime_settle(older_than => '0') every second beside it.
+# of one island's own chunk): alone, while slime_gc() runs back to back,
+# while slime_settle(older_than => '0') runs every second, and both.
 #
 #     bash test/bench/bench_gc_scale.sh     # as root, repo root; a throwaway
 #                                           # cluster of its own
@@ -57,7 +57,7 @@ slime_bench_begin gcscale
 [ -n "${work:-}" ] && [ -d "$work" ] || { echo "bench_gc_scale: no work directory" >&2; exit 1; }
 CORPUS=$(slime_corpus) || exit 1
 if [ -z "${PGHOST:-}" ]; then
-    SLIME_PG_CONF=$'fsync = on\nsynchronous_commit = on\nfull_page_writes = on\nshared_buffers = 256MB\nmax_wal_size = 4GB'
+    SLIME_PG_CONF=$'fsync = on\nsynchronous_commit = on\nfull_page_writes = on\nshared_buffers = 256MB\nmax_wal_size = 4GB\nlog_lock_waits = on\ndeadlock_timeout = 20ms\nlog_line_prefix = '"'"'%m [%p] %a '"'"''
     slime_cluster_start
 else
     slime_warn "using the cluster of PGHOST=$PGHOST: its fsync and synchronous_commit settings apply"
@@ -201,32 +201,42 @@ cat >"$work/save.sql" <<EOF
 UPDATE islands SET world = slime_put_chunk(world, 1000 + :i, 0, slime_chunk_relocate(stamp(own.nbt, :u), 1000 + :i, 0))
 FROM own WHERE id = :i;
 EOF
-# maint_loop: slime_gc() back to back, slime_settle() every second, until $work/stop
+# maint_loop MODE (gc: slime_gc() back to back; settle: slime_settle()
+# every second; both), until $work/stop
 maint_loop() {
-    while [ ! -e "$work/stop" ]; do q -c "SELECT slime_gc()" >>"$work/maint.gc" 2>&1; done &
-    while [ ! -e "$work/stop" ]; do q -c "$SETTLE" >/dev/null 2>&1; sleep 1; done &
+    if [ "$1" != settle ]; then
+        while [ ! -e "$work/stop" ]; do q -c "SELECT slime_gc()" >>"$work/$1.gc" 2>&1; done &
+    fi
+    if [ "$1" != gc ]; then
+        while [ ! -e "$work/stop" ]; do q -c "$SETTLE" >/dev/null 2>&1; sleep 1; done &
+    fi
     wait
 }
-# cell LABEL MODE (idle, maint): pgbench saves, a line of the table
+# cell LABEL MODE (alone, gc, settle, both): pgbench saves, a line of the table
 cell() {
-    local dir="$work/$2" pid=""
+    local dir="$work/$2" pid="" off=0 waits=-
     mkdir -p "$dir" && chmod 777 "$dir"
     rm -f "$work/stop"
-    if [ "$2" = maint ]; then maint_loop & pid=$!; sleep 1; fi
+    if [ -n "${SLIME_PGTMP:-}" ]; then off=$(($(stat -c %s "$SLIME_PGTMP/server.log") + 1)); fi
+    if [ "$2" != alone ]; then maint_loop "$2" & pid=$!; sleep 1; fi
     (cd "$dir" && pgbench -n -c "$CLIENTS" -j "$CLIENTS" -T "$SECS" -f "$work/save.sql" -l "$DB" >"$dir/pgbench.out" 2>&1) ||
         { cat "$dir/pgbench.out" >&2; touch "$work/stop"; return 1; }
     touch "$work/stop"
     if [ -n "$pid" ]; then wait "$pid"; fi
     cat "$dir"/pgbench_log.* | awk '{ print $3 / 1000 }' | sort -n >"$dir/lat"
-    awk -v l="$1" -v s="$SECS" '{ v[NR] = $1 } END {
-        printf "%-46s %8.1f %9.2f %9.2f %9.1f\n", l, NR / s, v[int(NR * 0.50) + 1], v[int(NR * 0.99) + 1], v[NR] }' "$dir/lat"
+    # saves that waited more than deadlock_timeout (20 ms) for a lock (log_lock_waits)
+    if [ "$off" -gt 0 ]; then waits=$(tail -c +"$off" "$SLIME_PGTMP/server.log" | grep -c ' pgbench LOG:  process [0-9]* still waiting' || true); fi
+    awk -v l="$1" -v s="$SECS" -v w="$waits" -v runs="$(cat "$work/$2.gc" 2>/dev/null | grep -c . || true)" '{ v[NR] = $1 } END {
+        printf "%-42s %8.1f %9.2f %9.2f %9.1f %6s %9s\n", l, NR / s, v[int(NR * 0.50) + 1], v[int(NR * 0.99) + 1], v[NR], runs, w }' "$dir/lat"
 }
+p99() { awk '{ v[NR] = $1 } END { print v[int(NR * 0.99) + 1] }' "$work/$1/lat"; }
 printf '\n== saves at %s islands (%s clients, %s s each) ==\n\n' "$have" "$CLIENTS" "$SECS"
-printf '%-46s %8s %9s %9s %9s\n' "" "saves/s" "p50 ms" "p99 ms" "max ms"
-cell "alone" idle
-cell "beside slime_gc() back to back, slime_settle() 1/s" maint
-p99i=$(awk '{ v[NR] = $1 } END { print v[int(NR * 0.99) + 1] }' "$work/idle/lat")
-p99m=$(awk '{ v[NR] = $1 } END { print v[int(NR * 0.99) + 1] }' "$work/maint/lat")
-printf '\nslime_gc() ran %s times beside the saves; p99 beside the maintenance against alone: %.2fx (target <= 2x)\n' \
-    "$(grep -c . "$work/maint.gc" || true)" "$(echo "$p99m / $p99i" | bc -l)"
+printf '%-42s %8s %9s %9s %9s %6s %9s\n' "" "saves/s" "p50 ms" "p99 ms" "max ms" "GCs" "lock>20ms"
+cell "alone" alone
+cell "beside slime_gc() back to back" gc
+cell "beside slime_settle() every second" settle
+cell "beside both" both
+printf '\np99 against alone: beside slime_gc() %.2fx, beside slime_settle() %.2fx, beside both %.2fx (target <= 2x)\n' \
+    "$(echo "$(p99 gc) / $(p99 alone)" | bc -l)" "$(echo "$(p99 settle) / $(p99 alone)" | bc -l)" \
+    "$(echo "$(p99 both) / $(p99 alone)" | bc -l)"
 dropdb "$DB"
