@@ -151,14 +151,15 @@ DECLARE
 	thin bigint[];
 BEGIN
 	WITH g AS (SELECT g.pack, pg_catalog.count(*)::integer AS n FROM gone g WHERE g.pack IS NOT NULL GROUP BY g.pack),
-		 l AS (INSERT INTO @extschema@.slime_store_pack_live AS k (id, live)
+		 u AS (UPDATE @extschema@.slime_store_pack_live k SET live = k.live OPERATOR(pg_catalog.-) g.n
+			   FROM g WHERE k.id OPERATOR(pg_catalog.=) g.pack RETURNING k.id),
+		 i AS (INSERT INTO @extschema@.slime_store_pack_live (id, live)
 			   SELECT g.pack, (SELECT pg_catalog.count(*) FROM @extschema@.slime_store s
 							   WHERE s.pack OPERATOR(pg_catalog.=) g.pack)
-			   FROM g
-			   ON CONFLICT (id) DO UPDATE SET live = k.live OPERATOR(pg_catalog.-)
-				   (SELECT g2.n FROM g g2 WHERE g2.pack OPERATOR(pg_catalog.=) excluded.id)
-			   RETURNING k.id, k.live)
-	SELECT pg_catalog.array_agg(l.id) INTO touched FROM l;
+			   FROM g WHERE NOT EXISTS (SELECT 1 FROM @extschema@.slime_store_pack_live k
+										WHERE k.id OPERATOR(pg_catalog.=) g.pack)
+			   RETURNING id)
+	SELECT pg_catalog.array_agg(t.id) INTO touched FROM (SELECT u.id FROM u UNION ALL SELECT i.id FROM i) t;
 	IF touched IS NULL THEN
 		RETURN NULL;
 	END IF;
@@ -634,6 +635,28 @@ END
 $$;
 DROP FUNCTION slime_gc_0_9();
 
+-- slime_settle() finds the loader worlds whose cached file is warm (a
+-- version-13 file, not yet in its cold form) through a partial index of
+-- them, not by reading every world's file (0.7.0-0.9.0: a pass over the
+-- worlds table, a TOAST read a world, in every settle). The index holds the
+-- worlds saved since their file was last settled: what changed.
+CREATE FUNCTION slime_settle_index(worlds regclass, name text) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	nsp name := (SELECT n.nspname FROM pg_catalog.pg_class c
+				 JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+				 WHERE c.oid OPERATOR(pg_catalog.=) worlds);
+BEGIN
+	IF pg_catalog.to_regclass(pg_catalog.format('%I.%I', nsp, name OPERATOR(pg_catalog.||) '_warm')) IS NULL THEN
+		EXECUTE pg_catalog.format('CREATE INDEX %I ON %s (world) '
+			'WHERE pg_catalog.substring(file, 1, 3) OPERATOR(pg_catalog.=) ''\xb10b0d''::pg_catalog.bytea',
+			name OPERATOR(pg_catalog.||) '_warm', worlds);
+	END IF;
+END
+$$;
+
 -- A loader's saves table is tracked (slime_gc() never reads it): new
 -- loaders get slime_track() with their triggers, older ones when their
 -- owner calls slime_loader_create again (and by the update, below).
@@ -689,6 +712,7 @@ BEGIN
 			ALTER TABLE %1$s ALTER COLUMN memo SET STORAGE EXTERNAL
 			$ddl$, worlds);
 		w := pg_catalog.to_regclass(worlds);
+		PERFORM @extschema@.slime_settle_index(w, name);
 	ELSE
 		PERFORM @extschema@.slime_loader_check(w, NULL);
 		IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a
@@ -700,6 +724,7 @@ BEGIN
 					   WHERE a.attrelid OPERATOR(pg_catalog.=) w AND a.attname OPERATOR(pg_catalog.=) 'leased_by' AND NOT a.attisdropped) THEN
 			EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN leased_by pg_catalog.name', worlds);
 		END IF;
+		PERFORM @extschema@.slime_settle_index(w, name);
 	END IF;
 	IF s IS NULL THEN
 		EXECUTE pg_catalog.format($ddl$
@@ -748,6 +773,20 @@ BEGIN
 			PERFORM @extschema@.slime_track(t.rel);
 		EXCEPTION WHEN insufficient_privilege THEN
 			RAISE WARNING 'slime_gc() will read table % until it is tracked: its owner runs SELECT slime_track(%L)', t.rel, t.rel::text;
+		END;
+	END LOOP;
+	-- the loaders' worlds tables get the index of warm files
+	FOR t IN SELECT g.tgrelid::pg_catalog.regclass AS saves,
+					@extschema@.slime_loader_worlds(g.tgrelid::pg_catalog.regclass) AS worlds
+			 FROM pg_catalog.pg_trigger g
+			 WHERE g.tgfoid OPERATOR(pg_catalog.=) '@extschema@.slime_lease_fence()'::pg_catalog.regprocedure
+			 ORDER BY 1
+	LOOP
+		BEGIN
+			PERFORM @extschema@.slime_settle_index(t.worlds,
+				(SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t.saves));
+		EXCEPTION WHEN insufficient_privilege OR undefined_table THEN
+			RAISE WARNING 'slime_settle() will read every world of loader % for warm files until its owner calls slime_loader_create again', t.saves;
 		END;
 	END LOOP;
 END
