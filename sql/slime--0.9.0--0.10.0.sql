@@ -119,7 +119,13 @@ CREATE TRIGGER slime_store_pack_moves AFTER UPDATE ON slime_store
 -- collection (slime_store_pack_check).
 CREATE UNLOGGED TABLE slime_store_pack_live (id bigint PRIMARY KEY, live integer NOT NULL);
 COMMENT ON TABLE slime_store_pack_live IS 'slime: live store rows per pack, kept by the deletes of slime_gc()';
-REVOKE ALL ON slime_store_pack_live FROM PUBLIC;
+-- The packs a delete left less than half alive: the next collection sets
+-- their rows unsettled (for slime_settle() to repack), outside the store
+-- lock its delete holds (0.8.0-0.9.0 did it in the delete, every save
+-- waiting meanwhile).
+CREATE UNLOGGED TABLE slime_store_pack_thin (id bigint PRIMARY KEY);
+COMMENT ON TABLE slime_store_pack_thin IS 'slime: packs less than half alive, whose rows the next slime_gc() sets unsettled';
+REVOKE ALL ON slime_store_pack_live, slime_store_pack_thin FROM PUBLIC;
 -- a new pack (slime_settle()) starts with every entry it holds alive: its
 -- rows point into it in the same transaction
 CREATE FUNCTION slime_store_pack_born() RETURNS trigger
@@ -137,18 +143,18 @@ REVOKE ALL ON FUNCTION slime_store_pack_born() FROM PUBLIC;
 CREATE TRIGGER slime_store_pack_born AFTER INSERT ON slime_store_packs
 	FOR EACH ROW EXECUTE FUNCTION slime_store_pack_born();
 
--- A statement deleting store rows frees the packs it left empty and thins
+-- A statement deleting store rows frees the packs it left empty and notes
 -- those it left less than half alive (0.8.0's rule), from the packs of the
 -- rows it deleted and their kept counts: cost what was deleted. 0.7.0-0.9.0
--- looked at every pack (a pass over the store) and counted the live rows of
--- each pack a delete touched (a pack's worth of rows per deleted entry).
+-- looked at every pack (a pass over the store), counted the live rows of
+-- each pack a delete touched (a pack's worth of rows per deleted entry) and
+-- set the thin ones' rows unsettled while the delete held the store.
 CREATE OR REPLACE FUNCTION slime_store_free_packs() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	touched bigint[];
-	thin bigint[];
 BEGIN
 	WITH g AS (SELECT g.pack, pg_catalog.count(*)::integer AS n FROM gone g WHERE g.pack IS NOT NULL GROUP BY g.pack),
 		 u AS (UPDATE @extschema@.slime_store_pack_live k SET live = k.live OPERATOR(pg_catalog.-) g.n
@@ -171,15 +177,14 @@ BEGIN
 				 AND NOT EXISTS (SELECT 1 FROM @extschema@.slime_store s WHERE s.pack OPERATOR(pg_catalog.=) p.id)
 			   RETURNING p.id)
 	DELETE FROM @extschema@.slime_store_pack_live k USING f WHERE k.id OPERATOR(pg_catalog.=) f.id;
-	-- less than half alive: its rows unsettled, for slime_settle() to repack
-	SELECT pg_catalog.array_agg(p.id) INTO thin
-	FROM @extschema@.slime_store_packs p JOIN @extschema@.slime_store_pack_live k ON k.id OPERATOR(pg_catalog.=) p.id
+	-- less than half alive: its rows are set unsettled, for slime_settle() to
+	-- repack, by the next collection (slime_store_pack_thin)
+	INSERT INTO @extschema@.slime_store_pack_thin (id)
+	SELECT p.id FROM @extschema@.slime_store_packs p
+	JOIN @extschema@.slime_store_pack_live k ON k.id OPERATOR(pg_catalog.=) p.id
 	WHERE p.id OPERATOR(pg_catalog.=) ANY (touched)
-	  AND k.live OPERATOR(pg_catalog.*) 2 OPERATOR(pg_catalog.<) @extschema@.slime_pack_entries(p.data);
-	IF thin IS NOT NULL THEN
-		UPDATE @extschema@.slime_store s SET settled = false
-		WHERE s.pack OPERATOR(pg_catalog.=) ANY (thin) AND s.settled;
-	END IF;
+	  AND k.live OPERATOR(pg_catalog.*) 2 OPERATOR(pg_catalog.<) @extschema@.slime_pack_entries(p.data)
+	ON CONFLICT DO NOTHING;
 	RETURN NULL;
 END
 $$;
@@ -559,6 +564,11 @@ BEGIN
 			INSERT INTO @extschema@.slime_store_recheck (hash) SELECT pg_catalog.unnest(found) ON CONFLICT DO NOTHING;
 		END IF;
 	END LOOP;
+	-- the rows of the packs deletes left less than half alive are unsettled,
+	-- for slime_settle() to repack (saves do not wait for this)
+	WITH t AS (DELETE FROM @extschema@.slime_store_pack_thin RETURNING id)
+	UPDATE @extschema@.slime_store s SET settled = false
+	FROM t WHERE s.pack OPERATOR(pg_catalog.=) t.id AND s.settled;
 	-- packs rows moved out of (slime_settle() repacking, which this
 	-- collection excludes): freed when empty, else their count kept again
 	IF do_full THEN
