@@ -403,6 +403,9 @@ BEGIN
 		RETURN;
 	END IF;
 	do_full := $1 OR NOT EXISTS (SELECT 1 FROM @extschema@.slime_store_gc_state);
+	-- the pins of the runs before: their saves have ended (those still in
+	-- flight pinned under this run's lock, their rows not visible here)
+	DELETE FROM @extschema@.slime_store_pins;
 	IF do_full THEN
 		DELETE FROM @extschema@.slime_store_refs;
 		DELETE FROM @extschema@.slime_store_tracked;
@@ -589,9 +592,15 @@ BEGIN
 		ON CONFLICT (id) DO UPDATE SET live = excluded.live;
 	END IF;
 	DELETE FROM @extschema@.slime_store_pack_check;
+	INSERT INTO @extschema@.slime_store_gc_state AS s (one, last_run, last_full)
+	VALUES (true, pg_catalog.now(), pg_catalog.now())
+	ON CONFLICT (one) DO UPDATE SET last_run = excluded.last_run,
+		last_full = CASE WHEN do_full THEN excluded.last_full ELSE s.last_full END;
 	-- 6. the delete, under a lock that waits for saves in flight, 100 ms at
 	--    a time: a transaction kept open after a save makes the GC give up
-	--    its turn, not hold every later save behind it
+	--    its turn, not hold every later save behind it. One statement while
+	--    saves wait: a candidate a save pinned is looked at again by the
+	--    next run (that save may roll back)
 	IF coalesce(pg_catalog.cardinality(dead), 0) OPERATOR(pg_catalog.>) 0 THEN
 		IF NOT @extschema@.slime_gc_try_lock('LOCK TABLE @extschema@.slime_store IN SHARE ROW EXCLUSIVE MODE', 100) THEN
 			RAISE WARNING 'slime_gc() removed nothing: saves kept their transactions open for longer than slime.gc_lock_wait'
@@ -603,28 +612,19 @@ BEGIN
 			RETURN;
 		END IF;
 		WITH gone AS (
-			DELETE FROM @extschema@.slime_store s
-			WHERE s.hash OPERATOR(pg_catalog.=) ANY (dead)
-			  AND s.hash NOT IN (SELECT p.hash FROM @extschema@.slime_store_pins p)
-			RETURNING pg_catalog.octet_length(s.data) AS n)
+				DELETE FROM @extschema@.slime_store s
+				WHERE s.hash OPERATOR(pg_catalog.=) ANY (dead)
+				  AND s.hash NOT IN (SELECT p.hash FROM @extschema@.slime_store_pins p)
+				RETURNING s.hash, pg_catalog.octet_length(s.data) AS n),
+			 again AS (
+				INSERT INTO @extschema@.slime_store_recheck (hash)
+				SELECT d.h FROM pg_catalog.unnest(dead) d(h) WHERE d.h NOT IN (SELECT gone.hash FROM gone)
+				ON CONFLICT DO NOTHING)
 		SELECT pg_catalog.count(*), coalesce(pg_catalog.sum(gone.n), 0) INTO removed_entries, removed_bytes FROM gone;
-		-- a candidate a save pinned is looked at again (that save may roll back)
-		INSERT INTO @extschema@.slime_store_recheck (hash)
-		SELECT DISTINCT p.hash FROM @extschema@.slime_store_pins p WHERE p.hash IN (SELECT pg_catalog.unnest(dead))
-		ON CONFLICT DO NOTHING;
-		DELETE FROM @extschema@.slime_store_pins;
-	ELSE
-		-- nothing deleted: the pins of this run protect nothing any more
-		-- (a save still in flight keeps its own, removed by a later run)
-		DELETE FROM @extschema@.slime_store_pins;
 	END IF;
 	kept_entries := candidates OPERATOR(pg_catalog.-) removed_entries;
 	kept_bytes := kept_bytes OPERATOR(pg_catalog.-) removed_bytes;
 	values_read := @extschema@.slime_gc_values_read() OPERATOR(pg_catalog.-) reads0;
-	INSERT INTO @extschema@.slime_store_gc_state AS s (one, last_run, last_full)
-	VALUES (true, pg_catalog.now(), pg_catalog.now())
-	ON CONFLICT (one) DO UPDATE SET last_run = excluded.last_run,
-		last_full = CASE WHEN do_full THEN excluded.last_full ELSE s.last_full END;
 END
 $$;
 REVOKE ALL ON FUNCTION slime_gc(boolean) FROM PUBLIC;

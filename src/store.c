@@ -24,6 +24,7 @@
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "access/xact.h"
@@ -919,6 +920,13 @@ slime_store_pin_relied(const uint8_t *hashes, int n)
 	table_close(rel, AccessShareLock);
 }
 
+/*
+ * Set while the store trigger stores a value into a tracked table: that
+ * table's tracking trigger keeps what the row gains safe from a running
+ * collection (slime_store_pin_relied), so slime_store() does not pin it.
+ */
+static bool pins_left_to_tracker = false;
+
 /* Pin the chunks a value refers to when a slime_gc() is running. */
 static void
 pin_refs(slime_open_value *o)
@@ -927,7 +935,7 @@ pin_refs(slime_open_value *o)
 	int			n;
 	Relation	rel;
 
-	if (o->v.hdr.ref_count == 0 || !gc_running())
+	if (o->v.hdr.ref_count == 0 || pins_left_to_tracker || !gc_running())
 		return;
 	n = collect_hashes(o, true, &h);
 	rel = open_store();
@@ -1009,7 +1017,7 @@ slime_store(PG_FUNCTION_ARGS)
 	npresent = present_hashes(rel, want, nwant, &present);
 	check_present(&o, present, npresent);
 	/* a collection running now may not have seen the rows relying on these */
-	if (nwant > 0 && gc_running())
+	if (nwant > 0 && !pins_left_to_tracker && gc_running())
 		run_store_query(SQ_PIN, rel, hashes_to_array(want, nwant), NULL, SPI_OK_INSERT);
 
 	/* store the chunks held inline that the store lacks, each once */
@@ -1246,6 +1254,55 @@ call_store(Datum value, Oid fn_oid)
 	return FunctionCall1(&flinfo, value);
 }
 
+/*
+ * Whether rel has the tracking trigger of the extension in schema nsp, in
+ * the one shape it runs in (AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW,
+ * every row) and firing in this session, so that it will see the row being
+ * written.
+ */
+static bool
+has_tracker(Relation rel, Oid nsp)
+{
+	Oid			fn;
+
+	if (rel->trigdesc == NULL)
+		return false;
+	fn = slime_extension_func(nsp, "slime_track_trigger", NULL, 0);
+	for (int i = 0; OidIsValid(fn) && i < rel->trigdesc->numtriggers; i++)
+	{
+		Trigger    *t = &rel->trigdesc->triggers[i];
+
+		bool		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS ||
+			(SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA ?
+			 t->tgenabled == TRIGGER_FIRES_ON_REPLICA : t->tgenabled == TRIGGER_FIRES_ON_ORIGIN);
+
+		if (t->tgfoid == fn && fires &&
+			t->tgtype == (TRIGGER_TYPE_ROW | TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE) &&
+			t->tgqual == NULL && t->tgnattr == 0)
+			return true;
+	}
+	return false;
+}
+
+/* call_store() for a row of a table, whose tracking trigger (tracked) pins what the row gains. */
+static Datum
+store_for_table(Datum value, Oid fn_oid, bool tracked)
+{
+	Datum		r;
+
+	pins_left_to_tracker = tracked;
+	PG_TRY();
+	{
+		r = call_store(value, fn_oid);
+	}
+	PG_FINALLY();
+	{
+		pins_left_to_tracker = false;
+	}
+	PG_END_TRY();
+	return r;
+}
+
 PG_FUNCTION_INFO_V1(slime_store_trigger);
 /*
  * BEFORE INSERT OR UPDATE row trigger: replace every slime column's value by
@@ -1264,6 +1321,7 @@ slime_store_trigger(PG_FUNCTION_ARGS)
 	Datum	   *vals;
 	bool	   *nulls;
 	int			n = 0;
+	bool		tracked;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -1282,6 +1340,7 @@ slime_store_trigger(PG_FUNCTION_ARGS)
 		newtup = td->tg_newtuple;
 	}
 	slime_type = slime_type_oid(fcinfo);
+	tracked = has_tracker(td->tg_relation, get_func_namespace(fcinfo->flinfo->fn_oid));
 	cols = palloc(sizeof(int) * desc->natts);
 	vals = palloc(sizeof(Datum) * desc->natts);
 	nulls = palloc0(sizeof(bool) * desc->natts);
@@ -1306,7 +1365,7 @@ slime_store_trigger(PG_FUNCTION_ARGS)
 		}
 		check_refs_before_save(v);
 		cols[n] = i + 1;
-		vals[n] = call_store(v, fcinfo->flinfo->fn_oid);
+		vals[n] = store_for_table(v, fcinfo->flinfo->fn_oid, tracked);
 		n++;
 	}
 	if (n > 0)
