@@ -237,6 +237,8 @@ AS $$
 									 ',' ORDER BY x.attnum) AS atts
 		FROM pg_catalog.pg_attribute x
 		WHERE x.attrelid OPERATOR(pg_catalog.=) c.oid AND x.attnum OPERATOR(pg_catalog.>) 0 AND NOT x.attisdropped
+		  -- a type made by initdb (OID below 16384) holds no slime value
+		  AND x.atttypid OPERATOR(pg_catalog.>=) 16384::pg_catalog.oid
 		  AND @extschema@.slime_type_holds(x.atttypid) OPERATOR(pg_catalog.>) 0) a ON a.cols IS NOT NULL
 	CROSS JOIN LATERAL (
 		SELECT pg_catalog.count(*) AS n,
@@ -406,10 +408,6 @@ BEGIN
 	-- the pins of the runs before: their saves have ended (those still in
 	-- flight pinned under this run's lock, their rows not visible here)
 	DELETE FROM @extschema@.slime_store_pins;
-	IF do_full THEN
-		DELETE FROM @extschema@.slime_store_refs;
-		DELETE FROM @extschema@.slime_store_tracked;
-	END IF;
 	-- entries only untracked tables held at the last run, or saves pinned, are looked at again
 	WITH h AS (DELETE FROM @extschema@.slime_store_recheck RETURNING hash)
 	SELECT coalesce(pg_catalog.array_agg(h.hash), '{}') INTO cand FROM h;
@@ -426,7 +424,9 @@ BEGIN
 				USING HINT = 'Store entries that only such values refer to are collected; keep self-contained values there (slime_resolve).';
 			skipped := skipped OPERATOR(pg_catalog.||) pg_catalog.format('%s.%I', tb.rel, cl.col);
 		END LOOP;
-		IF tb.tracked AND tb.counted_for IS NOT DISTINCT FROM tb.fingerprint THEN
+		-- (a full run counts every tracked table again; one it cannot read
+		-- keeps the counts it had)
+		IF tb.tracked AND NOT do_full AND tb.counted_for IS NOT DISTINCT FROM tb.fingerprint THEN
 			registered := registered OPERATOR(pg_catalog.||) tb.rel::pg_catalog.oid;
 			tables_tracked := tables_tracked OPERATOR(pg_catalog.+) 1;
 			CONTINUE;
