@@ -713,10 +713,11 @@ slime_store_which(const uint8_t *hashes, int n, bool *present)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	nfound = present_hashes(rel, want, sort_unique(want, n), &found);
-	SPI_finish();
-	slime_unbecome(&oc);
+	/* found lives in SPI's memory: read before SPI_finish */
 	for (int i = 0; i < n; i++)
 		present[i] = hash_in(hashes + (size_t) 32 * i, found, nfound);
+	SPI_finish();
+	slime_unbecome(&oc);
 	table_close(rel, AccessShareLock);
 }
 
@@ -1050,13 +1051,13 @@ slime_store(PG_FUNCTION_ARGS)
 	/* entries another transaction is storing now are not waited for: their chunks stay inline */
 	busy = palloc(sizeof(bool) * (nnew ? nnew : 1));
 	nbusy = nnew > 0 ? insert_nowait(rel, new_hash, new_data, nnew, busy) : 0;
-	SPI_finish();
-	table_close(rel, AccessShareLock);
-	kept = palloc(sizeof(slime_hashed) * (nbusy ? nbusy : 1));
+	kept = SPI_palloc(sizeof(slime_hashed) * (nbusy ? nbusy : 1));	/* outlives SPI_finish */
 	for (int i = 0, k = 0; i < nnew; i++)
 		if (busy[i])
 			memcpy(kept[k++].hash, VARDATA_ANY(DatumGetPointer(new_hash[i])), 32);
 	nbusy = sort_unique(kept, nbusy);
+	SPI_finish();
+	table_close(rel, AccessShareLock);
 
 	/* a value all references (a loader save) is its own reference form */
 	if (o.v.hdr.ref_count == n)
