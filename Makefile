@@ -17,7 +17,7 @@ SHLIB_LINK = $(LIBS_CORE) -Wl,-Bsymbolic
 PG_CPPFLAGS = -Isrc/core -DSLIME_EXTVERSION='"$(EXTVERSION)"'
 PG_CFLAGS = -std=gnu99 -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = setup type region contents blocks summary limits store upgrade slimefile schem lease loader render shard settle corpus worldfile
+REGRESS = setup type region contents blocks summary limits store upgrade slimefile schem lease loader render shard settle gc corpus worldfile
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
 
 # the shared corpus of real world files, read in place by the corpus tests

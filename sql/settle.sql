@@ -121,8 +121,9 @@ SELECT count(*) AS entries_without_pack FROM slime_store s
 WHERE s.pack IS NOT NULL AND NOT EXISTS (SELECT 1 FROM slime_store_packs p WHERE p.id = s.pack);
 
 -- a pack a collection leaves with fewer live entries than half those it
--- holds is repacked by the next settle, and its dead bytes go with it;
--- one left half alive or more stays as it is
+-- holds is repacked by the next settle after the next collection (which
+-- sets its rows unsettled, outside the lock its delete holds), and its dead
+-- bytes go with it; one left half alive or more stays as it is
 INSERT INTO settle_saves
 SELECT 3, slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
 FROM generate_series(10, 12) x, generate_series(0, 2) z;
@@ -139,6 +140,9 @@ DELETE FROM settle_saves WHERE id = 3;
 SELECT removed_entries AS removed FROM slime_gc();
 SELECT count(*) AS rows_left, bool_and(settled) AS kept FROM slime_store s JOIN settle_pack_9 p ON s.pack = p.id;
 DELETE FROM settle_saves WHERE id = 6;
+SELECT removed_entries AS removed FROM slime_gc();
+SELECT count(*) AS rows_left, bool_and(NOT settled) AS to_repack
+FROM slime_store s JOIN settle_pack_9 p ON s.pack = p.id;
 SELECT removed_entries AS removed FROM slime_gc();
 SELECT count(*) AS rows_left, bool_and(NOT settled) AS to_repack
 FROM slime_store s JOIN settle_pack_9 p ON s.pack = p.id;

@@ -172,6 +172,77 @@ typedef struct converted_file
 	int			version;		/* the file's format version */
 } converted_file;
 
+/* The entries of a save another transaction is storing too, which the value keeps inline. */
+typedef struct busy_entries
+{
+	const put_list *puts;
+	const bool *busy;
+} busy_entries;
+
+/* Index of hash among the busy entries, -1 when it is not one. */
+static int
+busy_index(const busy_entries *be, const uint8_t hash[32])
+{
+	for (int i = 0; i < be->puts->n; i++)
+		if (be->busy[i] && memcmp(VARDATA_ANY(DatumGetPointer(be->puts->hashes[i])), hash, 32) == 0)
+			return i;
+	return -1;
+}
+
+/* Give a busy entry's bytes to the value being rebuilt (sl_resolve_fn). */
+static int
+resolve_busy(void *ctx, const sl_dirent *d, const uint8_t **entry, size_t *len, int *checked,
+			 sl_err *err)
+{
+	int			i = busy_index(ctx, d->hash);
+	const busy_entries *be = ctx;
+
+	if (i < 0)
+		return sl_fail(err, SL_ERR_CORRUPT, "chunk (%d,%d) is not one kept inline", d->x, d->z);
+	*entry = (const uint8_t *) VARDATA_ANY(DatumGetPointer(be->puts->entries[i]));
+	*len = VARSIZE_ANY_EXHDR(DatumGetPointer(be->puts->entries[i]));
+	if (checked)
+		*checked = 1;			/* made from the chunk this save hashed */
+	return 0;
+}
+
+/*
+ * The value with the chunks whose entries another transaction in progress
+ * is storing (busy) held inline rather than by reference: a save never
+ * waits on another's uncommitted entry (issue #33).
+ */
+static struct varlena *
+keep_busy_inline(struct varlena *value, const put_list *puts, const bool *busy, int version)
+{
+	busy_entries be = {puts, busy};
+	sl_value	v;
+	sl_builder	b;
+	sl_err		err;
+	struct varlena *r;
+
+	memset(&b, 0, sizeof(b));
+	if (sl_value_open_mem(&v, (const uint8_t *) VARDATA(value), VARSIZE(value) - VARHDRSZ,
+						  slime_limits(), &err))
+		slime_raise(&err, false);
+	v.resolve = resolve_busy;
+	v.resolve_ctx = &be;
+	for (uint32_t i = 0; i < v.hdr.chunk_count; i++)
+	{
+		sl_dirent	d;
+
+		if (sl_value_dirent(&v, i, &d, &err) ||
+			sl_builder_add_chunk(&b, &v, i, d.ref && busy_index(&be, d.hash) >= 0 ? SL_ADD_RESOLVE : SL_ADD_KEEP,
+								 &err))
+			slime_raise(&err, false);
+	}
+	if (sl_builder_add_world(&b, &v, &err))
+		slime_raise(&err, false);
+	r = encode_value(&b, version);
+	sl_builder_free(&b);
+	sl_value_close(&v);
+	return r;
+}
+
 /*
  * Convert a slime file to the reference form of its value, reusing the
  * chunks prev (a memo, NULL for none) knows whose store entries the store
@@ -185,6 +256,7 @@ convert(bytea *file, bytea *prev, converted_file *c)
 	sl_builder	b;
 	sl_slimefile_info info;
 	put_list	puts = {0};
+	bool	   *busy;
 	sl_buf		mbuf = {0};
 	sl_err		err;
 	uint8_t		hash[32];
@@ -209,7 +281,9 @@ convert(bytea *file, bytea *prev, converted_file *c)
 	c->value = encode_value(&b, info.version);
 	c->version = info.version;
 	sl_builder_free(&b);
-	slime_store_put(puts.hashes, puts.entries, puts.n);
+	busy = palloc(sizeof(bool) * (puts.n ? puts.n : 1));
+	if (slime_store_put(puts.hashes, puts.entries, puts.n, busy) > 0)
+		c->value = keep_busy_inline(c->value, &puts, busy, info.version);
 	if (slime_loader_verify())
 		verify_save(file, c->value);
 	content_hash(c->value, hash, NULL);

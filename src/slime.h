@@ -172,8 +172,23 @@ Datum		slime_loader_as_owner(FunctionCallInfo fcinfo, AclMode need, PGFunction b
 /* The name of the role that called the loader function running now, else of the current user (lguard.c). */
 Datum		slime_loader_caller_name(void);
 
-/* Put n entries (bytea hashes and entries) in the store unless there (store.c). */
-void		slime_store_put(Datum *hashes, Datum *entries, int n);
+/*
+ * Put n entries (bytea hashes and entries) in the store unless there,
+ * without waiting for another transaction: busy[i] (NULL: wait) marks those
+ * another transaction in progress is storing, left out; how many (store.c).
+ */
+int			slime_store_put(Datum *hashes, Datum *entries, int n, bool *busy);
+/*
+ * The distinct hashes a value holds by reference, sorted, 32 bytes each
+ * (*out palloc'd); the count (store.c).
+ */
+int			slime_value_ref_hashes(Datum value, uint8_t **out);
+/*
+ * Keep n hashes a row written by this transaction refers to safe from a
+ * running slime_gc(): the store locked to the commit, the hashes pinned
+ * while a collection runs (store.c).
+ */
+void		slime_store_pin_relied(const uint8_t *hashes, int n);
 
 /* Whether reads hash store entries against their keys (slime.store_read_check = hash). */
 bool		slime_store_read_hash(void);

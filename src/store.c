@@ -24,6 +24,7 @@
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "access/xact.h"
@@ -37,6 +38,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
@@ -406,6 +408,9 @@ collect_hashes(slime_open_value *o, bool refs, slime_hashed **out)
 	return sort_unique(h, count);
 }
 
+/* Values slime_refs() has read in this backend (slime_gc() reports how many it read). */
+static int64 refs_values_read = 0;
+
 PG_FUNCTION_INFO_V1(slime_refs);
 /* Distinct hashes of the chunks a value holds by reference (header and directory only). */
 Datum
@@ -415,9 +420,38 @@ slime_refs(PG_FUNCTION_ARGS)
 	slime_hashed *h = NULL;
 	int			n;
 
+	refs_values_read++;
 	slime_open(&o, PG_GETARG_DATUM(0), false);
 	n = (o.v.hdr.flags & SL_FLAG_REFS) ? collect_hashes(&o, true, &h) : 0;
 	PG_RETURN_ARRAYTYPE_P(hashes_to_array(h, n));
+}
+
+PG_FUNCTION_INFO_V1(slime_gc_values_read);
+/* How many values slime_refs() has read in this backend (slime_gc() reports its own share). */
+Datum
+slime_gc_values_read(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(refs_values_read);
+}
+
+/*
+ * The distinct hashes a value holds by reference, sorted, 32 bytes each
+ * (*out palloc'd); the count. Header and directory only, as slime_refs.
+ */
+int
+slime_value_ref_hashes(Datum value, uint8_t **out)
+{
+	slime_open_value o;
+	slime_hashed *h = NULL;
+	int			n;
+
+	slime_open(&o, value, false);
+	n = (o.v.hdr.flags & SL_FLAG_REFS) ? collect_hashes(&o, true, &h) : 0;
+	*out = palloc(32 * (n ? n : 1));
+	for (int i = 0; i < n; i++)
+		memcpy(*out + 32 * i, h[i].hash, 32);
+	sl_value_close(&o.v);
+	return n;
 }
 
 /* A value rebuilt with every chunk added as mode says. */
@@ -439,15 +473,13 @@ rebuild(Datum d, sl_add_mode mode)
 /* The queries slime_store() runs on the store (SQ_PIN: on the pins table). */
 typedef enum store_query
 {
-	SQ_PRESENT,					/* which of $1 the store holds */
-	SQ_PRESENT_LOCKED,			/* the same, locking them FOR KEY SHARE */
+	SQ_PRESENT_LOCKED,			/* which of $1 the store holds, locking them FOR KEY SHARE */
 	SQ_INSERT,					/* store entries ($1 hashes, $2 data) */
 	SQ_PIN,						/* pin $1 while slime_gc() runs */
 	SQ_COUNT
 } store_query;
 
 static const char *const store_sql[SQ_COUNT] = {
-	"SELECT s.hash FROM unnest($1) h(hash) JOIN %s s ON s.hash = h.hash",
 	"SELECT s.hash FROM unnest($1) h(hash) JOIN %s s ON s.hash = h.hash FOR KEY SHARE OF s",
 	"INSERT INTO %s (hash, data) SELECT * FROM unnest($1, $2) ON CONFLICT (hash) DO NOTHING",
 	"INSERT INTO %s (hash) SELECT unnest($1)"
@@ -618,6 +650,52 @@ owner_enter(Relation store, slime_role_ctx *c)
 	slime_become(store->rd_rel->relowner, SECURITY_LOCAL_USERID_CHANGE, c);
 }
 
+/*
+ * Which of the n hashes (want, sorted) the store holds, sorted into *out;
+ * how many. With SPI connected. Under READ COMMITTED, one probe of the key
+ * each (committed entries and this transaction's, SnapshotSelf), whatever
+ * the store's size: a kept plan of a join could scan a store that was
+ * small when it was planned. Under REPEATABLE READ or SERIALIZABLE, the
+ * entries relied on are also locked FOR KEY SHARE (SQ_PRESENT_LOCKED).
+ */
+static int
+present_hashes(Relation rel, const slime_hashed *want, int n, slime_hashed **out)
+{
+	Relation	idx;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	ScanKeyData key;
+	bytea	   *key_datum;
+	slime_hashed *found;
+	int			nfound = 0;
+
+	if (IsolationUsesXactSnapshot())
+	{
+		run_store_query(SQ_PRESENT_LOCKED, rel, hashes_to_array(want, n), NULL, SPI_OK_SELECT);
+		return result_hashes(out);
+	}
+	found = palloc(sizeof(slime_hashed) * (n ? n : 1));
+	idx = index_open(store_idx, AccessShareLock);
+	scan = index_beginscan(rel, idx, SnapshotSelf, 1, 0);
+	slot = table_slot_create(rel, NULL);
+	key_datum = (bytea *) palloc(VARHDRSZ + 32);
+	SET_VARSIZE(key_datum, VARHDRSZ + 32);
+	for (int i = 0; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		memcpy(VARDATA(key_datum), want[i].hash, 32);
+		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_BYTEAEQ, PointerGetDatum(key_datum));
+		index_rescan(scan, &key, 1, NULL, 0);
+		if (index_getnext_slot(scan, ForwardScanDirection, slot))
+			found[nfound++] = want[i];
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	index_endscan(scan);
+	index_close(idx, AccessShareLock);
+	*out = found;
+	return sort_unique(found, nfound);
+}
+
 /* Which of n hashes the store holds; the store stays locked against slime_gc()'s delete. */
 void
 slime_store_which(const uint8_t *hashes, int n, bool *present)
@@ -634,10 +712,8 @@ slime_store_which(const uint8_t *hashes, int n, bool *present)
 	owner_enter(rel, &oc);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	run_store_query(IsolationUsesXactSnapshot() ? SQ_PRESENT_LOCKED : SQ_PRESENT, rel,
-					hashes_to_array(want, n), NULL, SPI_OK_SELECT);
-	nfound = result_hashes(&found);
-	/* found lives in SPI's memory: read it before SPI_finish frees it */
+	nfound = present_hashes(rel, want, sort_unique(want, n), &found);
+	/* found lives in SPI's memory: read before SPI_finish */
 	for (int i = 0; i < n; i++)
 		present[i] = hash_in(hashes + (size_t) 32 * i, found, nfound);
 	SPI_finish();
@@ -645,28 +721,212 @@ slime_store_which(const uint8_t *hashes, int n, bool *present)
 	table_close(rel, AccessShareLock);
 }
 
-/* Put n entries in the store unless there. */
-void
-slime_store_put(Datum *hashes, Datum *entries, int n)
+/*
+ * Which of n entries (hash[i], as bytea) another transaction still in
+ * progress has put in the store, its row not committed yet (busy[i]): the
+ * store's key probed under a dirty snapshot, as a unique index checks a
+ * new key (_bt_check_unique). An entry this transaction put is not busy.
+ */
+static int
+probe_busy(Relation rel, Datum *hash, int n, bool *busy)
+{
+	Relation	idx = index_open(store_idx, AccessShareLock);
+	SnapshotData dirty;
+	IndexScanDesc scan;
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	ScanKeyData key;
+	int			nbusy = 0;
+
+	InitDirtySnapshot(dirty);
+	scan = index_beginscan(rel, idx, &dirty, 1, 0);
+	for (int i = 0; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		busy[i] = false;
+		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_BYTEAEQ, hash[i]);
+		index_rescan(scan, &key, 1, NULL, 0);
+		while (index_getnext_slot(scan, ForwardScanDirection, slot))
+		{
+			/* dirty.xmin: the inserter of the row just found, while in progress */
+			if (TransactionIdIsValid(dirty.xmin) && !TransactionIdIsCurrentTransactionId(dirty.xmin))
+			{
+				busy[i] = true;
+				nbusy++;
+			}
+			break;
+		}
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	index_endscan(scan);
+	index_close(idx, AccessShareLock);
+	return nbusy;
+}
+
+/* How long an insert into the store waits for another transaction's entry of the same key (ms). */
+#define STORE_INSERT_WAIT_MS "20"
+
+/* Tries of an insert whose key another transaction began to store between the probe and the insert. */
+#define STORE_INSERT_TRIES 3
+
+/*
+ * Run SQ_INSERT for the n entries in a subtransaction whose lock_timeout is
+ * STORE_INSERT_WAIT_MS: true when it ran, false when it would have waited
+ * for another transaction's entry of one of the keys.
+ */
+static bool
+insert_or_give_up(Relation rel, Datum *hash, Datum *data, int n)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	int			nest = NewGUCNestLevel();
+	bool		done = false;
+
+	(void) set_config_option("lock_timeout", STORE_INSERT_WAIT_MS, PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		run_store_query(SQ_INSERT, rel,
+						construct_array(hash, n, BYTEAOID, -1, false, TYPALIGN_INT),
+						construct_array(data, n, BYTEAOID, -1, false, TYPALIGN_INT),
+						SPI_OK_INSERT);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		done = true;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (e->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+			ReThrowError(e);
+		FreeErrorData(e);
+	}
+	PG_END_TRY();
+	AtEOXact_GUC(true, nest);
+	return done;
+}
+
+/*
+ * Insert n entries into the store unless there, never waiting for another
+ * transaction (issue #33): an entry another transaction in progress is
+ * storing is left out and marked busy[i] (its chunk stays in the value, as
+ * the caller makes it), found by a dirty probe before the insert; an
+ * insert that would still wait (the key was stored between probe and
+ * insert) gives up after STORE_INSERT_WAIT_MS and the probe runs again.
+ * With SPI connected, as the store's owner; returns how many are busy.
+ */
+static int
+insert_nowait(Relation rel, Datum *hash, Datum *data, int n, bool *busy)
+{
+	Datum	   *h = palloc(sizeof(Datum) * (n ? n : 1));
+	Datum	   *d = palloc(sizeof(Datum) * (n ? n : 1));
+	int			nbusy = 0;
+
+	for (int tries = 0; n > 0; tries++)
+	{
+		int			m = 0;
+
+		nbusy = probe_busy(rel, hash, n, busy);
+		for (int i = 0; i < n; i++)
+			if (!busy[i])
+			{
+				h[m] = hash[i];
+				d[m++] = data[i];
+			}
+		if (tries == STORE_INSERT_TRIES)
+		{
+			/* still racing another transaction: every chunk left stays in the value */
+			for (int i = 0; i < n; i++)
+				busy[i] = true;
+			return n;
+		}
+		if (m == 0 || insert_or_give_up(rel, h, d, m))
+			break;
+	}
+	return nbusy;
+}
+
+/*
+ * Put n entries in the store unless there, without waiting for other
+ * transactions: busy[i] (may be NULL when the caller cannot keep a chunk,
+ * then every entry is waited for) says which another transaction in
+ * progress is storing, left out; returns how many.
+ */
+int
+slime_store_put(Datum *hashes, Datum *entries, int n, bool *busy)
 {
 	Relation	rel;
+	slime_role_ctx oc;
+	int			nbusy = 0;
+
+	if (n == 0)
+		return 0;
+	rel = open_store();
+	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
+	owner_enter(rel, &oc);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (busy)
+		nbusy = insert_nowait(rel, hashes, entries, n, busy);
+	else
+		run_store_query(SQ_INSERT, rel,
+						construct_array(hashes, n, BYTEAOID, -1, false, TYPALIGN_INT),
+						construct_array(entries, n, BYTEAOID, -1, false, TYPALIGN_INT),
+						SPI_OK_INSERT);
+	SPI_finish();
+	slime_unbecome(&oc);
+	table_close(rel, AccessShareLock);
+	return nbusy;
+}
+
+/*
+ * Keep the n hashes (sorted, 32 bytes each) that a row written by this
+ * transaction refers to safe from a slime_gc() running now (the tracking
+ * trigger, for values that did not go through slime_store()): the store
+ * locked ROW EXCLUSIVE to the commit, and the hashes pinned when a
+ * collection runs, as slime_store() does.
+ */
+void
+slime_store_pin_relied(const uint8_t *hashes, int n)
+{
+	Relation	rel;
+	slime_hashed *h;
 	slime_role_ctx oc;
 
 	if (n == 0)
 		return;
 	rel = open_store();
 	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
-	owner_enter(rel, &oc);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	run_store_query(SQ_INSERT, rel,
-					construct_array(hashes, n, BYTEAOID, -1, false, TYPALIGN_INT),
-					construct_array(entries, n, BYTEAOID, -1, false, TYPALIGN_INT),
-					SPI_OK_INSERT);
-	SPI_finish();
-	slime_unbecome(&oc);
+	if (gc_running())
+	{
+		h = palloc(sizeof(slime_hashed) * n);
+		for (int i = 0; i < n; i++)
+			memcpy(h[i].hash, hashes + (size_t) 32 * i, 32);
+		owner_enter(rel, &oc);
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		run_store_query(SQ_PIN, rel, hashes_to_array(h, n), NULL, SPI_OK_INSERT);
+		SPI_finish();
+		slime_unbecome(&oc);
+	}
 	table_close(rel, AccessShareLock);
 }
+
+/*
+ * Set while the store trigger stores a value into a tracked table: that
+ * table's tracking trigger keeps what the row gains safe from a running
+ * collection (slime_store_pin_relied), so slime_store() does not pin it.
+ */
+static bool pins_left_to_tracker = false;
 
 /* Pin the chunks a value refers to when a slime_gc() is running. */
 static void
@@ -676,7 +936,7 @@ pin_refs(slime_open_value *o)
 	int			n;
 	Relation	rel;
 
-	if (o->v.hdr.ref_count == 0 || !gc_running())
+	if (o->v.hdr.ref_count == 0 || pins_left_to_tracker || !gc_running())
 		return;
 	n = collect_hashes(o, true, &h);
 	rel = open_store();
@@ -718,15 +978,21 @@ slime_store(PG_FUNCTION_ARGS)
 	Datum	   *new_hash,
 			   *new_data;
 	int			nnew = 0;
+	bool	   *busy;
+	int			nbusy;
+	slime_hashed *kept;
 	sl_builder	b;
 	sl_err		err;
 
 	LockRelationOid(RelationGetRelid(rel), RowExclusiveLock);
 	slime_open(&o, PG_GETARG_DATUM(0), false);
 	n = o.v.hdr.chunk_count;
-	if (o.v.hdr.ref_count == n && slime_loader_checked(o.v.hdr.hash))
+	if (slime_loader_checked(o.v.hdr.hash))
 	{
-		/* a loader save checked and stored its chunks: only the pins are left */
+		/*
+		 * a loader save checked and stored its chunks (those another
+		 * transaction was storing it kept inline): only the pins are left
+		 */
 		table_close(rel, AccessShareLock);
 		pin_refs(&o);
 		sl_value_close(&o.v);
@@ -749,12 +1015,10 @@ slime_store(PG_FUNCTION_ARGS)
 	/* which of the chunks are stored already (locking them where needed) */
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	run_store_query(IsolationUsesXactSnapshot() ? SQ_PRESENT_LOCKED : SQ_PRESENT, rel,
-					hashes_to_array(want, nwant), NULL, SPI_OK_SELECT);
-	npresent = result_hashes(&present);
+	npresent = present_hashes(rel, want, nwant, &present);
 	check_present(&o, present, npresent);
 	/* a collection running now may not have seen the rows relying on these */
-	if (nwant > 0 && gc_running())
+	if (nwant > 0 && !pins_left_to_tracker && gc_running())
 		run_store_query(SQ_PIN, rel, hashes_to_array(want, nwant), NULL, SPI_OK_INSERT);
 
 	/* store the chunks held inline that the store lacks, each once */
@@ -784,11 +1048,14 @@ slime_store(PG_FUNCTION_ARGS)
 		memcpy(present[npresent++].hash, h, 32);
 		npresent = sort_unique(present, npresent);
 	}
-	if (nnew > 0)
-		run_store_query(SQ_INSERT, rel,
-						construct_array(new_hash, nnew, BYTEAOID, -1, false, TYPALIGN_INT),
-						construct_array(new_data, nnew, BYTEAOID, -1, false, TYPALIGN_INT),
-						SPI_OK_INSERT);
+	/* entries another transaction is storing now are not waited for: their chunks stay inline */
+	busy = palloc(sizeof(bool) * (nnew ? nnew : 1));
+	nbusy = nnew > 0 ? insert_nowait(rel, new_hash, new_data, nnew, busy) : 0;
+	kept = SPI_palloc(sizeof(slime_hashed) * (nbusy ? nbusy : 1));	/* outlives SPI_finish */
+	for (int i = 0, k = 0; i < nnew; i++)
+		if (busy[i])
+			memcpy(kept[k++].hash, VARDATA_ANY(DatumGetPointer(new_hash[i])), 32);
+	nbusy = sort_unique(kept, nbusy);
 	SPI_finish();
 	table_close(rel, AccessShareLock);
 
@@ -799,14 +1066,16 @@ slime_store(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 
-	/* the reference form, from the hashes computed above */
+	/* the reference form, from the hashes computed above; busy chunks as they came */
 	memset(&b, 0, sizeof(b));
 	for (uint32_t i = 0; i < n; i++)
 	{
 		sl_dirent	d;
 
 		if (sl_value_dirent(&o.v, i, &d, &err) ||
-			sl_builder_add_ref(&b, &d, all[i].hash, &err))
+			(!d.ref && hash_in(all[i].hash, kept, nbusy) ?
+			 sl_builder_add_chunk(&b, &o.v, i, SL_ADD_KEEP, &err) :
+			 sl_builder_add_ref(&b, &d, all[i].hash, &err)))
 			slime_raise(&err, false);
 	}
 	if (sl_builder_add_world(&b, &o.v, &err))
@@ -990,6 +1259,55 @@ call_store(Datum value, Oid fn_oid)
 	return FunctionCall1(&flinfo, value);
 }
 
+/*
+ * Whether rel has the tracking trigger of the extension in schema nsp, in
+ * the one shape it runs in (AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW,
+ * every row) and firing in this session, so that it will see the row being
+ * written.
+ */
+static bool
+has_tracker(Relation rel, Oid nsp)
+{
+	Oid			fn;
+
+	if (rel->trigdesc == NULL)
+		return false;
+	fn = slime_extension_func(nsp, "slime_track_trigger", NULL, 0);
+	for (int i = 0; OidIsValid(fn) && i < rel->trigdesc->numtriggers; i++)
+	{
+		Trigger    *t = &rel->trigdesc->triggers[i];
+
+		bool		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS ||
+			(SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA ?
+			 t->tgenabled == TRIGGER_FIRES_ON_REPLICA : t->tgenabled == TRIGGER_FIRES_ON_ORIGIN);
+
+		if (t->tgfoid == fn && fires &&
+			t->tgtype == (TRIGGER_TYPE_ROW | TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE) &&
+			t->tgqual == NULL && t->tgnattr == 0)
+			return true;
+	}
+	return false;
+}
+
+/* call_store() for a row of a table, whose tracking trigger (tracked) pins what the row gains. */
+static Datum
+store_for_table(Datum value, Oid fn_oid, bool tracked)
+{
+	Datum		r;
+
+	pins_left_to_tracker = tracked;
+	PG_TRY();
+	{
+		r = call_store(value, fn_oid);
+	}
+	PG_FINALLY();
+	{
+		pins_left_to_tracker = false;
+	}
+	PG_END_TRY();
+	return r;
+}
+
 PG_FUNCTION_INFO_V1(slime_store_trigger);
 /*
  * BEFORE INSERT OR UPDATE row trigger: replace every slime column's value by
@@ -1008,6 +1326,7 @@ slime_store_trigger(PG_FUNCTION_ARGS)
 	Datum	   *vals;
 	bool	   *nulls;
 	int			n = 0;
+	bool		tracked;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -1026,6 +1345,7 @@ slime_store_trigger(PG_FUNCTION_ARGS)
 		newtup = td->tg_newtuple;
 	}
 	slime_type = slime_type_oid(fcinfo);
+	tracked = has_tracker(td->tg_relation, get_func_namespace(fcinfo->flinfo->fn_oid));
 	cols = palloc(sizeof(int) * desc->natts);
 	vals = palloc(sizeof(Datum) * desc->natts);
 	nulls = palloc0(sizeof(bool) * desc->natts);
@@ -1050,7 +1370,7 @@ slime_store_trigger(PG_FUNCTION_ARGS)
 		}
 		check_refs_before_save(v);
 		cols[n] = i + 1;
-		vals[n] = call_store(v, fcinfo->flinfo->fn_oid);
+		vals[n] = store_for_table(v, fcinfo->flinfo->fn_oid, tracked);
 		n++;
 	}
 	if (n > 0)

@@ -27,6 +27,16 @@
 #   b: per row, the committed updates form one chain old -> new from the
 #      hash before the burst; the row must hold the chain's end, or a value
 #      one in-flight update further.
+#   c. the chunk store (issue #32): CRASH_STORE_CLIENTS sessions save
+#      one-chunk edits of islands (and now and then replace an island
+#      whole) through slime_store_trigger() into a tracked table
+#      (slime_track), while one more runs slime_gc() back to back, so that
+#      entries go and come while the log, the counts and the pins are
+#      written. All processes are killed at once. slime_gc()'s log and counts
+#      are unlogged: recovery empties them, and the first collection after
+#      it reads every table once. Every committed island must still read
+#      all its chunks (slime_verify_refs) before that collection and after,
+#      and after it the store holds exactly the chunks the islands refer to.
 # Plus: the whole table reads back (seq scan and index scan agree), and a
 # VACUUM after recovery passes.  Prints "committed N, intact N, in-flight
 # visible K, damaged D" per phase, then "N passed, N failed"; exit 1 on any
@@ -39,6 +49,7 @@ slime_suite_begin crash
 RUN_SECONDS=${SLIME_CRASH_SECONDS:-5}
 CLIENTS_A=${CRASH_IMPORT_CLIENTS:-3}
 CLIENTS_B=${CRASH_SAVE_CLIENTS:-4}
+CLIENTS_C=${CRASH_STORE_CLIENTS:-3}
 HOT_ROWS=6                               # rows the save burst fights over
 
 # Regions that import strictly, of several eras and sizes: "path rx rz".
@@ -305,6 +316,75 @@ else
     result FAIL "b: checking the table failed"
 fi
 readable b
+
+# ---- phase c: the chunk store, saves and slime_gc() ----------------------------
+slime_psql >/dev/null <<'SQL' || { result FAIL "c: setting up the store"; finish; }
+CREATE TABLE isles(id int PRIMARY KEY, world slime);
+CREATE TRIGGER isles_store BEFORE INSERT OR UPDATE ON isles FOR EACH ROW EXECUTE FUNCTION slime_store_trigger();
+SELECT slime_track('isles');
+SELECT slime_track('worlds');   -- phases a and b's table: tracked, so that collections do not read it
+-- 12 islands: two 5x5-chunk windows of a corpus region, six of each
+INSERT INTO isles
+SELECT k, slime_agg(slime_put_chunk(NULL, c.x, c.z, slime_chunk_nbt(r.w, c.x, c.z)))
+FROM (SELECT slime_import_region(pg_read_binary_file(path), rx, rz) w FROM regions WHERE i = 7) r,
+     generate_series(1, 12) k, slime_chunks(r.w) c
+WHERE c.x - 32 * (SELECT rx FROM regions WHERE i = 7) BETWEEN (k % 2) * 5 AND (k % 2) * 5 + 4
+  AND c.z - 32 * (SELECT rz FROM regions WHERE i = 7) BETWEEN 0 AND 4
+GROUP BY k;
+SELECT count(*) FROM slime_gc();
+SQL
+# shellcheck disable=SC2317  # run by run_phase
+store_sql() {       # store_sql K — client 1: slime_gc() back to back; the others: saves
+    local k=$1 n=0 id x z ci
+    while :; do
+        n=$((n + 1))
+        if [ "$k" = 1 ]; then
+            printf '%s\n' "SELECT removed_entries FROM slime_gc();" || return 0
+            continue
+        fi
+        id=$((1 + RANDOM % 12)); x=$((RANDOM % 5)); z=$((RANDOM % 5)); ci=$((RANDOM % NSEED))
+        if [ $((n % 10)) = 0 ]; then
+            # an island replaced whole by another's edit: every chunk only it held goes
+            printf '%s\n' "UPDATE isles SET world = (SELECT o.world FROM isles o WHERE o.id = $((1 + (id % 12)))) WHERE id = $id;" || return 0
+        else
+            printf '%s\n' "UPDATE isles SET world = (SELECT slime_put_chunk(isles.world, c.x, c.z, slime_chunk_relocate(
+                   stamp((SELECT nbt FROM seed_chunks WHERE i = $ci), $(((k + 1) * 1000000000 + n))), c.x, c.z))
+                   FROM (SELECT x, z FROM slime_chunks(isles.world) ORDER BY x, z OFFSET $((x * 5 + z)) LIMIT 1) c)
+                 WHERE id = $id;" || return 0
+        fi
+    done
+}
+if run_phase c store_sql $((CLIENTS_C + 1)) all; then result OK "c: crash and recovery"
+else result FAIL "c: crash and recovery"; fi
+server_up c
+# nothing a committed island refers to was lost, before and after the first
+# collection after recovery (its state is unlogged: gone, so it reads all)
+if res=$(slime_psql -At -F ' ' <<'SQL'
+SELECT (SELECT count(*) FROM isles), (SELECT count(*) FROM isles WHERE slime_verify_refs(world)),
+       (SELECT count(*) FROM slime_store_gc_state), (SELECT count(*) FROM slime_store_refs);
+SELECT removed_entries AS removed, candidates AS cands FROM slime_gc() \gset
+SELECT :removed, :cands = (SELECT count(*) FROM slime_store) + :removed;
+SELECT (SELECT count(*) FROM isles WHERE slime_verify_refs(world)),
+       (SELECT count(*) FROM slime_store) = (SELECT count(DISTINCT h) FROM isles, unnest(slime_refs(world)) h);
+UPDATE isles SET world = (SELECT world FROM isles WHERE id = 1) WHERE id = 2;
+SELECT removed_entries >= 0, values_read FROM slime_gc();
+SELECT (SELECT count(*) FROM isles WHERE slime_verify_refs(world)),
+       (SELECT count(*) FROM slime_store) = (SELECT count(DISTINCT h) FROM isles, unnest(slime_refs(world)) h);
+SQL
+); then
+    read -r n ok0 state counts removed full ok1 exact1 ok_after values ok2 exact2 <<<"$(tr '\n' ' ' <<<"$res")"
+    echo "phase c (store): $n islands; after recovery: $ok0 read every chunk; GC state rows $state, counts $counts;" \
+         "first slime_gc(): removed $removed (read everything: $full); then $ok1 read, store exact: $exact1;" \
+         "a later one read $values values"
+    if [ "$n" = 12 ] && [ "$ok0" = 12 ] && [ "$state" = 0 ] && [ "$counts" = 0 ] && [ "$full" = t ] &&
+       [ "$ok1" = 12 ] && [ "$exact1" = t ] && [ "$values" = 0 ] && [ "$ok2" = 12 ] && [ "$exact2" = t ]; then
+        result OK "c: no chunk a committed island refers to was lost; the first slime_gc() after recovery read everything, the next none"
+    else result FAIL "c: store after the crash"; fi
+else
+    result FAIL "c: checking the store failed"
+fi
+grep -c '^[0-9]' "$WORK"/c.1.out >/dev/null 2>&1 &&
+    echo "phase c: slime_gc() ran $(grep -c '^[0-9]' "$WORK/c.1.out") times before the kill"
 
 # VACUUM after recovery, then every value once more
 if slime_psql -c "VACUUM (ANALYZE) worlds" &&

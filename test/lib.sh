@@ -46,9 +46,21 @@ slime_install_deps() {
         return 0
     fi
     echo "deps: installing ${missing[*]}" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null || return 1
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || return 1
+    slime_apt "${missing[@]}"
+}
+
+# slime_apt PKG...: apt-get update, then installs PKG..., one apt at a time:
+# suites of both lanes of test/run-all.sh install what they need, and two
+# apt-gets at once fail on dpkg's lock (ours is taken first; an apt of
+# someone else's is waited for up to 10 minutes).
+slime_apt() {
+    (
+        exec 9>/tmp/slime-apt.lock
+        flock 9
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 9>&- || exit 1
+        apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@" >/dev/null 9>&- || exit 1
+    )
 }
 
 # ---- build ------------------------------------------------------------------
@@ -56,12 +68,32 @@ slime_install_deps() {
 # command-line tool.  Returns 1 when the extension fails to build or
 # install, 2 when only build/slimetool fails.
 slime_build_install() {
+    slime_build_locked _slime_build_install
+}
+_slime_build_install() {
     (
         cd "$SLIME_ROOT" || exit 1
         make -j2 PG_CONFIG="$SLIME_PG_CONFIG" || exit 1
         make install PG_CONFIG="$SLIME_PG_CONFIG" || exit 1
     ) || return 1
     slime_build_tool || return 2
+}
+
+# slime_build_locked CMD...: runs CMD holding the tree's build lock.  The
+# suites of test/run-all.sh's two lanes build and install from one tree at
+# the same time (each suite runs slime_build_install, the fuzz suite's SQL
+# replay too, valgrind and fuzz build their own targets): two `make install`
+# writing the same files at once fail, and two makes writing one target
+# leave a torn file.  The lock serializes them; a tree already built makes
+# nothing, so the wait is short.  (The descriptor is closed for CMD's
+# children: nothing started here outlives the build.)
+slime_build_locked() {
+    mkdir -p "$SLIME_ROOT/build"
+    (
+        exec 9>"$SLIME_ROOT/build/.build.lock"
+        flock 9
+        "$@" 9>&-
+    )
 }
 
 # slime_build_tool: `make tool` (build/slimetool); its absence is tolerated

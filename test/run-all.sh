@@ -36,6 +36,15 @@ slime_on_exit 'rm -rf "$SLIME_LOGDIR"'
 
 summary() {
     local s passed=0 failed=0
+    # the end of each failed suite's output, next to the table (a CI log
+    # shown from its end keeps why, not only that)
+    for s in "${SUITES[@]}"; do
+        case "${RESULT[$s]:-}" in passed|skipped|"") continue ;; esac
+        [ -s "$SLIME_LOGDIR/suite-$s.log" ] || continue
+        echo
+        echo "==================== the end of suite $s (${RESULT[$s]}) ===================="
+        tail -n 40 "$SLIME_LOGDIR/suite-$s.log"
+    done
     echo
     echo "==================== slime test summary ===================="
     for s in "${SUITES[@]}"; do
@@ -60,7 +69,10 @@ run_suite() {
         return 0
     fi
     slime_log "suite $name"
-    timeout -k 15 "$limit" bash -c "set -euo pipefail; $(declare -f "$fn"); $fn" || rc=$?
+    timeout -k 15 "$limit" bash -c ". '$SLIME_ROOT/test/lib.sh'; set -euo pipefail; $(declare -f "$fn"); $fn" \
+        > >(tee "$SLIME_LOGDIR/suite-$name.log") 2>&1 || rc=$?
+    # (a process substitution, not a pipe: a daemon a suite leaves behind
+    # holding its output open cannot keep the run waiting for tee)
     TIME[$name]=$((SECONDS - t0))
     if [ "$rc" = 0 ]; then RESULT[$name]=passed
     elif [ "$rc" = 124 ]; then RESULT[$name]="FAILED (timed out after ${limit}s)"
@@ -174,10 +186,9 @@ suite_sanitize() { bash test/sanitize.sh; }
 suite_valgrind() {
     if ! command -v valgrind >/dev/null; then
         echo "valgrind: installing the Debian package valgrind" >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind >/dev/null ||
-            { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind >/dev/null; }
+        slime_apt valgrind
     fi
-    make -s build/unit PG_CONFIG="$SLIME_PG_CONFIG"
+    slime_build_locked make -s build/unit PG_CONFIG="$SLIME_PG_CONFIG"
     # SLIME_UNIT_QUICK: the every-byte truncation loops cut at every 13th
     # byte past the first 256 (the full loops run in the unit suite)
     SLIME_UNIT_QUICK=1 valgrind -q --error-exitcode=1 --leak-check=full \
@@ -197,9 +208,9 @@ suite_fuzz() {
     if ! command -v clang >/dev/null || ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
         clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
         echo "fuzz: installing the Debian packages clang libclang-rt-14-dev" >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null ||
-            { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null; }
+        slime_apt clang libclang-rt-14-dev
     fi
+    slime_build_locked make -s fuzz-build fuzz-seeds PG_CONFIG="$SLIME_PG_CONFIG"
     make -s fuzz-regress PG_CONFIG="$SLIME_PG_CONFIG"
     make -s fuzz-ci PG_CONFIG="$SLIME_PG_CONFIG" FUZZ_RUNS="${FUZZ_RUNS:-20000}" FUZZ_SEED="${FUZZ_SEED:-1}"
     # the seeds and saved findings through the SQL functions (own cluster)

@@ -24,10 +24,7 @@ WAIT=${SLIME_SCHEDULE_WAIT:-150}
 # ---- pg_cron: the Debian package, and its files in a private PostgreSQL ----
 if [ "$(dpkg-query -W -f='${db:Status-Status}' postgresql-15-cron 2>/dev/null || true)" != installed ]; then
     slime_log "schedule: installing postgresql-15-cron"
-    export DEBIAN_FRONTEND=noninteractive
-    { apt-get install -y -qq --no-install-recommends postgresql-15-cron >/dev/null 2>&1 ||
-      { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends postgresql-15-cron >/dev/null; }; } ||
-        { result FAIL "apt-get install postgresql-15-cron failed"; finish; }
+    slime_apt postgresql-15-cron || { result FAIL "apt-get install postgresql-15-cron failed"; finish; }
 fi
 LIBDIR=$("$SLIME_PG_CONFIG" --pkglibdir)
 EXTDIR=$("$SLIME_PG_CONFIG" --sharedir)/extension

@@ -20,6 +20,14 @@
 #      trigger still stores for her own table;
 #   7. bob's open transaction after a save makes slime_gc() give up its turn
 #      (slime.gc_lock_wait) instead of holding alice's saves behind it;
+#  10. alice's open transaction, which stored a chunk new to the store, does
+#      not hold bob's save of the same chunk (issue #33, item 2): through the
+#      store trigger and through a loader, his save finishes at once, the
+#      chunk kept inline in his value;
+#  11. alice's lock on her own tables does not stop slime_gc() (issue #33,
+#      item 3): it removes the garbage of bob's tracked table while she holds
+#      ACCESS EXCLUSIVE on a tracked and an untracked table of hers, never
+#      reads the tracked one and says it skipped the other;
 #   9. alice's own pg_dump of her schema restores values whose chunks are
 #      missing: slime_verify_refs says so, and the README's ways (a copy of
 #      slime_store_entries added back with slime_store_add; a binary COPY of
@@ -374,9 +382,11 @@ check "...and kept the renamed table's chunk" t "$(q bob "SELECT slime_verify_re
 slime_log "security: 7. bob keeps a save's transaction open while slime_gc() runs"
 # b1 saves and stays open: the GC waits for it before its scan (phase 1);
 # b2 saves while the GC waits, so it pins, and stays open: it holds the
-# store's ROW EXCLUSIVE, which the GC's delete (phase 3) must wait for
+# store's ROW EXCLUSIVE, which the GC's delete (phase 3) of the garbage must wait for
 as bob >/dev/null -c "CREATE TABLE bob.saves (w slime)" \
     -c "CREATE TRIGGER s BEFORE INSERT ON bob.saves FOR EACH ROW EXECUTE FUNCTION slime_store_trigger()"
+# garbage for the GC to delete: an entry nothing refers to
+q postgres "SELECT slime_store(chunk(38)) IS NOT NULL" >/dev/null
 bg bob b1 "BEGIN; INSERT INTO bob.saves VALUES (chunk(9)); SELECT pg_sleep(3); COMMIT"
 wait_session b1
 PGAPPNAME=slime_security_gc PGOPTIONS="-c slime.gc_lock_wait=4s" PGUSER=postgres PGDATABASE=$DB \
@@ -402,6 +412,56 @@ psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activit
 check "once bob is gone, slime_gc() runs to the end" 1 "$(PGOPTIONS="-c client_min_messages=error" q postgres "SELECT count(*) FROM slime_gc() WHERE kept_entries > 0")"
 check "...and empties the pins" 0 "$(q postgres "SELECT count(*) FROM slime_store_pins")"
 check "alice's values still read" 2 "$(q alice "SELECT count(*) FROM alice.saves WHERE slime_verify(w)")"
+
+# ---- 10. an open transaction's new store entry and another role's save ---------
+slime_log "security: 10. alice's open transaction does not hold bob's save of the same chunk"
+as alice >/dev/null -c "CREATE TABLE alice.isles (w slime)" \
+    -c "CREATE TRIGGER s BEFORE INSERT OR UPDATE ON alice.isles FOR EACH ROW EXECUTE FUNCTION slime_store_trigger()" \
+    -c "SELECT slime_track('alice.isles')" -c "SELECT slime_loader_create('ldr', 'alice')" \
+    -c "SELECT slime_lease_acquire('alice.ldr', 'w', 'server-a', '10 min')"
+as bob >/dev/null -c "CREATE TABLE bob.isles (w slime)" \
+    -c "CREATE TRIGGER s BEFORE INSERT OR UPDATE ON bob.isles FOR EACH ROW EXECUTE FUNCTION slime_store_trigger()" \
+    -c "SELECT slime_track('bob.isles')" -c "SELECT slime_loader_create('ldr', 'bob')" \
+    -c "SELECT slime_lease_acquire('bob.ldr', 'w', 'server-b', '10 min')"
+# alice saves chunks 30 and 32 (new to the store) and keeps her transaction
+# open; bob saves chunk 30 (and one of his own) the same two ways
+bg alice a30 "BEGIN; INSERT INTO alice.isles VALUES (chunk(30));
+    SELECT slime_loader_save('alice.ldr', 'w', 1, slime_to_slimefile(chunk(32))); SELECT pg_sleep(12); COMMIT"
+wait_session a30
+out=$(PGOPTIONS="-c statement_timeout=3s" as bob -At -c "INSERT INTO bob.isles VALUES (chunk(30))" 2>&1) &&
+    result OK "bob's save of a chunk alice's open transaction is storing finishes (statement_timeout 3 s; she sleeps 12 s)" ||
+    result FAIL "bob's save behind alice's open transaction: $out"
+out=$(PGOPTIONS="-c statement_timeout=3s" as bob -At -c "SELECT slime_loader_save('bob.ldr', 'w', 1, slime_to_slimefile(chunk(32)))" 2>&1) &&
+    result OK "...and so does his loader save of another such chunk" ||
+    result FAIL "bob's loader save behind alice's open transaction: $out"
+check "his values keep that chunk inline, and read" "0|t 0|t" \
+    "$(echo $(q bob "SELECT slime_info(w) ->> 'store_refs', slime_verify(w) FROM bob.isles") \
+            $(q bob "SELECT slime_info(data) ->> 'store_refs', slime_loader_load('bob.ldr', 'w') = slime_to_slimefile(chunk(32)) FROM bob.ldr"))"
+psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+    WHERE application_name = 'slime_security_a30'" >/dev/null
+check "once alice is gone (her transaction rolled back), bob's values still read" "t t" \
+    "$(echo $(q bob "SELECT slime_verify_refs(w) FROM bob.isles") $(q bob "SELECT slime_verify_refs(data) FROM bob.ldr"))"
+
+# ---- 11. a role's lock on its own tables and slime_gc() --------------------------
+slime_log "security: 11. alice locks her tables; slime_gc() collects the rest"
+as alice >/dev/null -c "CREATE TABLE alice.hidden (w slime)" -c "INSERT INTO alice.hidden VALUES (chunk(33))" \
+    -c "INSERT INTO alice.isles VALUES (chunk(34))"
+PGOPTIONS="-c client_min_messages=error" q postgres "SELECT removed_entries FROM slime_gc()" >/dev/null
+# garbage of bob's tracked table: two saves, then their rows gone
+as bob >/dev/null -c "INSERT INTO bob.isles VALUES (chunk(35)), (chunk(36))" -c "DELETE FROM bob.isles WHERE slime_info(w) ->> 'store_refs' = '1'"
+bg alice lock "BEGIN; LOCK TABLE alice.isles, alice.hidden IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60)"
+wait_session lock
+out=$(PGOPTIONS="-c slime.gc_lock_wait=2s" as postgres -At -F ' ' -c "SELECT removed_entries, skipped FROM slime_gc()" 2>&1 || true)
+case "$out" in
+    *"WARNING:  slime_gc() skipped table alice.hidden: another session held a lock on it"*"2 {"*"alice.hidden}")
+        result OK "slime_gc() removes bob's garbage while alice holds ACCESS EXCLUSIVE on her tables, and names the untracked one it skipped (0.9.0: removed nothing)" ;;
+    *) result FAIL "slime_gc() beside alice's locked tables: $out" ;;
+esac
+case "$out" in *alice.isles*) result FAIL "slime_gc() waited for alice's tracked table: $out" ;;
+    *) result OK "...never waiting for her tracked table, whose references it has counted" ;; esac
+psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+    WHERE application_name = 'slime_security_lock'" >/dev/null
+check "alice's tracked table still reads" "t" "$(q alice "SELECT bool_and(slime_verify_refs(w)) FROM alice.isles")"
 
 # ---- 9. a backup made without superuser ----------------------------------------
 slime_log "security: 9. alice backs up her schema without superuser"

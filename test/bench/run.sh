@@ -90,6 +90,10 @@ if [ "${BENCH_SHARD:-1}" = 1 ]; then
     slime_step "bench_shard.sh: two shards behind a postgres_fdw coordinator against one node (about 5 minutes)" \
         "$work/shard.log" bash -c "SLIME_BENCH_BUILT=1 bash '$HERE/bench_shard.sh' > '$work/shard.out'"
 fi
+if [ "${BENCH_GC_SCALE:-1}" = 1 ]; then
+    slime_step "bench_gc_scale.sh: slime_gc() and slime_settle() from 2,000 to 100,000 islands (about 20 minutes)" \
+        "$work/gcscale.log" bash -c "SLIME_BENCH_BUILT=1 bash '$HERE/bench_gc_scale.sh' > '$work/gcscale.out'"
+fi
 if [ "${BENCH_LOADER:-1}" = 1 ]; then
     slime_step "bench_loader.sh: the AdvancedSlimePaper loader against a bytea loader (JDBC)" "$work/loader.log" \
         bash -c "bash '$HERE/bench_loader.sh' > '$work/loader.out'"
@@ -133,6 +137,11 @@ mkdir -p build/bench
     if [ -f "$work/shard.out" ]; then
         echo
         cat "$work/shard.out"
+    fi
+    if [ -f "$work/gcscale.out" ]; then
+        echo
+        echo "== 15. Maintenance as the islands grow (bench_gc_scale.sh) =="
+        cat "$work/gcscale.out"
     fi
     if [ -f "$work/ideas.out" ]; then
         echo
