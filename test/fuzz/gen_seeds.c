@@ -1216,7 +1216,7 @@ gen_lmemo(void)
 		sfg_assemble(&f, SIZE_MAX, &file);
 		memset(&b, 0, sizeof(b));
 		memset(&out, 0, sizeof(out));
-		if (sl_slimefile_read_memo(file.data, file.len, NULL, &b, NULL, NULL, &out, &err) ||
+		if (sl_slimefile_read_memo(file.data, file.len, NULL, &b, NULL, NULL, &out, NULL, &err) ||
 			sl_lmemo_store_chunks(&b, &out, 1, NULL, put_no_entry, NULL, &err) ||
 			sl_lmemo_encode(&out, &m, &err))
 			die("memo", &err);
