@@ -219,7 +219,7 @@ JAVAC = javac --release 17 -Xlint:all,-serial -Werror -encoding UTF-8
 JAVA_STUB_SRCS = $(sort $(wildcard clients/java/asp-api-stub/com/infernalsuite/asp/api/*/*.java))
 JAVA_SRCS = $(sort $(wildcard clients/java/src/main/java/dev/slime/asp/*.java))
 JAVA_TEST_SRCS = $(sort $(wildcard clients/java/src/test/java/dev/slime/asp/*.java))
-JAVA_TEST_CP = build/java/slime-asp-loader.jar:build/java/stub:$(JAVA_LIBDIR)/junit-platform-console-standalone.jar:$(JAVA_LIBDIR)/postgresql.jar
+JAVA_TEST_CP = build/java/slime-asp-loader.jar:build/java/stub:$(JAVA_LIBDIR)/junit-platform-console-standalone.jar:$(JAVA_LIBDIR)/postgresql.jar:$(JAVA_LIBDIR)/zstd-jni.jar
 
 build/java/slime-asp-loader.jar: $(JAVA_SRCS) $(JAVA_STUB_SRCS)
 	rm -rf build/java/stub build/java/classes

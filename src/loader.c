@@ -542,7 +542,8 @@ cmp_key16(const void *a, const void *b)
  * NULL: none, or one that does not open) lacks go into the _frames table,
  * and the world's frames the new directory does not name leave it (those of
  * prev only, or, without prev, every other). With SPI connected and the
- * save statements prepared.
+ * save statements prepared. Frames are compressed at level 3, as slime_to_slimefile
+ * and zstd-jni write a file's blocks.
  */
 static bytea *
 keep_framed(bytea *file, const converted_file *c, bytea *prev, Datum world)
@@ -562,7 +563,7 @@ keep_framed(bytea *file, const converted_file *c, bytea *prev, Datum world)
 		have_prev = sl_sffr_open((const uint8_t *) VARDATA_ANY(prev), VARSIZE_ANY_EXHDR(prev), &pd, &err) == 0;
 	if (sl_sffr_build((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
 					  c->chunks.data, c->chunks.len, c->rec_end, c->nrec,
-					  have_prev ? &pd : NULL, slime_loader_level(), &b, &err))
+					  have_prev ? &pd : NULL, SL_DEFAULT_LEVEL, &b, &err))
 		slime_raise(&err, false);
 	args[0] = world;
 	if (b.nnew > 0)

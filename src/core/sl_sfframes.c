@@ -28,6 +28,18 @@ group_key(const uint8_t *p, size_t len, uint8_t key[SL_SFFR_KEY])
 	sl_put_u64be(key + 8, h.low64);
 }
 
+/* Whether a group of small records ends after the chunk at (x, z): about one chunk in four, by position. */
+static int
+group_ends_after(int32_t x, int32_t z)
+{
+	uint32_t	h = (uint32_t) x * 0x9E3779B1u ^ (uint32_t) z * 0x85EBCA77u;
+
+	h ^= h >> 15;
+	h *= 0xC2B2AE3Du;
+	h ^= h >> 13;
+	return (h & 3) == 0;
+}
+
 /* Decode the n entries of a directory's frame list at p. */
 static int
 read_entries(const uint8_t *p, uint32_t n, sl_sffr_frame **out, sl_err *err)
@@ -202,17 +214,25 @@ sl_sffr_build(const uint8_t *file, size_t len, const uint8_t *raw, size_t raw_le
 		qsort(sorted, prev->n, sizeof(*sorted), cmp_key);
 		nprev = prev->n;
 	}
-	/* groups end at record ends: a large record alone, small neighbours together; the count goes first */
+	/*
+	 * Groups end at record ends: a large record alone; small ones together,
+	 * a group ending after a record whose position says so (about one in
+	 * four) or once it is large, so that a chunk whose record changes size
+	 * moves no other group's bounds. The count goes with the first record.
+	 */
 	for (size_t i = 0; i < nrec; i++)
 	{
 		size_t		re = rec_end[i];
+		size_t		at = i == 0 ? 4 : rs;
+		int			big;
 
-		if (re < rs || re > raw_len)
+		if (re < rs || re > raw_len || at + 8 > re)
 		{
 			sl_fail(err, SL_ERR_FORMAT, "slime file v13: chunk records out of order");
 			goto done;
 		}
-		if (re - rs >= SL_SFFR_GROUP_RAW && rs > gs)
+		big = re - rs >= SL_SFFR_GROUP_RAW;
+		if (big && rs > gs)
 		{
 			/* a large record after small ones: they go without it */
 			if (add_group(out, raw, gs, rs, sorted, nprev, level, &cap, &newcap, err))
@@ -220,7 +240,8 @@ sl_sffr_build(const uint8_t *file, size_t len, const uint8_t *raw, size_t raw_le
 			gs = rs;
 		}
 		rs = re;
-		if (rs - gs >= SL_SFFR_GROUP_RAW)
+		if (big || group_ends_after((int32_t) sl_get_u32be(raw + at), (int32_t) sl_get_u32be(raw + at + 4)) ||
+			rs - gs >= SL_SFFR_GROUP_MAX)
 		{
 			if (add_group(out, raw, gs, rs, sorted, nprev, level, &cap, &newcap, err))
 				goto done;

@@ -12,8 +12,10 @@
  * Zstd.decompress(dst, src), and zstd decodes frames written one after the
  * other as one stream (test/java.sh checks it with zstd-jni). The framed
  * form cuts the raw chunk block at record boundaries into groups (a record
- * of SL_SFFR_GROUP_RAW raw bytes or more alone, smaller neighbours
- * together up to about that size; the count goes with the first group),
+ * of SL_SFFR_GROUP_RAW raw bytes or more alone; smaller neighbours
+ * together, a group ending after a chunk whose position hashes so, about
+ * one in four, or at SL_SFFR_GROUP_MAX bytes: a chunk whose record changes
+ * size moves no other group's bounds; the count goes with the first one),
  * and compresses each group into a zstd frame of its own (content size and
  * checksum). A group is named by its key, the XXH3-128 of its raw bytes: a
  * save compresses and writes only the groups whose key the world's
@@ -46,7 +48,8 @@
 #define SL_SFFR_ENTRY 32		/* a frame's directory entry */
 #define SL_SFFR_FIXED 21		/* magic, version, header, raw length, n */
 #define SL_SFFR_SUM 8
-#define SL_SFFR_GROUP_RAW ((size_t) 16 * 1024)	/* raw bytes a group reaches */
+#define SL_SFFR_GROUP_RAW ((size_t) 16 * 1024)	/* a record this large is a group alone */
+#define SL_SFFR_GROUP_MAX ((size_t) 64 * 1024)	/* a group of small records ends this large */
 #define SL_SFFR_MAX_FRAMES 1048576
 
 /* One frame of the chunk block, as a directory names it. */

@@ -13,7 +13,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 cd "$SLIME_ROOT"
 
-SLIME_DEPS+=(default-jdk-headless libpostgresql-jdbc-java junit5)
+SLIME_DEPS+=(default-jdk-headless libpostgresql-jdbc-java junit5 libzstd-jni-java)
 slime_install_deps >&2
 slime_build_install >&2
 SLIME_CORPUS=$(slime_corpus)
