@@ -64,7 +64,9 @@ class LoaderTest {
         for (Thread t : threads)
             t.join();
         assertEquals(List.of(), errors);
-        assertEquals(2, Db.count("SELECT count(*) FROM pg_trigger WHERE tgrelid = ?::regclass AND NOT tgisinternal", table));
+        // one of each: the lease fence, the store trigger and the GC's tracking trigger (0.10.0)
+        assertEquals(3, Db.count("SELECT count(*) FROM pg_trigger WHERE tgrelid = ?::regclass AND NOT tgisinternal", table));
+        assertEquals(3, Db.count("SELECT count(DISTINCT tgfoid) FROM pg_trigger WHERE tgrelid = ?::regclass AND NOT tgisinternal", table));
     }
 
     @Test
