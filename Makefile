@@ -131,7 +131,7 @@ clean-core:
 #                            FUZZ_TARGETS="nbt value" picks targets; crashes are
 #                            copied into test/fuzz/regress/<target>/ (FUZZ_SAVE=0: not)
 FUZZ_CC ?= clang
-FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec bcodec2 bcodec3 bcodec4 bcodec5 lmemo pack
+FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec bcodec2 bcodec3 bcodec4 bcodec5 lmemo pack sfframes
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 20000
 FUZZ_SEED ?= 1

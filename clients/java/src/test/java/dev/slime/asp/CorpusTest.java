@@ -75,7 +75,10 @@ class CorpusTest {
                 // a file the loader gave out comes back byte for byte, and the second save reuses the first's chunks
                 loader.saveWorld(world, back, token);
                 assertSameValue(world, 2, back);
-                assertTrue(Db.sameFile(back, loader.readWorld(world)), "the file given out comes back another");
+                if (Db.slimeVersion(back) == 13)
+                    assertTrue(Db.sameFile(back, loader.readWorld(world)), "the file given out comes back another");
+                else
+                    assertArrayEquals(back, loader.readWorld(world));
                 assertEquals(2, loader.listSaves(world).size());
                 // history and analytics on these saves: the chunks and block entities of the file
                 assertTrue(Db.isTrue("SELECT (slime_info(data) ->> 'chunks')::int = (slime_info(slime_from_slimefile(?)) ->> 'chunks')::int "
