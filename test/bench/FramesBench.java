@@ -33,7 +33,10 @@ import javax.sql.DataSource;
  * TOAST, indexes) against the bytea table's, after VACUUM, once with the
  * worlds hot (leases held: the loader keeps each file), once after the
  * leases are released and slime_gc() and slime_settle(older_than => '0')
- * ran (the worlds cold). Never fails on a number.
+ * ran (the worlds cold), and once more after VACUUM FULL of every table
+ * (the space the data takes: the bytea table's 50 versions of each row
+ * leave it bloated until then, the slime tables' deleted rows too). Never
+ * fails on a number.
  */
 public final class FramesBench {
 
@@ -183,6 +186,10 @@ public final class FramesBench {
         Db.execute("SELECT slime_settle(older_than => '0')");
         Db.execute("VACUUM");
         long coldS = slimeBytes(loaderTable), coldB = byteaBytes(byteaTable);
+        // what the data takes, compacted: every table of both rewritten (VACUUM FULL), the bytea
+        // table then holding the newest file of each world only
+        Db.execute("VACUUM FULL");
+        long fullS = slimeBytes(loaderTable), fullB = byteaBytes(byteaTable);
         long entries = scalarLong("SELECT count(*) FROM slime_store");
         long packs = scalarLong("SELECT count(*) FROM slime_store_packs");
         System.out.printf("%n%s: %d worlds, versions 1-%d saved by one connection (then %d-%d by 4), keep => 10, %s%n",
@@ -203,6 +210,8 @@ public final class FramesBench {
                 (double) hotS / hotB);
         row("disk a world, after release, slime_gc(), slime_settle()", String.format("%,d", coldS / n), String.format("%,d", coldB / n),
                 (double) coldS / coldB);
+        row("the same after VACUUM FULL of both (bytea: newest only)", String.format("%,d", fullS / n), String.format("%,d", fullB / n),
+                (double) fullS / fullB);
         System.out.printf("store: %d entries in %d packs; the bytea table's file %.0f KB a world on average%n", entries, packs,
                 versions.stream().mapToLong(l -> l.get(l.size() - 1).length).sum() / 1024.0 / n);
     }
