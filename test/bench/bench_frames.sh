@@ -18,17 +18,9 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 cd "$SLIME_ROOT"
 
-SLIME_DEPS+=(default-jdk-headless libpostgresql-jdbc-java junit5 libzstd-jni-java)
-slime_install_deps >&2
-slime_build_install >&2
-SLIME_CORPUS=$(slime_corpus)
-export SLIME_CORPUS
-
-make -s java-test PG_CONFIG="$SLIME_PG_CONFIG" SLIME_JAVA_RUN=0 >&2
-cp=$(make -s --no-print-directory java-classpath PG_CONFIG="$SLIME_PG_CONFIG")
-rm -rf build/java/frames-classes
-javac --release 17 -cp "$cp" -d build/java/frames-classes test/bench/LoaderBench.java test/bench/IslandBench.java \
+slime_java_bench_prepare build/java/frames-classes test/bench/LoaderBench.java test/bench/IslandBench.java \
     test/bench/FramesBench.java
+cp=$SLIME_JAVA_CP
 
 for run in ${BENCH_FRAMES_RUNS:-framed:8 framed:64 framed:hub whole:8 whole:hub}; do
     kind=${run%%:*} what=${run#*:}
