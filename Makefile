@@ -131,7 +131,7 @@ clean-core:
 #                            FUZZ_TARGETS="nbt value" picks targets; crashes are
 #                            copied into test/fuzz/regress/<target>/ (FUZZ_SAVE=0: not)
 FUZZ_CC ?= clang
-FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec bcodec2 bcodec3 bcodec4 bcodec5 lmemo pack
+FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec bcodec2 bcodec3 bcodec4 bcodec5 lmemo pack sfframes
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 20000
 FUZZ_SEED ?= 1
@@ -219,7 +219,7 @@ JAVAC = javac --release 17 -Xlint:all,-serial -Werror -encoding UTF-8
 JAVA_STUB_SRCS = $(sort $(wildcard clients/java/asp-api-stub/com/infernalsuite/asp/api/*/*.java))
 JAVA_SRCS = $(sort $(wildcard clients/java/src/main/java/dev/slime/asp/*.java))
 JAVA_TEST_SRCS = $(sort $(wildcard clients/java/src/test/java/dev/slime/asp/*.java))
-JAVA_TEST_CP = build/java/slime-asp-loader.jar:build/java/stub:$(JAVA_LIBDIR)/junit-platform-console-standalone.jar:$(JAVA_LIBDIR)/postgresql.jar
+JAVA_TEST_CP = build/java/slime-asp-loader.jar:build/java/stub:$(JAVA_LIBDIR)/junit-platform-console-standalone.jar:$(JAVA_LIBDIR)/postgresql.jar:$(JAVA_LIBDIR)/zstd-jni.jar
 
 build/java/slime-asp-loader.jar: $(JAVA_SRCS) $(JAVA_STUB_SRCS)
 	rm -rf build/java/stub build/java/classes

@@ -374,12 +374,17 @@ SELECT slime_lease_release('cold_isl', 'cold', 1) AS released;
 SELECT what, items FROM slime_settle() WHERE what = 'loader files';
 -- the cold world's chunks, which the settle's first step packed beside
 -- whatever else was cold, are gathered into a pack of their own
+-- (a framed form's bytes are its directory's and its frames')
+SELECT octet_length(file) + (SELECT sum(octet_length(frame)) FROM cold_isl_frames r WHERE r.world = w.world) AS kept_bytes
+FROM cold_isl_worlds w WHERE world = 'cold' \gset
 SELECT what, items,
-       CASE what WHEN 'loader files' THEN bytes_before = (SELECT octet_length(f) + 13 FROM settle_files) END AS file_bytes,
+       CASE what WHEN 'loader files' THEN bytes_before = :kept_bytes END AS file_bytes,
        CASE what WHEN 'loader files' THEN bytes_after < bytes_before / 2 END AS cold_form_smaller
 FROM slime_settle('0') WHERE what <> 'store entries';
-SELECT world, file IS NOT NULL AS has_file, convert_from(substring(file, 1, 4), 'UTF8') AS form
-FROM cold_isl_worlds ORDER BY world;
+-- (the cold world's frames went with its framed form)
+SELECT world, file IS NOT NULL AS has_file, convert_from(substring(file, 1, 4), 'UTF8') AS form,
+       (SELECT count(*) FROM cold_isl_frames r WHERE r.world = w.world) AS frames
+FROM cold_isl_worlds w ORDER BY world;
 CREATE VIEW cold_isl_packs AS
 SELECT w.world, count(DISTINCT s.pack) AS packs, bool_and(p.gathered) AS gathered,
        sum(slime_pack_entries(p.data)) / count(*) AS pack_entries
@@ -389,10 +394,11 @@ GROUP BY w.world;
 SELECT * FROM cold_isl_packs WHERE world = 'cold';
 -- idempotent: a cold form is not settled again, nor its chunks gathered
 SELECT what, items FROM slime_settle('0') WHERE what <> 'store entries';
--- both load the same world; the cold form gives back the file's blocks,
+-- both load the same file; the cold form gives back the file's blocks,
 -- compressed again at slime.loader_level (1, fast, as a save's new chunks),
--- so in the file's very bytes only at the level it was written at (3)
-SELECT w, slime_from_slimefile(slime_loader_load('cold_isl', w)) = slime_from_slimefile(f) AS same_world,
+-- so in the file's very bytes only at the level it was written at (3); the
+-- framed form gives back the chunk block in frames of its own
+SELECT w, sf_same_file(slime_loader_load('cold_isl', w), f) AS same_file,
        slime_loader_load('cold_isl', w) = f AS same_bytes
 FROM settle_files, (VALUES ('hot'), ('cold')) v(w) ORDER BY w;
 SET slime.loader_level = 3;
@@ -492,7 +498,7 @@ SELECT * FROM cold_damage((SELECT file FROM cold_isl_worlds WHERE world = 'one')
 SELECT what, items FROM slime_settle('0') WHERE what = 'loader files';
 SELECT get_byte(file, 4) AS cold_version FROM cold_isl_worlds WHERE world = 'one';
 UPDATE cold_isl_worlds SET file = (SELECT file FROM cold_one) WHERE world = 'one';
--- a hot form (what a save keeps) damaged while its world is cold is not
+-- a framed form (what a save keeps) damaged while its world is cold is not
 -- made into a cold form that would vouch for it: slime_settle() drops it
 -- with a WARNING, and the next load writes the file from the save; a file
 -- kept as it came by 0.9.0 or earlier is not trusted either: the cold form
@@ -554,4 +560,4 @@ SELECT * FROM slime_settle_loader_files('cold_isl', now(), 10);
 CALL slime_settle_batches('0');
 RESET ROLE;
 DROP ROLE regress_settle_user;
-DROP TABLE settle_saves, settle_seen, settle_before, settle_bad, settle_files, settle_one, cold_one, cold_isl, cold_isl_worlds;
+DROP TABLE settle_saves, settle_seen, settle_before, settle_bad, settle_files, settle_one, cold_one, cold_isl, cold_isl_worlds, cold_isl_frames;

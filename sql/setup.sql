@@ -60,4 +60,18 @@ AS $$ SELECT slime_agg(slime_put_chunk(slime_put_chunk(NULL, x, z, test_chunk(x,
                                        x, z, test_entities(x, z), 'entities'))
       FROM generate_series(x0, x0 + n - 1) x, generate_series(z0, z0 + n - 1) z $$;
 
+-- Whether two version-13 slime files hold the same file: the same header,
+-- the same raw length of the chunk block, the same extra block and the same
+-- world. A loader's load gives the file saved back from its framed form:
+-- the chunk block's raw bytes as saved, in zstd frames of their own
+-- (doc/format.md, "The loader's kept files"), so the same file, not the
+-- same bytes; test/java.sh compares the raw bytes through zstd-jni.
+CREATE FUNCTION sf_be32(b bytea, at int) RETURNS bigint LANGUAGE sql IMMUTABLE
+AS $$ SELECT (get_byte(b, at)::bigint << 24) | (get_byte(b, at + 1) << 16) | (get_byte(b, at + 2) << 8) | get_byte(b, at + 3) $$;
+CREATE FUNCTION sf_same_file(a bytea, b bytea) RETURNS boolean LANGUAGE sql IMMUTABLE
+AS $$ SELECT substring(a FOR 8) = substring(b FOR 8)
+         AND substring(a FROM 13 FOR 4) = substring(b FROM 13 FOR 4)
+         AND substring(a FROM 17 + sf_be32(a, 8)::int) = substring(b FROM 17 + sf_be32(b, 8)::int)
+         AND slime_from_slimefile(a) = slime_from_slimefile(b) $$;
+
 SELECT slime_info(test_world(2)) ->> 'chunks' AS chunks;

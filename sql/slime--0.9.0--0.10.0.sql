@@ -774,8 +774,12 @@ DECLARE
 				 WHERE c.oid OPERATOR(pg_catalog.=) worlds);
 BEGIN
 	IF pg_catalog.to_regclass(pg_catalog.format('%I.%I', nsp, name OPERATOR(pg_catalog.||) '_warm')) IS NULL THEN
+		-- the predicate of slime_settle_loader_files (src/settle.c), word for word:
+		-- a version-13 file in its framed (SLFR) or hot (SLHF) form, or as it came
 		EXECUTE pg_catalog.format('CREATE INDEX %I ON %s (world) '
-			'WHERE pg_catalog.substring(file, 1, 3) OPERATOR(pg_catalog.=) ''\xb10b0d''::pg_catalog.bytea',
+			'WHERE (pg_catalog.substring(file, 1, 8) OPERATOR(pg_catalog.=) ''\x534c465201b10b0d''::pg_catalog.bytea '
+			'OR pg_catalog.substring(file, 1, 8) OPERATOR(pg_catalog.=) ''\x534c484601b10b0d''::pg_catalog.bytea '
+			'OR pg_catalog.substring(file, 1, 3) OPERATOR(pg_catalog.=) ''\xb10b0d''::pg_catalog.bytea)',
 			name OPERATOR(pg_catalog.||) '_warm', worlds);
 	END IF;
 END
@@ -837,6 +841,7 @@ BEGIN
 			$ddl$, worlds);
 		w := pg_catalog.to_regclass(worlds);
 		PERFORM @extschema@.slime_settle_index(w, name);
+		PERFORM @extschema@.slime_loader_frames_table(w, name);
 	ELSE
 		PERFORM @extschema@.slime_loader_check(w, NULL);
 		IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a
@@ -849,6 +854,7 @@ BEGIN
 			EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN leased_by pg_catalog.name', worlds);
 		END IF;
 		PERFORM @extschema@.slime_settle_index(w, name);
+		PERFORM @extschema@.slime_loader_frames_table(w, name);
 	END IF;
 	IF s IS NULL THEN
 		EXECUTE pg_catalog.format($ddl$
@@ -912,6 +918,95 @@ BEGIN
 		EXCEPTION WHEN insufficient_privilege OR undefined_table THEN
 			RAISE WARNING 'slime_settle() will read every world of loader % for warm files until its owner calls slime_loader_create again', t.saves;
 		END;
+	END LOOP;
+END
+$$;
+
+-- ==== the game-server path writes what changed (issue #34) ==================
+-- A loader's save keeps a version-13 file in its framed form (doc/format.md,
+-- "The loader's kept files"; src/core/sl_sfframes.h): the world's row keeps a
+-- directory, and the chunk block's zstd frames (a chunk record each, small
+-- ones grouped) live in <name>_frames, one row a frame, so that a save
+-- writes the frames of the chunks that changed, not the whole file, and a
+-- load concatenates the frames, compressing nothing. slime_loader_create
+-- makes the table (and the update, below, for the loaders there are); a
+-- loader without it keeps saving the hot form.
+
+-- The <name>_frames table of a loader's saves table, NULL when it has none.
+CREATE FUNCTION slime_loader_frames(tbl regclass) RETURNS regclass
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- The hot form of the file of a framed form (dir) whose frames are given as
+-- key || frame, for slime_settle(); NULL (and a WARNING) when it is damaged.
+CREATE FUNCTION slime_loader_file_framed(dir bytea, frames bytea[]) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Make the <name>_frames table beside a loader's worlds table, unless it is
+-- there: a frame a row, its key the XXH3-128 of its raw bytes; rows up to a
+-- page stay in the heap (the frames are zstd already: no TOAST, no pglz).
+-- No foreign key: dropping a loader's tables needs no CASCADE, and the
+-- loader's functions delete a world's frames with its kept file
+-- (slime_loader_delete; a save, the frames its new directory does not name;
+-- slime_settle(), those of the worlds it makes cold).
+CREATE FUNCTION slime_loader_frames_table(worlds regclass, name text) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	nsp name := (SELECT n.nspname FROM pg_catalog.pg_class c
+				 JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+				 WHERE c.oid OPERATOR(pg_catalog.=) worlds);
+	frames text := pg_catalog.format('%I.%I', nsp, name OPERATOR(pg_catalog.||) '_frames');
+BEGIN
+	IF pg_catalog.to_regclass(frames) IS NULL THEN
+		EXECUTE pg_catalog.format($ddl$
+			CREATE TABLE %1$s (
+				world pg_catalog.text NOT NULL,
+				key   pg_catalog.bytea NOT NULL,
+				frame pg_catalog.bytea NOT NULL,
+				PRIMARY KEY (world, key)
+			) WITH (toast_tuple_target = 8160);
+			ALTER TABLE %1$s ALTER COLUMN frame SET STORAGE EXTERNAL
+			$ddl$, frames);
+	END IF;
+END
+$$;
+
+-- Deleting a world's saves drops its kept file, and with it its frames.
+CREATE OR REPLACE FUNCTION slime_loader_delete_as_owner(tbl regclass, world text, token bigint) RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	n bigint;
+	f regclass := @extschema@.slime_loader_frames(tbl);
+BEGIN
+	PERFORM @extschema@.slime_lease_check(@extschema@.slime_loader_worlds(tbl), world, token);
+	n := @extschema@.slime_loader_remove(tbl, world, 0);
+	EXECUTE pg_catalog.format('UPDATE %s SET file = NULL WHERE world OPERATOR(pg_catalog.=) $1',
+							  @extschema@.slime_loader_worlds(tbl)) USING world;
+	IF f IS NOT NULL THEN
+		EXECUTE pg_catalog.format('DELETE FROM %s WHERE world OPERATOR(pg_catalog.=) $1', f) USING world;
+	END IF;
+	RETURN n;
+END
+$$;
+
+-- The update makes no table (a table made by an extension's script would be
+-- one of its members, left out of pg_dump): a loader made before 0.10.0
+-- keeps saving whole files (the hot form) until its owner calls
+-- slime_loader_create again, which makes the frames table.
+DO $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN SELECT g.tgrelid::pg_catalog.regclass AS saves
+			 FROM pg_catalog.pg_trigger g
+			 WHERE g.tgfoid OPERATOR(pg_catalog.=) '@extschema@.slime_lease_fence()'::pg_catalog.regprocedure
+			   AND @extschema@.slime_loader_frames(g.tgrelid::pg_catalog.regclass) IS NULL
+			 ORDER BY 1
+	LOOP
+		RAISE NOTICE 'loader % saves whole files until its owner calls slime_loader_create again', t.saves;
 	END LOOP;
 END
 $$;

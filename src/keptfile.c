@@ -17,16 +17,23 @@
  *   cannot be written so; what its form gives (the file as it came, or
  *   what the cold form decodes to) is given back when its whole conversion
  *   is the newest save (their content hashes), else refused.
- * The first save of the world after it writes the hot form; slime_settle()
- * turns a hot form into a cold form of version 3.
+ * - The framed form (sl_sfframes.h, what a save keeps from 0.10.0 when the
+ *   loader has its _frames table) is a directory checked against its
+ *   XXH64 and the frames of the chunk block, each checked against the
+ *   directory's XXH64 of it, concatenated.
+ * The first save of the world after it writes the framed (or hot) form;
+ * slime_settle() turns either into a cold form of version 3.
  */
 #include "slime.h"
 
+#include "catalog/pg_type.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
 #include "sl_build.h"
 #include "sl_sfcold.h"
+#include "sl_sfframes.h"
 #include "sl_sfhot.h"
 #include "sl_slimefile.h"
 
@@ -219,4 +226,151 @@ slime_loader_kept_file(Datum kept, Datum world, Oid tbl, const char *name, Memor
 	MemoryContextSwitchTo(old);
 	sl_value_close(&o.v);
 	return r;
+}
+
+/* One frame a load read: its key and its bytes. */
+typedef struct framed_row
+{
+	const uint8_t *key;
+	const uint8_t *data;
+	size_t		len;
+} framed_row;
+
+/* The rows of a framed file's frames, sorted by key. */
+typedef struct framed_rows
+{
+	framed_row *r;
+	int			n;
+} framed_rows;
+
+/* Order frame rows by key. */
+static int
+cmp_row(const void *a, const void *b)
+{
+	return memcmp(((const framed_row *) a)->key, ((const framed_row *) b)->key, SL_SFFR_KEY);
+}
+
+/* Find a frame's bytes among the rows (sl_sffr_find_fn). */
+static int
+find_row(void *ctx, const uint8_t key[SL_SFFR_KEY], const uint8_t **data, size_t *len, sl_err *err)
+{
+	framed_rows *rows = ctx;
+	framed_row	want = {key, NULL, 0};
+	framed_row *hit = bsearch(&want, rows->r, rows->n, sizeof(framed_row), cmp_row);
+
+	if (hit == NULL)
+		return 1;
+	*data = hit->data;
+	*len = hit->len;
+	return 0;
+}
+
+/*
+ * The file of a framed form: directory dir, and n frames (key[i] its
+ * SL_SFFR_KEY bytes, frame[i] its bytes; a key of another length is no
+ * frame). Appended to out; err as sl_sffr_assemble gives it.
+ */
+static int
+assemble_framed(bytea *dir, bytea *const *key, bytea *const *frame, int n, sl_buf *out, sl_err *err)
+{
+	sl_sffr_dir d;
+	framed_rows rows = {palloc(sizeof(framed_row) * (n ? n : 1)), 0};
+	int			rc;
+
+	for (int i = 0; i < n; i++)
+		if (VARSIZE_ANY_EXHDR(key[i]) == SL_SFFR_KEY)
+		{
+			rows.r[rows.n].key = (const uint8_t *) VARDATA_ANY(key[i]);
+			rows.r[rows.n].data = (const uint8_t *) VARDATA_ANY(frame[i]);
+			rows.r[rows.n].len = VARSIZE_ANY_EXHDR(frame[i]);
+			rows.n++;
+		}
+	qsort(rows.r, rows.n, sizeof(framed_row), cmp_row);
+	if (sl_sffr_open((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir), &d, err))
+		return -1;
+	rc = sl_sffr_assemble(&d, find_row, &rows, out, err);
+	sl_sffr_dir_free(&d);
+	pfree(rows.r);
+	return rc;
+}
+
+/*
+ * The file a load gives back from a framed form (dir, the world's row's
+ * file column) and the frames the same statement read (n rows: key[i],
+ * frame[i]), allocated in cxt; a damaged or missing frame or directory
+ * raises data_corrupted naming the loader (tbl) and the world (name).
+ */
+bytea *
+slime_loader_framed_file(bytea *dir, bytea *const *key, bytea *const *frame, int n, Oid tbl,
+						 const char *name, MemoryContext cxt)
+{
+	kept_of		of = {tbl, name};
+	sl_buf		out = {0};
+	sl_err		err;
+	bytea	   *r;
+	MemoryContext old;
+
+	if (sl_buf_put_u32be(&out, 0, &err) || assemble_framed(dir, key, frame, n, &out, &err))
+	{
+		sl_buf_free(&out);
+		raise_kept(&err, &of);
+	}
+	old = MemoryContextSwitchTo(cxt);
+	r = bytea_of(out.data + VARHDRSZ, out.len - VARHDRSZ);
+	MemoryContextSwitchTo(old);
+	sl_buf_free(&out);
+	return r;
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_file_framed);
+/*
+ * slime_loader_file_framed(dir bytea, frames bytea[]): the hot form of the
+ * file of a framed form (dir) whose frames are given as key || frame (the
+ * 16 bytes of its key, then its bytes), for slime_settle(); NULL when it
+ * does not assemble (a WARNING says why: the cold form is not made of a
+ * damaged file, and the next load writes it from the save).
+ */
+Datum
+slime_loader_file_framed(PG_FUNCTION_ARGS)
+{
+	bytea	   *dir = PG_GETARG_BYTEA_PP(0);
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				m = 0;
+	bytea	  **key,
+			  **frame;
+	sl_buf		out = {0};
+	sl_err		err;
+	bytea	   *r;
+
+	deconstruct_array(arr, BYTEAOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	key = palloc(sizeof(bytea *) * (n ? n : 1));
+	frame = palloc(sizeof(bytea *) * (n ? n : 1));
+	for (int i = 0; i < n; i++)
+	{
+		bytea	   *e;
+
+		if (nulls[i])
+			continue;
+		e = DatumGetByteaPP(elems[i]);
+		if (VARSIZE_ANY_EXHDR(e) < SL_SFFR_KEY)
+			continue;
+		key[m] = bytea_of((const uint8_t *) VARDATA_ANY(e), SL_SFFR_KEY);
+		frame[m] = bytea_of((const uint8_t *) VARDATA_ANY(e) + SL_SFFR_KEY, VARSIZE_ANY_EXHDR(e) - SL_SFFR_KEY);
+		m++;
+	}
+	if (assemble_framed(dir, key, frame, m, &out, &err))
+	{
+		sl_buf_free(&out);
+		ereport(WARNING,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a loader world's kept slime file is damaged and is dropped: %s", err.msg),
+				 errdetail("A load writes the file from the world's newest save.")));
+		PG_RETURN_NULL();
+	}
+	r = slime_loader_hot(out.data, out.len);
+	sl_buf_free(&out);
+	PG_RETURN_BYTEA_P(r);
 }

@@ -37,6 +37,26 @@ slime_loader_worlds_of(Oid tbl)
 	return get_relname_relid(psprintf("%s_worlds", name), get_rel_namespace(tbl));
 }
 
+/*
+ * The <name>_frames table of the saves table tbl (the framed form's frames,
+ * issue #34): a plain table beside it with its owner; InvalidOid when there
+ * is none (a loader made before 0.10.0 whose owner has not called
+ * slime_loader_create since: its saves keep the hot form).
+ */
+Oid
+slime_loader_frames_of(Oid tbl)
+{
+	char	   *name = get_rel_name(tbl);
+	Oid			f;
+
+	if (name == NULL)
+		return InvalidOid;
+	f = get_relname_relid(psprintf("%s_frames", name), get_rel_namespace(tbl));
+	if (!OidIsValid(f) || get_rel_relkind(f) != RELKIND_RELATION || slime_rel_owner(f) != slime_rel_owner(tbl))
+		return InvalidOid;
+	return f;
+}
+
 /* The <name>_worlds table of the saves table tbl; raise when there is none. */
 Oid
 slime_loader_worlds_required(Oid tbl)

@@ -13,6 +13,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "storage/proc.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -20,6 +21,7 @@
 
 #include "sl_build.h"
 #include "sl_lmemo.h"
+#include "sl_sfframes.h"
 #include "sl_slimefile.h"
 #include "sl_store.h"
 #include "sl_vsum.h"
@@ -170,6 +172,9 @@ typedef struct converted_file
 	bytea	   *memo;
 	int			reused;
 	int			version;		/* the file's format version */
+	sl_buf		chunks;			/* version 13: the raw chunk block */
+	size_t	   *rec_end;		/* version 13: where each chunk record ends in it */
+	size_t		nrec;
 } converted_file;
 
 /* The entries of a save another transaction is storing too, which the value keeps inline. */
@@ -270,10 +275,20 @@ convert(bytea *file, bytea *prev, converted_file *c)
 								&memo, &err) == 0)
 		check_memo(&memo);
 	if (sl_slimefile_read_memo((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
-							   slime_limits(), &b, &info, &memo, &out, &err))
+							   slime_limits(), &b, &info, &memo, &out, &c->chunks, &err))
 		raise_file_error(&err, info.version);
 	for (size_t i = 0; i < out.n; i++)
 		c->reused += out.e[i].known;
+	if (info.version == SL_SLIMEFILE_WRITE_VERSION)
+	{
+		/* the records lie back to back after the chunk count, in the order out notes them */
+		size_t		at = 4;
+
+		c->rec_end = palloc(sizeof(size_t) * (out.n ? out.n : 1));
+		for (size_t i = 0; i < out.n; i++)
+			c->rec_end[i] = (at += out.e[i].rec_len);
+		c->nrec = out.n;
+	}
 	if (sl_lmemo_store_chunks(&b, &out, slime_loader_level(), slime_limits(),
 							  put_entry, &puts, &err))
 		raise_file_error(&err, info.version);
@@ -332,6 +347,10 @@ typedef enum save_query
 	LQ_INSERT,					/* the save and the retention */
 	LQ_LOAD_FILE,				/* the kept file, while its save is the newest, and that save */
 	LQ_LOAD_VALUE,				/* the newest save's value */
+	LQ_FRAMES_PUT,				/* the frames a save made */
+	LQ_FRAMES_DROP,				/* frames of the previous directory the new one lacks */
+	LQ_FRAMES_ONLY,				/* every frame of the world but the new directory's */
+	LQ_LOAD_FRAMED,				/* LQ_LOAD_FILE, with the world's frames, one row each */
 	LQ_COUNT
 } save_query;
 
@@ -342,7 +361,8 @@ typedef enum save_query
  * trigger lets through the row LQ_INSERT inserts (slime_loader_fenced).
  */
 static const char *const save_sql[LQ_COUNT] = {
-	"SELECT memo FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND token OPERATOR(pg_catalog.=) $2 "
+	"SELECT memo, CASE WHEN pg_catalog.substring(file, 1, 4) OPERATOR(pg_catalog.=) '\\x534c4652'::pg_catalog.bytea "
+	"THEN file END FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND token OPERATOR(pg_catalog.=) $2 "
 	"AND holder IS NOT NULL AND NOT coalesce(expires OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp(), false) "
 	"AND leased_by OPERATOR(pg_catalog.=) $3 FOR UPDATE",
 	"SELECT %s.slime_lease_check($1, $2, $3)",
@@ -355,17 +375,26 @@ static const char *const save_sql[LQ_COUNT] = {
 	"SELECT save FROM ins",
 	"SELECT w.file, s.data FROM %s w JOIN %s s ON s.world OPERATOR(pg_catalog.=) w.world "
 	"AND s.save OPERATOR(pg_catalog.=) w.saves WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL",
-	"SELECT data FROM %s WHERE world OPERATOR(pg_catalog.=) $1 ORDER BY save DESC LIMIT 1"
+	"SELECT data FROM %s WHERE world OPERATOR(pg_catalog.=) $1 ORDER BY save DESC LIMIT 1",
+	"INSERT INTO %s (world, key, frame) SELECT $1, k, f FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3)) AS u(k, f) "
+	"ON CONFLICT (world, key) DO UPDATE SET frame = EXCLUDED.frame",
+	"DELETE FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND key OPERATOR(pg_catalog.=) ANY ($2)",
+	"DELETE FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND NOT key OPERATOR(pg_catalog.=) ANY ($2)",
+	/* one statement, one snapshot: the directory and the frames of one save */
+	"SELECT w.file, s.data, f.key, f.frame FROM %s w JOIN %s s ON s.world OPERATOR(pg_catalog.=) w.world "
+	"AND s.save OPERATOR(pg_catalog.=) w.saves LEFT JOIN %s f ON f.world OPERATOR(pg_catalog.=) w.world "
+	"AND pg_catalog.substring(w.file, 1, 4) OPERATOR(pg_catalog.=) '\\x534c4652'::pg_catalog.bytea "
+	"WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL"
 };
 
-/* Whether save_sql[q] names the worlds table (else the saves table; LQ_CHECK: the extension's schema). */
-static const bool save_on_worlds[LQ_COUNT] = {true, false, true, false, true, false};
+/* The table save_sql[q] names: (w)orlds, (s)aves, (f)rames, (e)xtension's schema, (l)oad: worlds and saves, (j) and frames. */
+static const char save_on[LQ_COUNT] = {'w', 'e', 'w', 's', 'l', 's', 'f', 'f', 'f', 'j'};
 
 /* Plans of save_sql for the saves table last saved to, with the names they were made for. */
 static struct
 {
 	Oid			tbl;
-	char	   *names;			/* "saves worlds schema" as quoted then */
+	char	   *names;			/* "saves worlds frames schema" as quoted then */
 	SPIPlanPtr	plans[LQ_COUNT];
 }			save_plans;
 
@@ -381,22 +410,27 @@ slime_type_in(Oid ext)
  * whose worlds table is worlds: a session that only loads prepares no save.
  */
 static void
-prepare_save(Oid tbl, Oid worlds, FunctionCallInfo fcinfo, save_query first, save_query last)
+prepare_save(Oid tbl, Oid worlds, Oid frames, FunctionCallInfo fcinfo, save_query first, save_query last)
 {
 	Oid			ext = get_func_namespace(fcinfo->flinfo->fn_oid);
 	char	   *saves_name = slime_rel_qualified(tbl);
 	char	   *worlds_name = slime_rel_qualified(worlds);
+	char	   *frames_name = OidIsValid(frames) ? slime_rel_qualified(frames) : "-";
 	const char *ext_name = quote_identifier(get_namespace_name(ext));
-	char	   *names = psprintf("%s %s %s", saves_name, worlds_name, ext_name);
+	char	   *names = psprintf("%s %s %s %s", saves_name, worlds_name, frames_name, ext_name);
 	Oid			types[LQ_COUNT][5] = {
 		{TEXTOID, INT8OID, NAMEOID},
 		{REGCLASSOID, TEXTOID, INT8OID},
 		{TEXTOID, BYTEAOID, BYTEAOID},
 		{TEXTOID, INT8OID, slime_type_in(ext), INT4OID, INT8OID},
 		{TEXTOID},
+		{TEXTOID},
+		{TEXTOID, BYTEAARRAYOID, BYTEAARRAYOID},
+		{TEXTOID, BYTEAARRAYOID},
+		{TEXTOID, BYTEAARRAYOID},
 		{TEXTOID}
 	};
-	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1};
+	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1, 3, 2, 2, 1};
 
 	if (save_plans.tbl != tbl || save_plans.names == NULL || strcmp(save_plans.names, names) != 0)
 	{
@@ -414,11 +448,29 @@ prepare_save(Oid tbl, Oid worlds, FunctionCallInfo fcinfo, save_query first, sav
 		char	   *sql;
 		SPIPlanPtr	plan;
 
-		if (save_plans.plans[q])
+		if (save_plans.plans[q] || (!OidIsValid(frames) && (save_on[q] == 'f' || save_on[q] == 'j')))
 			continue;
-		sql = q == LQ_LOAD_FILE ? psprintf(save_sql[q], worlds_name, saves_name) :
-			q == LQ_CHECK ? psprintf(save_sql[q], ext_name) :
-			psprintf(save_sql[q], save_on_worlds[q] ? worlds_name : saves_name);
+		switch (save_on[q])
+		{
+			case 'w':
+				sql = psprintf(save_sql[q], worlds_name);
+				break;
+			case 's':
+				sql = psprintf(save_sql[q], saves_name);
+				break;
+			case 'f':
+				sql = psprintf(save_sql[q], frames_name);
+				break;
+			case 'e':
+				sql = psprintf(save_sql[q], ext_name);
+				break;
+			case 'l':
+				sql = psprintf(save_sql[q], worlds_name, saves_name);
+				break;
+			default:
+				sql = psprintf(save_sql[q], worlds_name, saves_name, frames_name);
+				break;
+		}
 		plan = SPI_prepare(sql, nargs[q], types[q]);
 		if (plan == NULL || SPI_keepplan(plan))
 			elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql, SPI_result_code_string(SPI_result));
@@ -430,7 +482,8 @@ prepare_save(Oid tbl, Oid worlds, FunctionCallInfo fcinfo, save_query first, sav
 static Datum
 run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
 {
-	int			rc = SPI_execute_plan(save_plans.plans[q], args, nulls, q >= LQ_LOAD_FILE, 0);
+	bool		read_only = q == LQ_LOAD_FILE || q == LQ_LOAD_VALUE || q == LQ_LOAD_FRAMED;
+	int			rc = SPI_execute_plan(save_plans.plans[q], args, nulls, read_only, 0);
 
 	*isnull = true;
 	if (rc != expect)
@@ -467,6 +520,97 @@ file_to_keep(bytea *file, const converted_file *c)
 	r = slime_loader_hot(out.data, out.len);
 	sl_buf_free(&out);
 	return r;
+}
+
+/* A bytea array of n varlenas. */
+static Datum
+bytea_array(Datum *elems, int n)
+{
+	return PointerGetDatum(construct_array(elems, n, BYTEAOID, -1, false, TYPALIGN_INT));
+}
+
+/* Order 16-byte keys. */
+static int
+cmp_key16(const void *a, const void *b)
+{
+	return memcmp(a, b, SL_SFFR_KEY);
+}
+
+/*
+ * The framed form a save keeps of a version-13 file (sl_sfframes.h): the
+ * directory, for the world's row; the frames the previous directory (prev,
+ * NULL: none, or one that does not open) lacks go into the _frames table,
+ * and the world's frames the new directory does not name leave it (those of
+ * prev only, or, without prev, every other). With SPI connected and the
+ * save statements prepared. Frames are compressed at level 3, as slime_to_slimefile
+ * and zstd-jni write a file's blocks.
+ */
+static bytea *
+keep_framed(bytea *file, const converted_file *c, bytea *prev, Datum world)
+{
+	sl_sffr_dir pd;
+	bool		have_prev = false;
+	sl_sffr_built b;
+	sl_err		err;
+	Datum		args[3];
+	uint8_t    *keys;
+	Datum	   *kd;
+	bool		isnull;
+	int			nstale = 0;
+	bytea	   *dir;
+
+	if (prev)
+		have_prev = sl_sffr_open((const uint8_t *) VARDATA_ANY(prev), VARSIZE_ANY_EXHDR(prev), &pd, &err) == 0;
+	if (sl_sffr_build((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
+					  c->chunks.data, c->chunks.len, c->rec_end, c->nrec,
+					  have_prev ? &pd : NULL, SL_DEFAULT_LEVEL, &b, &err))
+		slime_raise(&err, false);
+	args[0] = world;
+	if (b.nnew > 0)
+	{
+		Datum	   *fd = palloc(sizeof(Datum) * b.nnew);
+
+		kd = palloc(sizeof(Datum) * b.nnew);
+		for (uint32_t i = 0; i < b.nnew; i++)
+		{
+			const sl_sffr_frame *f = &b.f[b.news[i].index];
+
+			kd[i] = PointerGetDatum(slime_from_bytes(f->key, SL_SFFR_KEY));
+			fd[i] = PointerGetDatum(slime_from_bytes(b.bytes.data + b.news[i].off, f->clen));
+		}
+		args[1] = bytea_array(kd, b.nnew);
+		args[2] = bytea_array(fd, b.nnew);
+		run_save(LQ_FRAMES_PUT, args, NULL, SPI_OK_INSERT, &isnull);
+	}
+	/* the keys of the new directory, sorted */
+	keys = palloc((size_t) SL_SFFR_KEY * (b.n ? b.n : 1));
+	for (uint32_t i = 0; i < b.n; i++)
+		memcpy(keys + (size_t) SL_SFFR_KEY * i, b.f[i].key, SL_SFFR_KEY);
+	qsort(keys, b.n, SL_SFFR_KEY, cmp_key16);
+	if (have_prev)
+	{
+		kd = palloc(sizeof(Datum) * (pd.n ? pd.n : 1));
+		for (uint32_t i = 0; i < pd.n; i++)
+			if (!bsearch(pd.f[i].key, keys, b.n, SL_SFFR_KEY, cmp_key16))
+				kd[nstale++] = PointerGetDatum(slime_from_bytes(pd.f[i].key, SL_SFFR_KEY));
+		if (nstale > 0)
+		{
+			args[1] = bytea_array(kd, nstale);
+			run_save(LQ_FRAMES_DROP, args, NULL, SPI_OK_DELETE, &isnull);
+		}
+		sl_sffr_dir_free(&pd);
+	}
+	else
+	{
+		kd = palloc(sizeof(Datum) * (b.n ? b.n : 1));
+		for (uint32_t i = 0; i < b.n; i++)
+			kd[i] = PointerGetDatum(slime_from_bytes(keys + (size_t) SL_SFFR_KEY * i, SL_SFFR_KEY));
+		args[1] = bytea_array(kd, b.n);
+		run_save(LQ_FRAMES_ONLY, args, NULL, SPI_OK_DELETE, &isnull);
+	}
+	dir = (bytea *) slime_from_bytes(b.dir.data, b.dir.len);
+	sl_sffr_built_free(&b);
+	return dir;
 }
 
 /*
@@ -520,21 +664,26 @@ save_as_owner(PG_FUNCTION_ARGS)
 {
 	Oid			tbl;
 	Oid			worlds;
+	Oid			frames;
 	Datum		args[5];
 	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
 	bool		isnull;
 	Datum		saved;
+	Datum		kept;
 	bytea	   *file;
 	bytea	   *prev = NULL;
+	bytea	   *prev_dir = NULL;
 	converted_file c;
 	MemoryContext outer = CurrentMemoryContext;
 
 	tbl = PG_GETARG_OID(0);
 	worlds = slime_loader_worlds_required(tbl);
+	frames = slime_loader_frames_of(tbl);
 	file = PG_GETARG_BYTEA_PP(3);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	prepare_save(tbl, worlds, fcinfo, LQ_LOCK, LQ_INSERT);
+	prepare_save(tbl, worlds, frames, fcinfo, LQ_LOCK, LQ_INSERT);
+	prepare_save(tbl, worlds, frames, fcinfo, LQ_FRAMES_PUT, LQ_FRAMES_ONLY);
 	args[0] = PointerGetDatum(PG_GETARG_TEXT_PP(1));
 	args[1] = PG_GETARG_DATUM(2);
 	args[2] = slime_loader_caller_name();
@@ -550,6 +699,15 @@ save_as_owner(PG_FUNCTION_ARGS)
 				 errmsg("lease of world \"%s\" is not held by token " INT64_FORMAT,
 						text_to_cstring(PG_GETARG_TEXT_PP(1)), PG_GETARG_INT64(2))));
 	}
+	kept = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	if (!isnull)
+	{
+		MemoryContext spi = MemoryContextSwitchTo(outer);
+
+		prev_dir = (bytea *) PG_DETOAST_DATUM_COPY(kept);
+		MemoryContextSwitchTo(spi);
+	}
+	saved = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	if (!isnull)
 	{
 		MemoryContext spi = MemoryContextSwitchTo(outer);
@@ -561,7 +719,12 @@ save_as_owner(PG_FUNCTION_ARGS)
 	convert(file, prev, &c);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	args[1] = PointerGetDatum(file_to_keep(file, &c));
+	/* the framed form where the loader has its frames table, for a version-13 file */
+	if (OidIsValid(frames) && c.version == SL_SLIMEFILE_WRITE_VERSION)
+		args[1] = PointerGetDatum(keep_framed(file, &c, prev_dir, args[0]));
+	else
+		args[1] = PointerGetDatum(file_to_keep(file, &c));
+	sl_buf_free(&c.chunks);
 	args[2] = PointerGetDatum(c.memo);
 	nulls[2] = c.memo ? ' ' : 'n';
 	saved = run_save(LQ_FILE, args, nulls, SPI_OK_UPDATE_RETURNING, &isnull);
@@ -605,6 +768,7 @@ load_as_owner(PG_FUNCTION_ARGS)
 {
 	Oid			tbl = PG_GETARG_OID(0);
 	Oid			worlds = slime_loader_worlds_required(tbl);
+	Oid			frames = slime_loader_frames_of(tbl);
 	Datum		arg = PG_GETARG_DATUM(1);
 	bool		isnull;
 	Datum		r;
@@ -613,8 +777,37 @@ load_as_owner(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	prepare_save(tbl, worlds, fcinfo, LQ_LOAD_FILE, LQ_LOAD_VALUE);
-	r = run_save(LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
+	prepare_save(tbl, worlds, frames, fcinfo, LQ_LOAD_FILE, LQ_LOAD_VALUE);
+	prepare_save(tbl, worlds, frames, fcinfo, LQ_LOAD_FRAMED, LQ_LOAD_FRAMED);
+	r = run_save(OidIsValid(frames) ? LQ_LOAD_FRAMED : LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
+	if (!isnull && sl_sffr_is((const uint8_t *) VARDATA_ANY(DatumGetByteaPP(r)),
+							  VARSIZE_ANY_EXHDR(DatumGetByteaPP(r))))
+	{
+		/* the framed form: its directory and its frames, read by one statement */
+		int			n = (int) SPI_processed;
+		bytea	  **key = palloc(sizeof(bytea *) * n);
+		bytea	  **frame = palloc(sizeof(bytea *) * n);
+		int			m = 0;
+		bytea	   *f;
+
+		for (int i = 0; i < n; i++)
+		{
+			bool		kn,
+						fn;
+			Datum		k = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &kn);
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 4, &fn);
+
+			if (kn || fn)
+				continue;
+			key[m] = DatumGetByteaPP(k);
+			frame[m] = DatumGetByteaPP(d);
+			m++;
+		}
+		f = slime_loader_framed_file(DatumGetByteaPP(r), key, frame, m, tbl,
+									 text_to_cstring(DatumGetTextPP(arg)), outer);
+		SPI_finish();
+		PG_RETURN_BYTEA_P(f);
+	}
 	if (isnull)
 		r = run_save(LQ_LOAD_VALUE, &arg, NULL, SPI_OK_SELECT, &isnull);
 	else
@@ -682,4 +875,16 @@ slime_loader_worlds(PG_FUNCTION_ARGS)
 						get_namespace_name(get_rel_namespace(tbl)), name),
 				 errhint("A loader's tables are made by slime_loader_create.")));
 	PG_RETURN_OID(w);
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_frames);
+/* The <name>_frames table that goes with the saves table tbl (NULL: none, sl_sfframes.h). */
+Datum
+slime_loader_frames(PG_FUNCTION_ARGS)
+{
+	Oid			f = slime_loader_frames_of(PG_GETARG_OID(0));
+
+	if (!OidIsValid(f))
+		PG_RETURN_NULL();
+	PG_RETURN_OID(f);
 }

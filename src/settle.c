@@ -63,27 +63,46 @@ settle_cold_files(Oid saves, Oid worlds, const char *ext, Datum cutoff, int32 ba
 {
 	const char *w = slime_rel_qualified(worlds);
 	const char *s = slime_rel_qualified(saves);
+	Oid			frames = slime_loader_frames_of(saves);
+	const char *f = OidIsValid(frames) ? slime_rel_qualified(frames) : NULL;
+	/* a framed form's file, assembled from its frames (none without the table: written from the save) */
+	char	   *file = f ? psprintf("CASE WHEN pg_catalog.substring(w.file, 1, 4) OPERATOR(pg_catalog.=) "
+									"'\\x534c4652'::pg_catalog.bytea THEN %s.slime_loader_file_framed(w.file, "
+									"ARRAY(SELECT f.key OPERATOR(pg_catalog.||) f.frame FROM %s f "
+									"WHERE f.world OPERATOR(pg_catalog.=) w.world)) ELSE w.file END", ext, f) :
+		pstrdup("w.file");
+	/* the frames of the worlds settled go with their framed form */
+	char	   *drop = f ? psprintf(", dropped AS (DELETE FROM %s f USING gone g "
+									"WHERE f.world OPERATOR(pg_catalog.=) g.world) ", f) :
+		pstrdup(" ");
+	/* what a world keeps of its file: a framed form's frames count too */
+	char	   *size = f ? psprintf(" OPERATOR(pg_catalog.+) COALESCE((SELECT pg_catalog.sum(pg_catalog.octet_length(f.frame))"
+									"::pg_catalog.int4 FROM %s f WHERE f.world OPERATOR(pg_catalog.=) w.world), 0)", f) :
+		pstrdup("");
 	char	   *q = psprintf(
 		"WITH cold AS MATERIALIZED ("
-		" SELECT w.world, pg_catalog.octet_length(w.file) AS n FROM %1$s w"
+		" SELECT w.world, pg_catalog.octet_length(w.file)%6$s AS n FROM %1$s w"
 		" WHERE w.file IS NOT NULL"
 		/*
-		 * a version-13 file a load can write again, in its hot form (SLHF,
-		 * version 1) or as it came; another is a world no v13 file holds
+		 * a version-13 file a load can write again, in its framed (SLFR) or
+		 * hot (SLHF) form, or as it came; another is a world no v13 file
+		 * holds. The predicate of the worlds table's index <name>_warm
+		 * (slime_settle_index), word for word: that index finds them.
 		 */
-		"  AND (pg_catalog.substring(w.file, 1, 8) OPERATOR(pg_catalog.=) '\\x534c484601b10b0d'::pg_catalog.bytea"
+		"  AND (pg_catalog.substring(w.file, 1, 8) OPERATOR(pg_catalog.=) '\\x534c465201b10b0d'::pg_catalog.bytea"
+		"   OR pg_catalog.substring(w.file, 1, 8) OPERATOR(pg_catalog.=) '\\x534c484601b10b0d'::pg_catalog.bytea"
 		"   OR pg_catalog.substring(w.file, 1, 3) OPERATOR(pg_catalog.=) '\\xb10b0d'::pg_catalog.bytea)"
 		"  AND (w.holder IS NULL OR w.expires OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp())"
 		"  AND NOT EXISTS (SELECT 1 FROM %2$s s WHERE s.world OPERATOR(pg_catalog.=) w.world"
 		"                   AND s.saved_at OPERATOR(pg_catalog.>) $1)"
 		" LIMIT $2 FOR NO KEY UPDATE OF w SKIP LOCKED), "
-		"gone AS (UPDATE %1$s w SET file = %3$s.slime_loader_file_cold(w.file,"
+		"gone AS (UPDATE %1$s w SET file = %3$s.slime_loader_file_cold(%4$s,"
 		"   (SELECT s.data FROM %2$s s WHERE s.world OPERATOR(pg_catalog.=) w.world"
 		"     AND s.save OPERATOR(pg_catalog.=) w.saves))"
 		" FROM cold c"
 		" WHERE w.world OPERATOR(pg_catalog.=) c.world AND w.file IS NOT NULL"
 		"  AND (w.holder IS NULL OR w.expires OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp())"
-		" RETURNING c.n, COALESCE(pg_catalog.octet_length(w.file), 0) AS m, w.world, w.saves) "
+		" RETURNING c.n, COALESCE(pg_catalog.octet_length(w.file), 0) AS m, w.world, w.saves)%5$s"
 		"SELECT pg_catalog.count(*), COALESCE(pg_catalog.sum(n), 0)::pg_catalog.int8,"
 		" COALESCE(pg_catalog.sum(m), 0)::pg_catalog.int8,"
 		/* the chunks of their newest saves, each world's after a NULL, for slime_settle_gather */
@@ -93,7 +112,7 @@ settle_cold_files(Oid saves, Oid worlds, const char *ext, Datum cutoff, int32 ba
 		"     WHERE s.world OPERATOR(pg_catalog.=) g.world AND s.save OPERATOR(pg_catalog.=) g.saves)))"
 		"    WITH ORDINALITY) r(h, i))"
 		" FROM gone",
-		w, s, ext);
+		w, s, ext, file, drop, size);
 	Oid			types[2] = {TIMESTAMPTZOID, INT4OID};
 	Datum		args[2] = {cutoff, Int32GetDatum(batch)};
 	bool		isnull;

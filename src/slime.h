@@ -152,6 +152,7 @@ bool		slime_loader_checked(const uint8_t hash[32]);
 
 /* The <name>_worlds table of the saves table tbl, InvalidOid when either is missing (lguard.c). */
 Oid			slime_loader_worlds_of(Oid tbl);
+Oid			slime_loader_frames_of(Oid tbl);
 
 /* The <name>_worlds table of the saves table tbl; raise when there is none (lguard.c). */
 Oid			slime_loader_worlds_required(Oid tbl);
@@ -294,6 +295,14 @@ bytea	   *slime_loader_hot(const uint8_t *file, size_t len);
  */
 bytea	   *slime_loader_kept_file(Datum kept, Datum world, Oid tbl, const char *name,
 									MemoryContext cxt);
+
+/*
+ * The file a load gives back from a framed form (dir) and the n frames
+ * (key[i], frame[i]) the load read with it, allocated in cxt; damage
+ * raises data_corrupted naming the loader tbl and world name (keptfile.c).
+ */
+bytea	   *slime_loader_framed_file(bytea *dir, bytea *const *key, bytea *const *frame, int n,
+									  Oid tbl, const char *name, MemoryContext cxt);
 
 /* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
 Datum		slime_to_slimefile(PG_FUNCTION_ARGS);

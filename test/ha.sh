@@ -55,7 +55,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SLIME_DEPS+=(patroni etcd-server etcd-client pgbouncer curl jq default-jdk-headless libpostgresql-jdbc-java junit5)
+SLIME_DEPS+=(patroni etcd-server etcd-client pgbouncer curl jq default-jdk-headless libpostgresql-jdbc-java junit5 libzstd-jni-java)
 slime_install_deps
 slime_build_install
 make -s java PG_CONFIG="$SLIME_PG_CONFIG"

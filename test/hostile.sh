@@ -89,8 +89,8 @@ SELECT slime_loader_create('hostile_ldr');
 SELECT slime_lease_acquire('hostile_ldr', 'w', 'hostile', '1 hour');
 SELECT slime_loader_save('hostile_ldr', 'w', 1, data) FROM seed_files WHERE kind = 'slimefile' ORDER BY id DESC LIMIT 1;
 SELECT slime_lease_release('hostile_ldr', 'w', 1);
--- the hot form a save keeps (the file and its checksum), and what a load may give
-INSERT INTO seed_files (kind, data) SELECT 'hot', file FROM hostile_ldr_worlds WHERE substring(file FOR 4) = 'SLHF';
+-- the form a save keeps (framed: its directory; hot: the file and its checksum), and what a load may give
+INSERT INTO seed_files (kind, data) SELECT 'hot', file FROM hostile_ldr_worlds WHERE substring(file FOR 4) IN ('SLHF', 'SLFR');
 INSERT INTO kept_files SELECT 'hot', md5(slime_loader_load('hostile_ldr', 'w'));
 INSERT INTO kept_files SELECT 'value', md5(slime_to_slimefile(s.data))
 FROM hostile_ldr s JOIN hostile_ldr_worlds w ON w.world = s.world AND w.saves = s.save;

@@ -2,7 +2,7 @@
 # test/java.sh — the AdvancedSlimePaper loader (clients/java).
 #
 # Installs the Debian packages it needs (default-jdk-headless,
-# libpostgresql-jdbc-java, junit5), builds build/java/slime-asp-loader.jar
+# libpostgresql-jdbc-java, junit5, libzstd-jni-java: zstd-jni, the library ASP reads with), builds build/java/slime-asp-loader.jar
 # (make java: javac and jar, against the test-only copy of ASP's API),
 # starts a throwaway cluster that also listens on 127.0.0.1 (JDBC has no
 # unix sockets) and runs the JUnit 5 tests (make java-test, Debian's console
@@ -18,7 +18,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SLIME_DEPS+=(default-jdk-headless libpostgresql-jdbc-java junit5)
+SLIME_DEPS+=(default-jdk-headless libpostgresql-jdbc-java junit5 libzstd-jni-java)
 slime_install_deps
 slime_build_install
 SLIME_CORPUS=$(slime_corpus)

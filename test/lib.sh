@@ -107,6 +107,25 @@ slime_build_tool() {
         { echo "ERROR: make tool (build/slimetool) failed" >&2; return 1; }
 }
 
+# slime_java_bench_prepare OUTDIR SRC...: what a Java benchmark of the
+# loader needs (test/bench): the JDK, pgJDBC, JUnit 5 and zstd-jni from
+# Debian, the extension built and installed, the corpus (SLIME_CORPUS,
+# exported), the loader's test classes (for their helpers, not run), and
+# SRC... compiled into OUTDIR; the classpath in SLIME_JAVA_CP.
+slime_java_bench_prepare() {
+    local out=$1
+    shift
+    SLIME_DEPS+=(default-jdk-headless libpostgresql-jdbc-java junit5 libzstd-jni-java)
+    slime_install_deps >&2
+    slime_build_install >&2
+    SLIME_CORPUS=$(slime_corpus)
+    export SLIME_CORPUS
+    (cd "$SLIME_ROOT" && make -s java-test PG_CONFIG="$SLIME_PG_CONFIG" SLIME_JAVA_RUN=0 >&2)
+    SLIME_JAVA_CP=$(cd "$SLIME_ROOT" && make -s --no-print-directory java-classpath PG_CONFIG="$SLIME_PG_CONFIG")
+    rm -rf "$out"
+    javac --release 17 -cp "$SLIME_JAVA_CP" -d "$out" "$@"
+}
+
 # ---- corpus -----------------------------------------------------------------
 # Prints the absolute path of the shared corpus (SLIME_CORPUS overrides
 # ../shared/corpus); loud error and status 1 when it is missing.

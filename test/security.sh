@@ -258,7 +258,7 @@ SET search_path = alice, public;
 SELECT slime_loader_create('arena');
 SELECT slime_lease_acquire('arena', 'sky', 'server-c', '1 min');
 SELECT slime_loader_save('arena', 'sky', 1, slime_to_slimefile(chunk(14)));
-SELECT slime_loader_load('arena', 'sky') = slime_to_slimefile(chunk(14));
+SELECT slime_from_slimefile(slime_loader_load('arena', 'sky')) = slime_from_slimefile(slime_to_slimefile(chunk(14)));
 SELECT slime_lease_renew('arena', 'sky', 1, '1 min');
 SELECT slime_loader_rollback('arena', 'sky', 1, 1);
 SELECT count(*) FROM arena WHERE world = 'sky';
@@ -295,7 +295,7 @@ case "$err" in *'is not held by token 1'*) result OK "bob cannot delete the worl
     *) result FAIL "bob's delete with carol's token: $err" ;; esac
 check "carol's lease, saves and file are as she left them" "3 t t" \
     "$(echo $(as carol -At -c "SELECT slime_loader_save('alice.arena', 'sky', 1, slime_to_slimefile(chunk(16)))" \
-        -c "SELECT slime_loader_load('alice.arena', 'sky') = slime_to_slimefile(chunk(16))" \
+        -c "SELECT slime_from_slimefile(slime_loader_load('alice.arena', 'sky')) = slime_from_slimefile(slime_to_slimefile(chunk(16)))" \
         -c "SELECT slime_lease_release('alice.arena', 'sky', 1)"))"
 # the functions run as alice (the loader's owner), never as the server: her
 # trigger on arena_worlds records who ran it
@@ -436,7 +436,7 @@ out=$(PGOPTIONS="-c statement_timeout=3s" as bob -At -c "SELECT slime_loader_sav
     result FAIL "bob's loader save behind alice's open transaction: $out"
 check "his values keep that chunk inline, and read" "0|t 0|t" \
     "$(echo $(q bob "SELECT slime_info(w) ->> 'store_refs', slime_verify(w) FROM bob.isles") \
-            $(q bob "SELECT slime_info(data) ->> 'store_refs', slime_loader_load('bob.ldr', 'w') = slime_to_slimefile(chunk(32)) FROM bob.ldr"))"
+            $(q bob "SELECT slime_info(data) ->> 'store_refs', slime_from_slimefile(slime_loader_load('bob.ldr', 'w')) = slime_from_slimefile(slime_to_slimefile(chunk(32))) FROM bob.ldr"))"
 psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
     WHERE application_name = 'slime_security_a30'" >/dev/null
 check "once alice is gone (her transaction rolled back), bob's values still read" "t t" \

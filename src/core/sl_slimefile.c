@@ -22,13 +22,14 @@ int
 sl_slimefile_read(const uint8_t *file, size_t len, const sl_limits *lim, sl_builder *b,
 				  sl_slimefile_info *info, sl_err *err)
 {
-	return sl_slimefile_read_memo(file, len, lim, b, info, NULL, NULL, err);
+	return sl_slimefile_read_memo(file, len, lim, b, info, NULL, NULL, NULL, err);
 }
 
 /* Read a slime file into the builder, reusing the chunk records memo knows. */
 int
 sl_slimefile_read_memo(const uint8_t *file, size_t len, const sl_limits *lim, sl_builder *b,
-					   sl_slimefile_info *info, const sl_lmemo *memo, sl_lmemo *out, sl_err *err)
+					   sl_slimefile_info *info, const sl_lmemo *memo, sl_lmemo *out, sl_buf *chunk_block,
+					   sl_err *err)
 {
 	sf			s;
 	sl_slimefile_info dummy;
@@ -54,6 +55,7 @@ sl_slimefile_read_memo(const uint8_t *file, size_t len, const sl_limits *lim, sl
 	s.dv = SL_NO_DV;
 	s.memo = memo;
 	s.memo_out = out;
+	s.chunk_block = chunk_block;
 	f.p = file;
 	f.len = len;
 	f.pos = 0;

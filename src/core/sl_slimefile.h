@@ -72,11 +72,14 @@ int			sl_slimefile_read(const uint8_t *file, size_t len, const sl_limits *lim,
  * it became instead of being read again; every record read is noted in out
  * (its context set; converted records not yet known, see
  * sl_lmemo_store_chunks). Files of other versions are read as
- * sl_slimefile_read reads them and leave out empty.
+ * sl_slimefile_read reads them and leave out empty. chunk_block (may be
+ * NULL) receives a version-13 file's decompressed chunk block, whose
+ * records out notes in order (a loader's framed form, sl_sfframes.h).
  */
 int			sl_slimefile_read_memo(const uint8_t *file, size_t len, const sl_limits *lim,
 								   sl_builder *b, sl_slimefile_info *info,
-								   const sl_lmemo *memo, sl_lmemo *out, sl_err *err);
+								   const sl_lmemo *memo, sl_lmemo *out, sl_buf *chunk_block,
+								   sl_err *err);
 
 /*
  * Write an open value as a version-13 slime file appended to out, its two

@@ -949,6 +949,8 @@ sl_sf_read_v10_13(sf *s, rd *f)
 		(edoc && sl_sf_place_list(s, f, e_at, "entities", edoc, "entities", 1, &s->ents, &s->nents)))
 		return -1;
 
+	if (s->chunk_block && s->version == 13 && sl_buf_put(s->chunk_block, cdata, clen, s->err))
+		return -1;
 	c.p = cdata;
 	c.len = clen;
 	c.area = "chunk data";

@@ -60,6 +60,7 @@ typedef struct sf
 	sl_nbt	   *orphans;		/* list of entities whose chunk is absent */
 	const sl_lmemo *memo;		/* chunk records seen before (a loader's save), or NULL */
 	sl_lmemo   *memo_out;		/* the records of this file, or NULL */
+	sl_buf	   *chunk_block;	/* a copy of a v13 file's raw chunk block, or NULL */
 } sf;
 
 /* The cursor (sl_slimefile_base.c): each reads at r->pos and fails naming the field and its offset. */

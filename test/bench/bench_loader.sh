@@ -13,17 +13,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 cd "$SLIME_ROOT"
 
-SLIME_DEPS+=(default-jdk-headless libpostgresql-jdbc-java junit5)
-slime_install_deps >&2
-slime_build_install >&2
-SLIME_CORPUS=$(slime_corpus)
-export SLIME_CORPUS
-
-# the test classes (for their helpers) without running the tests
-make -s java-test PG_CONFIG="$SLIME_PG_CONFIG" SLIME_JAVA_RUN=0 >&2
-cp=$(make -s --no-print-directory java-classpath PG_CONFIG="$SLIME_PG_CONFIG")
-rm -rf build/java/bench-classes
-javac --release 17 -cp "$cp" -d build/java/bench-classes test/bench/LoaderBench.java test/bench/IslandBench.java
+slime_java_bench_prepare build/java/bench-classes test/bench/LoaderBench.java test/bench/IslandBench.java
+cp=$SLIME_JAVA_CP
 # Twice, each on a cluster of its own: first durable, as users run it (fsync,
 # synchronous_commit and full_page_writes on: every save waits for its WAL
 # flush), then with all three off, as the test clusters run (the CPU-bound

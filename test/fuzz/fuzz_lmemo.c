@@ -71,7 +71,7 @@ read_memo(const uint8_t *file, size_t len, const sl_lmemo *memo, uint8_t hash[32
 	memset(&out, 0, sizeof(out));
 	memo_out->len = 0;
 	*reused = 0;
-	rc = sl_slimefile_read_memo(file, len, &fuzz_limits, &b, NULL, memo, &out, &err);
+	rc = sl_slimefile_read_memo(file, len, &fuzz_limits, &b, NULL, memo, &out, NULL, &err);
 	for (size_t i = 0; rc == 0 && i < out.n; i++)
 		*reused += out.e[i].known;
 	if (rc == 0)

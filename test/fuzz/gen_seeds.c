@@ -1216,7 +1216,7 @@ gen_lmemo(void)
 		sfg_assemble(&f, SIZE_MAX, &file);
 		memset(&b, 0, sizeof(b));
 		memset(&out, 0, sizeof(out));
-		if (sl_slimefile_read_memo(file.data, file.len, NULL, &b, NULL, NULL, &out, &err) ||
+		if (sl_slimefile_read_memo(file.data, file.len, NULL, &b, NULL, NULL, &out, NULL, &err) ||
 			sl_lmemo_store_chunks(&b, &out, 1, NULL, put_no_entry, NULL, &err) ||
 			sl_lmemo_encode(&out, &m, &err))
 			die("memo", &err);
@@ -1233,6 +1233,34 @@ gen_lmemo(void)
 		sl_buf_free(&m);
 		sfg_free(&f);
 	}
+}
+
+/*
+ * Version-13 files for fuzz_sfframes (u8 what, u16le where, the file): a
+ * directory byte damaged at a few places, a frame byte damaged.
+ */
+static void
+gen_sfframes(void)
+{
+	const uint8_t sel[4][3] = {{0, 0, 0}, {2, 0, 21}, {4, 1, 0}, {1, 0, 9}};
+	sfg_file	f;
+	sl_buf		file = {0};
+
+	sfg_v13(&f);
+	sfg_assemble(&f, SIZE_MAX, &file);
+	for (int i = 0; i < 4; i++)
+	{
+		sl_buf		o = {0};
+		char		name[64];
+
+		sl_buf_put(&o, sel[i], 3, NULL);
+		sl_buf_put(&o, file.data, file.len, NULL);
+		snprintf(name, sizeof(name), "gen-v13-%s-%d", sel[i][0] & 1 ? "frame" : "directory", i);
+		put_buf("sfframes", name, &o);
+		sl_buf_free(&o);
+	}
+	sl_buf_free(&file);
+	sfg_free(&f);
 }
 
 int
@@ -1264,6 +1292,7 @@ main(int argc, char **argv)
 	gen_pack();
 	gen_slimefiles();
 	gen_lmemo();
+	gen_sfframes();
 	for (int i = 2; i < argc; i++)
 		from_region(argv[i], i - 2);
 	sl_buf_free(&w);

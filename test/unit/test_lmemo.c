@@ -91,7 +91,7 @@ memo_read(const sl_buf *file, const sl_lmemo *memo, uint8_t hash[32], sl_buf *me
 	memset(&b, 0, sizeof(b));
 	memset(&out, 0, sizeof(out));
 	*reused = *stored = 0;
-	rc = sl_slimefile_read_memo(file->data, file->len, NULL, &b, NULL, memo, &out, &err);
+	rc = sl_slimefile_read_memo(file->data, file->len, NULL, &b, NULL, memo, &out, NULL, &err);
 	for (size_t i = 0; rc == 0 && i < out.n; i++)
 		*reused += out.e[i].known;
 	if (rc == 0)

@@ -3,8 +3,11 @@ package dev.slime.asp;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.github.luben.zstd.Zstd;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -113,6 +116,48 @@ final class Db {
     /** The slime file version in a file's header (bytes 2-3). */
     static int slimeVersion(byte[] file) {
         return file[2] & 0xff;
+    }
+
+    /**
+     * The blocks of a version-13 slime file as AdvancedSlimePaper's reader
+     * gets them: the 8-byte header, then the chunk block and the extra block,
+     * each decompressed with one Zstd.decompress(dst, src) of zstd-jni into
+     * the raw length the file declares (v13SlimeWorldDeSerializer). A load
+     * gives the chunk block as several frames back to back (the loader's
+     * framed form), which that one call must read whole.
+     */
+    static byte[][] aspBlocks(byte[] file) {
+        ByteBuffer in = ByteBuffer.wrap(file);
+        byte[] head = new byte[8];
+        in.get(head);
+        byte[][] blocks = new byte[3][];
+        blocks[0] = head;
+        for (int b = 1; b <= 2; b++) {
+            byte[] src = new byte[in.getInt()];
+            byte[] dst = new byte[in.getInt()];
+            in.get(src);
+            long n = Zstd.decompress(dst, src);
+            if (n != dst.length)
+                fail("block " + b + ": Zstd.decompress gave " + n + " bytes of the " + dst.length + " declared");
+            blocks[b] = dst;
+        }
+        if (in.hasRemaining())
+            fail(in.remaining() + " bytes after the extra block");
+        return blocks;
+    }
+
+    /**
+     * Whether two version-13 slime files are the same file to ASP: the same
+     * header and the same raw chunk and extra blocks, read through zstd-jni as
+     * ASP reads them (so every field ASP reads is the same); their zstd
+     * frames may differ.
+     */
+    static boolean sameFile(byte[] a, byte[] b) {
+        byte[][] x = aspBlocks(a), y = aspBlocks(b);
+        for (int i = 0; i < 3; i++)
+            if (!Arrays.equals(x[i], y[i]))
+                return false;
+        return true;
     }
 
     /**

@@ -111,6 +111,8 @@ class MigrationTest {
                     + table + " WHERE world = ?", given, w.getKey()), w.getKey() + ": the save is not the file's value");
             if (Db.slimeVersion(back) == 13 && Db.slimeVersion(given) != 13)
                 assertTrue(Db.sameWorld(given, back), w.getKey() + ": the world read back differs");
+            else if (Db.slimeVersion(given) == 13)
+                assertTrue(Db.sameFile(given, back), w.getKey() + ": not the file given");
             else
                 assertArrayEquals(given, back, w.getKey() + ": not given back as it came");
         }

@@ -1,0 +1,128 @@
+/*
+ * fuzz_sfframes.c - libFuzzer target for the framed form of a loader's kept
+ * file (sl_sfframes, issue #34), differential.
+ *
+ * Input: u8 what, u16le where, then a slime file.
+ *
+ * Invariants, for every version-13 file the reader accepts:
+ *   - its framed form builds, and the file the form gives back has the
+ *     file's header, raw chunk block (the frames decoded as one stream, as
+ *     ASP's one Zstd.decompress does) and extra block;
+ *   - built again with its own directory as the previous one, it makes no
+ *     frame and the same directory;
+ *   - damaged, it gives nothing else: one byte of the directory changed
+ *     (what even: the byte at where mod its length) fails to open, one byte
+ *     of a frame changed (what odd) fails to assemble.
+ */
+#include "fuzz_common.h"
+
+#include <zstd.h>
+
+#include "sl_build.h"
+#include "sl_lmemo.h"
+#include "sl_sfframes.h"
+#include "sl_slimefile.h"
+
+/* The frames of one build, found by key (sl_sffr_find_fn). */
+static int
+find_built(void *ctx, const uint8_t key[SL_SFFR_KEY], const uint8_t **data, size_t *len, sl_err *err)
+{
+	const sl_sffr_built *b = ctx;
+
+	for (uint32_t i = 0; i < b->nnew; i++)
+	{
+		const sl_sffr_frame *f = &b->f[b->news[i].index];
+
+		if (memcmp(f->key, key, SL_SFFR_KEY) == 0)
+		{
+			*data = b->bytes.data + b->news[i].off;
+			*len = f->clen;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *file = data + 3;
+	size_t		len = size - 3;
+	sl_builder	b;
+	sl_lmemo	out;
+	sl_buf		raw = {0},
+				back = {0};
+	sl_slimefile_info info;
+	sl_sffr_built fr,
+				again;
+	sl_sffr_dir d;
+	size_t	   *ends;
+	size_t		at = 4;
+	sl_err		err;
+	uint8_t    *dec;
+
+	if (size < 3)
+		return 0;
+	memset(&b, 0, sizeof(b));
+	memset(&out, 0, sizeof(out));
+	if (sl_slimefile_read_memo(file, len, &fuzz_limits, &b, &info, NULL, &out, &raw, &err) || info.version != 13)
+		goto done;
+	ends = sl_alloc(sizeof(size_t) * (out.n ? out.n : 1));
+	for (size_t i = 0; i < out.n; i++)
+		ends[i] = (at += out.e[i].rec_len);
+	if (sl_sffr_build(file, len, raw.data, raw.len, ends, out.n, NULL, 1, &fr, &err))
+	{
+		fuzz_check_any_err(&err);
+		FUZZ_CHECK(err.code == SL_ERR_LIMIT || err.code == SL_ERR_NOMEM, "a file read is not framed: %s", err.msg);
+		sl_free(ends);
+		goto done;
+	}
+	/* what it gives back is the file */
+	FUZZ_CHECK(sl_sffr_open(fr.dir.data, fr.dir.len, &d, &err) == 0, "own directory: %s", err.msg);
+	FUZZ_CHECK(sl_sffr_assemble(&d, find_built, &fr, &back, &err) == 0, "own frames: %s", err.msg);
+	FUZZ_CHECK(back.len >= 16 && memcmp(back.data, file, 8) == 0, "header");
+	dec = sl_alloc(raw.len + 1);
+	FUZZ_CHECK(ZSTD_decompress(dec, raw.len + 1, back.data + 16, sl_get_u32be(back.data + 8)) == raw.len &&
+			   sl_get_u32be(back.data + 12) == raw.len && memcmp(dec, raw.data, raw.len) == 0,
+			   "the frames do not decode to the chunk block");
+	sl_free(dec);
+	{
+		size_t		xa = 16 + sl_get_u32be(file + 8),
+					xb = 16 + sl_get_u32be(back.data + 8);
+
+		FUZZ_CHECK(len - xa == back.len - xb && memcmp(file + xa, back.data + xb, len - xa) == 0, "extra block");
+	}
+	/* again, against itself: nothing new */
+	FUZZ_CHECK(sl_sffr_build(file, len, raw.data, raw.len, ends, out.n, &d, 1, &again, &err) == 0, "again: %s", err.msg);
+	FUZZ_CHECK(again.nnew == 0 && again.dir.len == fr.dir.len && memcmp(again.dir.data, fr.dir.data, fr.dir.len) == 0,
+			   "a second build of the same file differs");
+	sl_sffr_built_free(&again);
+	/* damaged: nothing else */
+	if ((data[0] & 1) == 0)
+	{
+		size_t		o = sl_get_u16be(data + 1) % fr.dir.len;
+		sl_sffr_dir dd;
+
+		fr.dir.data[o] ^= (uint8_t) (1 + (data[0] >> 1));
+		FUZZ_CHECK(sl_sffr_open(fr.dir.data, fr.dir.len, &dd, &err) != 0, "directory byte %zu damaged opens", o);
+		fr.dir.data[o] ^= (uint8_t) (1 + (data[0] >> 1));
+	}
+	else if (fr.bytes.len > 0)
+	{
+		size_t		o = sl_get_u16be(data + 1) % fr.bytes.len;
+
+		fr.bytes.data[o] ^= (uint8_t) (1 + (data[0] >> 1));
+		back.len = 0;
+		FUZZ_CHECK(sl_sffr_assemble(&d, find_built, &fr, &back, &err) != 0 && err.code == SL_ERR_CORRUPT,
+				   "frame byte %zu damaged assembles", o);
+	}
+	sl_sffr_dir_free(&d);
+	sl_sffr_built_free(&fr);
+	sl_free(ends);
+done:
+	sl_buf_free(&back);
+	sl_buf_free(&raw);
+	sl_lmemo_free(&out);
+	sl_builder_free(&b);
+	return 0;
+}
