@@ -229,6 +229,8 @@ keep_busy_inline(struct varlena *value, const put_list *puts, const bool *busy, 
 	struct varlena *r;
 
 	memset(&b, 0, sizeof(b));
+	/* the same chunks, some inline now: the value's summary is theirs still */
+	b.sum_manual = 1;
 	if (sl_value_open_mem(&v, (const uint8_t *) VARDATA(value), VARSIZE(value) - VARHDRSZ,
 						  slime_limits(), &err))
 		slime_raise(&err, false);
@@ -243,7 +245,7 @@ keep_busy_inline(struct varlena *value, const put_list *puts, const bool *busy, 
 								 &err))
 			slime_raise(&err, false);
 	}
-	if (sl_builder_add_world(&b, &v, &err))
+	if (sl_builder_add_world(&b, &v, &err) || sl_builder_sum_value(&b, &v, &err))
 		slime_raise(&err, false);
 	r = encode_value(&b, version);
 	sl_builder_free(&b);

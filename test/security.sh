@@ -424,23 +424,26 @@ as bob >/dev/null -c "CREATE TABLE bob.isles (w slime)" \
     -c "SELECT slime_track('bob.isles')" -c "SELECT slime_loader_create('ldr', 'bob')" \
     -c "SELECT slime_lease_acquire('bob.ldr', 'w', 'server-b', '10 min')"
 # alice saves chunks 30 and 32 (new to the store) and keeps her transaction
-# open; bob saves chunk 30 (and one of his own) the same two ways
+# open; bob saves chunk 30 (and one of his own) the same two ways, his
+# loader's file also holding chunk 31, which his save stores: a value of a
+# reference and a chunk kept inline, whose contents summary is checked
+# against the whole file's (slime.loader_verify is on)
 bg alice a30 "BEGIN; INSERT INTO alice.isles VALUES (chunk(30));
     SELECT slime_loader_save('alice.ldr', 'w', 1, slime_to_slimefile(chunk(32))); SELECT pg_sleep(12); COMMIT"
 wait_session a30
 out=$(PGOPTIONS="-c statement_timeout=3s" as bob -At -c "INSERT INTO bob.isles VALUES (chunk(30))" 2>&1) &&
     result OK "bob's save of a chunk alice's open transaction is storing finishes (statement_timeout 3 s; she sleeps 12 s)" ||
     result FAIL "bob's save behind alice's open transaction: $out"
-out=$(PGOPTIONS="-c statement_timeout=3s" as bob -At -c "SELECT slime_loader_save('bob.ldr', 'w', 1, slime_to_slimefile(chunk(32)))" 2>&1) &&
+out=$(PGOPTIONS="-c statement_timeout=3s" as bob -At -c "SELECT slime_loader_save('bob.ldr', 'w', 1, slime_to_slimefile(slime_merge(chunk(32), chunk(31))))" 2>&1) &&
     result OK "...and so does his loader save of another such chunk" ||
     result FAIL "bob's loader save behind alice's open transaction: $out"
-check "his values keep that chunk inline, and read" "0|t 0|t" \
-    "$(echo $(q bob "SELECT slime_info(w) ->> 'store_refs', slime_verify(w) FROM bob.isles") \
-            $(q bob "SELECT slime_info(data) ->> 'store_refs', slime_from_slimefile(slime_loader_load('bob.ldr', 'w')) = slime_from_slimefile(slime_to_slimefile(chunk(32))) FROM bob.ldr"))"
+check "his values keep that chunk inline (chunk 31 by reference), and read" "0|t 1|t|true" \
+    "$(echo $(q bob "SELECT slime_info(w) ->> 'store_refs', slime_verify(w) FROM bob.isles WHERE slime_info(w) ->> 'store_refs' = '0'") \
+            $(q bob "SELECT slime_info(data) ->> 'store_refs', slime_from_slimefile(slime_loader_load('bob.ldr', 'w')) = slime_from_slimefile(slime_to_slimefile(slime_merge(chunk(32), chunk(31)))), slime_info(data) ->> 'summary' FROM bob.ldr"))"
 psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
     WHERE application_name = 'slime_security_a30'" >/dev/null
 check "once alice is gone (her transaction rolled back), bob's values still read" "t t" \
-    "$(echo $(q bob "SELECT slime_verify_refs(w) FROM bob.isles") $(q bob "SELECT slime_verify_refs(data) FROM bob.ldr"))"
+    "$(echo $(q bob "SELECT bool_and(slime_verify_refs(w)) FROM bob.isles") $(q bob "SELECT slime_verify_refs(data) FROM bob.ldr"))"
 
 # ---- 11. a role's lock on its own tables and slime_gc() --------------------------
 slime_log "security: 11. alice locks her tables; slime_gc() collects the rest"
@@ -462,6 +465,8 @@ case "$out" in *alice.isles*) result FAIL "slime_gc() waited for alice's tracked
 psql -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
     WHERE application_name = 'slime_security_lock'" >/dev/null
 check "alice's tracked table still reads" "t" "$(q alice "SELECT bool_and(slime_verify_refs(w)) FROM alice.isles")"
+check "...and so do bob's table and loader" "t t" \
+    "$(echo $(q bob "SELECT bool_and(slime_verify_refs(w)) FROM bob.isles") $(q bob "SELECT slime_verify_refs(data) FROM bob.ldr"))"
 
 # ---- 9. a backup made without superuser ----------------------------------------
 slime_log "security: 9. alice backs up her schema without superuser"
