@@ -251,6 +251,17 @@ settle_rows(FunctionCallInfo fcinfo, int q, int nargs, Oid *types, Datum *args, 
 			old_packs[nold++] = from;
 			d = (bytea *) slime_pack_read(ext, DatumGetInt64(from), (struct varlena *) d, GetActiveSnapshot(),
 										  NULL, true, NULL, NULL);
+			/*
+			 * no such pack under this statement's snapshot: the row was
+			 * packed and made unsettled again since it was taken (the lock
+			 * gave its newest version). It is left to the next settle, not
+			 * counted as an entry that fails its key.
+			 */
+			if (d == NULL)
+			{
+				nold--;
+				continue;
+			}
 		}
 		if (d == NULL ||
 			sl_store_entry_canonical((const uint8_t *) VARDATA_ANY(h), VARSIZE_ANY_EXHDR(h),
