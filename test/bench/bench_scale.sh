@@ -2,7 +2,7 @@
 # test/bench/bench_scale.sh
 #
 # A network's worth of islands (issue #32, part 3; test/bench/README.md,
-# section 18, once it has figures). Islands are made as a network makes them
+# section 18). Islands are made as a network makes them
 # (bench_scale_islands.sql: a 5x5-chunk template cut from a real 1.18+
 # region, four of them, 0-3 chunks varied per island, plus one chunk of
 # its own) and kept three ways, each in a database of its own store:
