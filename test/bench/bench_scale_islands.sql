@@ -40,6 +40,14 @@ CREATE TABLE tchunks AS
 SELECT t.t, c.x, c.z, slime_put_chunk(NULL, c.x, c.z, slime_chunk_nbt(t.world, c.x, c.z)) AS v
 FROM templates t, slime_chunks(t.world) c;
 ANALYZE templates, pool, tchunks;
+-- tracked, as a network's tables with slime values are: slime_gc() never reads them
+SELECT slime_track('templates');
+SELECT slime_track('tchunks');
+-- the templates' chunks in the store before the first island, as a network
+-- stores a template once: otherwise the fill's sessions store them at once,
+-- and a batch that finds them being stored by another keeps them inline
+-- (slime_store: it never waits), 150 KB more for each of its islands
+UPDATE templates SET world = slime_store(world);
 
 -- chunk NBT (a root compound) with ChunkBukkitValues {stamp: n} appended
 CREATE FUNCTION pdc(nbt bytea, n bigint) RETURNS bytea LANGUAGE sql IMMUTABLE STRICT AS $$
