@@ -78,8 +78,8 @@ flock -w 900 "$halock" || { echo "ha: another test/ha.sh holds /tmp/slime-ha.loc
 
 # ports: PostgreSQL P, Patroni's REST API P+1, etcd P+2 (clients) and P+3
 # (peers), pgbouncer P+4; the first base with none of them listened on
-listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
-for ((P = 56400; P < 56900; P += 10)); do
+listening() { slime_port_used "$1"; }
+for ((P = 26400; P < 26900; P += 10)); do
     listening $P || listening $((P + 1)) || listening $((P + 2)) || listening $((P + 3)) ||
         listening $((P + 4)) || break
 done
@@ -329,7 +329,7 @@ sed "s/@LEADER@/${ADDR[$L]}/" "$WORK/bouncer/pgbouncer.ini.in" >"$WORK/bouncer/p
 chown -R postgres:postgres "$WORK/bouncer"
 "${AS_PG[@]}" pgbouncer "$WORK/bouncer/pgbouncer.ini" >"$WORK/bouncer/stderr.log" 2>&1 &
 BOUNCER_PID=$!
-wait_for "pgbouncer listening" listening "$BP" || { cat "$WORK/bouncer/stderr.log"; exit 1; }
+wait_for "pgbouncer listening" slime_port_listening "$BP" || { cat "$WORK/bouncer/stderr.log"; exit 1; }
 
 # ---- the schema and the files the loader saves ----------------------------------
 NFILES=${SLIME_HA_FILES:-1500}

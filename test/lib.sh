@@ -163,6 +163,37 @@ slime_private_pg() {
     (cd "$dir$(cd "$("$SLIME_PG_CONFIG" --bindir)" && pwd -P)" && pwd)
 }
 
+# ---- TCP ports ----------------------------------------------------------------
+# Test servers take ports below the kernel's ephemeral range (32768-60999 by
+# default), where no outgoing connection's local end can sit.
+SLIME_PORT_BASE=${SLIME_PORT_BASE:-25432}
+
+# slime_port_used PORT: true when a TCP socket of this machine (a listener,
+# or either end of a connection) has PORT as its local port. Reads
+# /proc/net/tcp{,6}: needs no package.
+slime_port_used() {
+    awk -v p="$(printf ':%04X' "$1")" 'FNR > 1 && substr($2, length($2) - 4) == p { f = 1 }
+        END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# slime_port_listening PORT: true when a TCP listener has PORT
+slime_port_listening() {
+    awk -v p="$(printf ':%04X' "$1")" 'FNR > 1 && $4 == "0A" && substr($2, length($2) - 4) == p { f = 1 }
+        END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# slime_port_pick FROM: prints the first port from FROM on (200 tried) that
+# no TCP socket uses
+slime_port_pick() {
+    local port=$1
+    while [ "$port" -lt $(($1 + 200)) ]; do
+        slime_port_used "$port" || { echo "$port"; return 0; }
+        port=$((port + 1))
+    done
+    echo "no free TCP port in $1..$(($1 + 199))" >&2
+    return 1
+}
+
 # ---- throwaway cluster ------------------------------------------------------
 # slime_cluster_start [--keep]
 # initdb (as OS user postgres, trust auth) into a fresh /tmp/slime-pg.XXXXXX,
@@ -173,7 +204,7 @@ slime_private_pg() {
 # Without --keep, the cluster is stopped and removed on EXIT.
 # shellcheck disable=SC2120  # --keep is for the callers in other scripts
 slime_cluster_start() {
-    local keep=0 tmp port lockfd
+    local keep=0 tmp port lockfd try
     [ "${1:-}" = --keep ] && keep=1
     id postgres >/dev/null 2>&1 || { echo "no OS user 'postgres' (install postgresql-15)" >&2; return 1; }
 
@@ -188,24 +219,10 @@ slime_cluster_start() {
         -E UTF8 --locale=C -N >"$tmp/initdb.log" 2>&1 ||
         { cat "$tmp/initdb.log" >&2; return 1; }
 
-    # The socket lives in our own dir, so the port only has to avoid TCP
-    # listeners and lock files in case someone looks; pick the first free.
-    # Suites run side by side (test/run-all.sh): a port is chosen and taken
-    # (the server listening) under one lock; unix-socket-only clusters may
-    # share a port, each socket being in its own directory
-    exec {lockfd}>/tmp/slime-ports.lock
-    flock "$lockfd"
-    port=55432
-    while [ $port -lt 55632 ]; do
-        if ! ss -Hltn "sport = :$port" 2>/dev/null | grep -q . &&
-           [ ! -e "/tmp/.s.PGSQL.$port" ]; then break; fi
-        port=$((port + 1))
-    done
     cat >>"$PGDATA/postgresql.conf" <<EOF
 
 # ---- slime throwaway test cluster ----
 listen_addresses = '${SLIME_PG_LISTEN:-}'
-port = $port
 unix_socket_directories = '$tmp'
 shared_preload_libraries = ''
 fsync = off
@@ -215,13 +232,28 @@ max_wal_size = 1GB
 slime.loader_verify = ${SLIME_LOADER_VERIFY:-on}
 ${SLIME_PG_CONF:-}
 EOF
-    # (the server must not inherit the lock's descriptor: it would hold the
-    # lock for as long as it runs)
-    (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$PGDATA" \
-        -l "$tmp/server.log" -w -t 60 start >/dev/null {lockfd}>&-) || {
+    # The socket lives in our own dir, so the port only has to avoid TCP
+    # sockets. Suites run side by side (test/run-all.sh): a port is chosen
+    # and taken (the server listening) under one lock. A connection's local
+    # end can still take a port between the choice and the bind: then the
+    # next port is tried (the last "port =" line wins)
+    exec {lockfd}>/tmp/slime-ports.lock
+    flock "$lockfd"
+    port=$SLIME_PORT_BASE
+    for try in 1 2 3 4 5; do
+        port=$(slime_port_pick "$port") || { exec {lockfd}>&-; return 1; }
+        echo "port = $port" >>"$PGDATA/postgresql.conf"
+        # (the server must not inherit the lock's descriptor: it would hold
+        # the lock for as long as it runs)
+        (cd / && runuser -u postgres -- "$SLIME_PG_BIN/pg_ctl" -D "$PGDATA" \
+            -l "$tmp/server.log" -w -t 60 start >/dev/null {lockfd}>&-) && break
+        if [ $try -lt 5 ] && grep -q 'Address already in use' "$tmp/server.log"; then
+            port=$((port + 1))
+            continue
+        fi
         exec {lockfd}>&-
         echo "pg_ctl start failed; server log:" >&2; cat "$tmp/server.log" >&2; return 1
-    }
+    done
     exec {lockfd}>&-
     export PGHOST=$tmp PGPORT=$port PGUSER=postgres PGDATABASE=postgres
     echo "cluster: PGHOST=$PGHOST PGPORT=$PGPORT (log $tmp/server.log)" >&2
@@ -371,12 +403,7 @@ slime_standby_start() {
     chmod 755 "$tmp"
     chown postgres:postgres "$tmp"
     slime_on_exit "slime_cluster_stop '$tmp'"
-    port=$((SLIME_NODE_PORT[$primary] + 1))
-    while [ $port -lt 55632 ]; do
-        if ! ss -Hltn "sport = :$port" 2>/dev/null | grep -q . &&
-           [ ! -e "/tmp/.s.PGSQL.$port" ]; then break; fi
-        port=$((port + 1))
-    done
+    port=$(slime_port_pick $((SLIME_NODE_PORT[$primary] + 1))) || return 1
     runuser -u postgres -- "$SLIME_PG_BIN/pg_basebackup" -D "$tmp/data" -R -X stream -c fast -N \
         -d "host=${SLIME_NODE_HOST[$primary]} port=${SLIME_NODE_PORT[$primary]} user=postgres application_name=$name" \
         >"$tmp/basebackup.log" 2>&1 || { cat "$tmp/basebackup.log" >&2; return 1; }

@@ -81,7 +81,7 @@ STATE0=$(state)
 
 # ---- the server ---------------------------------------------------------------
 port=18080
-while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do port=$((port + 1)); done
+port=$(slime_port_pick "$port")
 BASE=http://127.0.0.1:$port
 ./build/slimetool map-server --dsn "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=slime_map" \
     --table worlds --key name --column world --listen "127.0.0.1:$port" --threads 4 \
@@ -220,7 +220,7 @@ while read -r p; do curl -s -o "$WORK/seq/$(echo "$p" | tr / _)" "$BASE$p"; done
 
 # a second server over a table keyed by integers (schema-qualified name)
 port2=$((port + 1))
-while ss -Hltn "sport = :$port2" 2>/dev/null | grep -q .; do port2=$((port2 + 1)); done
+port2=$(slime_port_pick "$port2")
 ./build/slimetool map-server --dsn "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=slime_map" \
     --table public.numbered --key id --column world --listen "127.0.0.1:$port2" --threads 2 \
     2>"$WORK/server2.log" &
@@ -276,7 +276,7 @@ slime_log "webmap: 600 slow clients and slow tiles for 25 s"
     echo "GRANT SELECT ON attack.worlds TO slime_map;"
 } | slime_psql >/dev/null
 port3=$((port2 + 1))
-while ss -Hltn "sport = :$port3" 2>/dev/null | grep -q .; do port3=$((port3 + 1)); done
+port3=$(slime_port_pick "$port3")
 ./build/slimetool map-server --dsn "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=slime_map" \
     --table attack.worlds --key name --column world --listen "127.0.0.1:$port3" --query-timeout 5 \
     2>"$WORK/server3.log" &

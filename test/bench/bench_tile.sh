@@ -50,7 +50,7 @@ done
 echo
 echo "== (ii) map-server: the zoom 0 tiles of ${REGIONS[0]%% *} over HTTP (curl time_total)"
 port=18180
-while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do port=$((port + 1)); done
+port=$(slime_port_pick "$port")
 "$SLIME_ROOT/build/slimetool" map-server --dsn "" --table tilebench --key name --column world \
     --listen "127.0.0.1:$port" --threads 4 2>"$WORK/server.log" &
 server=$!
