@@ -265,32 +265,35 @@ find_row(void *ctx, const uint8_t key[SL_SFFR_KEY], const uint8_t **data, size_t
 	return 0;
 }
 
+/* Take a frame row of key (klen bytes; another length than SL_SFFR_KEY is no frame) and its bytes. */
+static void
+add_row(framed_rows *rows, const uint8_t *key, size_t klen, const uint8_t *data, size_t len)
+{
+	if (klen != SL_SFFR_KEY)
+		return;
+	rows->r[rows->n].key = key;
+	rows->r[rows->n].data = data;
+	rows->r[rows->n].len = len;
+	rows->n++;
+}
+
 /*
- * The file of a framed form: directory dir, and n frames (key[i] its
- * SL_SFFR_KEY bytes, frame[i] its bytes; a key of another length is no
- * frame). Appended to out; err as sl_sffr_assemble gives it.
+ * The file of a framed form: directory dir, and its frames' rows (sorted
+ * here). Appended to out; err as sl_sffr_assemble gives it. Frees rows.
  */
 static int
-assemble_framed(bytea *dir, bytea *const *key, bytea *const *frame, int n, sl_buf *out, sl_err *err)
+assemble_framed(bytea *dir, framed_rows *rows, sl_buf *out, sl_err *err)
 {
 	sl_sffr_dir d;
-	framed_rows rows = {palloc(sizeof(framed_row) * (n ? n : 1)), 0};
-	int			rc;
+	int			rc = -1;
 
-	for (int i = 0; i < n; i++)
-		if (VARSIZE_ANY_EXHDR(key[i]) == SL_SFFR_KEY)
-		{
-			rows.r[rows.n].key = (const uint8_t *) VARDATA_ANY(key[i]);
-			rows.r[rows.n].data = (const uint8_t *) VARDATA_ANY(frame[i]);
-			rows.r[rows.n].len = VARSIZE_ANY_EXHDR(frame[i]);
-			rows.n++;
-		}
-	qsort(rows.r, rows.n, sizeof(framed_row), cmp_row);
-	if (sl_sffr_open((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir), &d, err))
-		return -1;
-	rc = sl_sffr_assemble(&d, find_row, &rows, out, err);
-	sl_sffr_dir_free(&d);
-	pfree(rows.r);
+	qsort(rows->r, rows->n, sizeof(framed_row), cmp_row);
+	if (sl_sffr_open((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir), &d, err) == 0)
+	{
+		rc = sl_sffr_assemble(&d, find_row, rows, out, err);
+		sl_sffr_dir_free(&d);
+	}
+	pfree(rows->r);
 	return rc;
 }
 
@@ -305,12 +308,16 @@ slime_loader_framed_file(bytea *dir, bytea *const *key, bytea *const *frame, int
 						 const char *name, MemoryContext cxt)
 {
 	kept_of		of = {tbl, name};
+	framed_rows rows = {palloc(sizeof(framed_row) * (n ? n : 1)), 0};
 	sl_buf		out = {0};
 	sl_err		err;
 	bytea	   *r;
 	MemoryContext old;
 
-	if (sl_buf_put_u32be(&out, 0, &err) || assemble_framed(dir, key, frame, n, &out, &err))
+	for (int i = 0; i < n; i++)
+		add_row(&rows, (const uint8_t *) VARDATA_ANY(key[i]), VARSIZE_ANY_EXHDR(key[i]),
+				(const uint8_t *) VARDATA_ANY(frame[i]), VARSIZE_ANY_EXHDR(frame[i]));
+	if (sl_buf_put_u32be(&out, 0, &err) || assemble_framed(dir, &rows, &out, &err))
 	{
 		sl_buf_free(&out);
 		raise_kept(&err, &of);
@@ -337,17 +344,14 @@ slime_loader_file_framed(PG_FUNCTION_ARGS)
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
 	Datum	   *elems;
 	bool	   *nulls;
-	int			n,
-				m = 0;
-	bytea	  **key,
-			  **frame;
+	int			n;
+	framed_rows rows = {NULL, 0};
 	sl_buf		out = {0};
 	sl_err		err;
 	bytea	   *r;
 
 	deconstruct_array(arr, BYTEAOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
-	key = palloc(sizeof(bytea *) * (n ? n : 1));
-	frame = palloc(sizeof(bytea *) * (n ? n : 1));
+	rows.r = palloc(sizeof(framed_row) * (n ? n : 1));
 	for (int i = 0; i < n; i++)
 	{
 		bytea	   *e;
@@ -355,13 +359,12 @@ slime_loader_file_framed(PG_FUNCTION_ARGS)
 		if (nulls[i])
 			continue;
 		e = DatumGetByteaPP(elems[i]);
-		if (VARSIZE_ANY_EXHDR(e) < SL_SFFR_KEY)
-			continue;
-		key[m] = bytea_of((const uint8_t *) VARDATA_ANY(e), SL_SFFR_KEY);
-		frame[m] = bytea_of((const uint8_t *) VARDATA_ANY(e) + SL_SFFR_KEY, VARSIZE_ANY_EXHDR(e) - SL_SFFR_KEY);
-		m++;
+		/* key || frame: the key's 16 bytes, then the frame's bytes, not copied */
+		if (VARSIZE_ANY_EXHDR(e) >= SL_SFFR_KEY)
+			add_row(&rows, (const uint8_t *) VARDATA_ANY(e), SL_SFFR_KEY,
+					(const uint8_t *) VARDATA_ANY(e) + SL_SFFR_KEY, VARSIZE_ANY_EXHDR(e) - SL_SFFR_KEY);
 	}
-	if (assemble_framed(dir, key, frame, m, &out, &err))
+	if (assemble_framed(dir, &rows, &out, &err))
 	{
 		sl_buf_free(&out);
 		ereport(WARNING,
