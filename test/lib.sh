@@ -168,19 +168,18 @@ slime_private_pg() {
 # default), where no outgoing connection's local end can sit.
 SLIME_PORT_BASE=${SLIME_PORT_BASE:-25432}
 
-# slime_port_used PORT: true when a TCP socket of this machine (a listener,
-# or either end of a connection) has PORT as its local port. Reads
+# slime_port_used PORT [STATE]: true when a TCP socket of this machine (a
+# listener, or either end of a connection; with STATE, only a socket in that
+# state, as /proc/net/tcp writes it) has PORT as its local port. Reads
 # /proc/net/tcp{,6}: needs no package.
 slime_port_used() {
-    awk -v p="$(printf ':%04X' "$1")" 'FNR > 1 && substr($2, length($2) - 4) == p { f = 1 }
+    awk -v p="$(printf ':%04X' "$1")" -v st="${2:-}" \
+        'FNR > 1 && (st == "" || $4 == st) && substr($2, length($2) - 4) == p { f = 1 }
         END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
 # slime_port_listening PORT: true when a TCP listener has PORT
-slime_port_listening() {
-    awk -v p="$(printf ':%04X' "$1")" 'FNR > 1 && $4 == "0A" && substr($2, length($2) - 4) == p { f = 1 }
-        END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
+slime_port_listening() { slime_port_used "$1" 0A; }
 
 # slime_port_pick FROM: prints the first port from FROM on (200 tried) that
 # no TCP socket uses
