@@ -38,7 +38,8 @@
 # sessions), BENCH_FILL_BATCH (500), BENCH_SAVE_POOL (8000 next versions
 # per size), BENCH_GC_TIMEOUT (600 s, each GC), BENCH_SETTLE_TIMEOUT (600
 # s, each settle but the fill's), BENCH_SCAN_TIMEOUT (600 s, each scan over
-# every island), BENCH_FILES_SETTLE (600 s for the settle of
+# every island), BENCH_SCALE_KINDS ("plain loader bytea", or "plain"),
+# BENCH_FILES_SETTLE (600 s for the settle of
 # the loader's files at each size), BENCH_DISK_RESERVE (12 GB left free),
 # BENCH_FREEZE (1: time VACUUM (FREEZE)), BENCH_KEEP (0; 1 keeps the
 # databases of a cluster given by PG*).
@@ -279,7 +280,13 @@ declare -A TABLES=([plain]="{islands}" [loader]="{ldr,ldr_worlds}" [bytea]="{fil
 declare -A WITHEXT=([plain]=true [loader]=true [bytea]=false)
 declare -A KDB=([plain]=$DBP [loader]=$DBL [bytea]=$DBL)
 declare -A BPI_EST=([plain]=30000 [loader]=180000 [bytea]=170000)
-KINDS="plain loader bytea"
+# BENCH_SCALE_KINDS: "plain loader bytea" (all three) or "plain" (the
+# loader and the bytea table are filled together, from the same files)
+KINDS=${BENCH_SCALE_KINDS:-plain loader bytea}
+case $KINDS in
+"plain loader bytea" | plain) ;;
+*) echo "BENCH_SCALE_KINDS must be 'plain loader bytea' or 'plain', not '$KINDS'" >&2; exit 2 ;;
+esac
 
 # ---- fill ------------------------------------------------------------------------
 # fill_job J FIRST LAST: session J's batches (J, J + JOBS, ...) of islands
@@ -396,17 +403,28 @@ settle() {
     fi
 }
 # settle_fill KIND: the settle of what the fill wrote (store entries; the
-# loader's worlds are leased, so their files wait), per entry; its WAL
+# loader's worlds are leased, so their files wait), per entry; its WAL, and
+# of it the full-page images (pg_stat_wal) and the checkpoints that began
+# meanwhile: the first change to a page after a checkpoint logs the whole
+# page, so a settle that spans checkpoints logs more an entry
 settle_fill() {
-    local kind=$1 db=${KDB[$1]} n0 n1 lsn0
+    local kind=$1 db=${KDB[$1]} n0 n1 lsn0 w0 w1 ne
     say "  $kind: settle of the fill"
+    # every size's settle starts just after a checkpoint, as it would on a
+    # server that checkpoints every few minutes
+    sq "$db" -c "CHECKPOINT" >/dev/null
     n0=$(sq "$db" -c "SELECT count(*) FROM slime_store WHERE NOT settled")
     lsn0=$(sq "$db" -c "SELECT pg_current_wal_lsn()")
+    w0=$(sq "$db" -c "$WALSTAT")
     q "$db" 0 "CALL slime_settle_batches('0', progress => '1 day')"
     res mem.settle "$Q_MEM"
+    w1=$(sq "$db" -c "$WALSTAT")
     n1=$(sq "$db" -c "SELECT count(*) FROM slime_store WHERE NOT settled")
-    res "$kind.settle_fill" "$(f "$Q_MS / 1000" %.1f) s: $(n_fmt $((n0 - n1))) entries, $(f "$Q_MS / ($n0 - $n1 + ($n0 == $n1))" %.2f) ms each, WAL $(f "$(sq "$db" -c "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn0')") / 1024 / ($n0 - $n1 + ($n0 == $n1))" %.1f) KB each"
+    ne=$((n0 - n1 + (n0 == n1)))
+    res "$kind.settle_fill" "$(f "$Q_MS / 1000" %.1f) s: $(n_fmt $((n0 - n1))) entries, $(f "$Q_MS / $ne" %.2f) ms each, WAL $(f "$(sq "$db" -c "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn0')") / 1024 / $ne" %.1f) KB each, $(f "(${w1%|*} - ${w0%|*}) / $ne" %.2f) page images each; $((${w1#*|} - ${w0#*|})) checkpoints began"
 }
+# pg_stat_wal's full-page images | checkpoints begun (pg_stat_bgwriter)
+WALSTAT="SELECT w.wal_fpi || '|' || (b.checkpoints_timed + b.checkpoints_req) FROM pg_stat_wal w, pg_stat_bgwriter b"
 # settle_files: the loader's files made cold, BENCH_FILES_SETTLE s at most:
 # leases released 200 worlds at a time, slime_settle('0') after each
 settle_files() {
