@@ -30,7 +30,8 @@
 # synchronous_commit off (their commits are batches of BENCH_FILL_BATCH
 # islands). The cluster named by the PG* variables, or a throwaway one
 # (slime_cluster_start, with the settings above, shared_buffers 1GB,
-# max_wal_size 8GB, slime.loader_verify off as in production). The whole
+# max_wal_size 8GB, wal_keep_size 6GB (pg_waldump reads the settle's WAL),
+# slime.loader_verify off as in production). The whole
 # script runs at nice BENCH_NICE (10), the server it starts too.
 #
 # Knobs (environment): BENCH_SCALE_SIZES ("10000 100000"), BENCH_CLIENTS
@@ -91,6 +92,7 @@ full_page_writes = on
 shared_buffers = ${BENCH_SHARED_BUFFERS:-1GB}
 max_wal_size = 8GB
 checkpoint_timeout = 15min
+wal_keep_size = 6GB
 maintenance_work_mem = 256MB
 ${SLIME_PG_CONF:-}"
     slime_cluster_start
@@ -422,6 +424,24 @@ settle_fill() {
     n1=$(sq "$db" -c "SELECT count(*) FROM slime_store WHERE NOT settled")
     ne=$((n0 - n1 + (n0 == n1)))
     res "$kind.settle_fill" "$(f "$Q_MS / 1000" %.1f) s: $(n_fmt $((n0 - n1))) entries, $(f "$Q_MS / $ne" %.2f) ms each, WAL $(f "$(sq "$db" -c "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn0')") / 1024 / $ne" %.1f) KB each, $(f "(${w1%|*} - ${w0%|*}) / $ne" %.2f) page images each; $((${w1#*|} - ${w0#*|})) checkpoints began"
+    wal_kinds "$db" "$lsn0" "size $SIZE, $kind, settle of the fill"
+}
+# wal_kinds DB LSN WHAT: the kinds of WAL record from LSN on with their
+# page images (pg_waldump --stats=record over the cluster's own pg_wal, the
+# eight largest) in the details; the bench's own cluster only, whose
+# wal_keep_size keeps the segments
+wal_kinds() {
+    local db=$1 lsn0=$2 what=$3 lsn1
+    [ "$OWN_CLUSTER" = 1 ] && [ -d "$PGDATA/pg_wal" ] || return 0
+    lsn1=$(sq "$db" -c "SELECT pg_current_wal_insert_lsn()")
+    {
+        echo "$what: WAL records by kind (pg_waldump --stats=record, $lsn0..$lsn1; the eight largest)"
+        "$SLIME_PG_BIN/pg_waldump" --stats=record -p "$PGDATA/pg_wal" -s "$lsn0" -e "$lsn1" >"$WORK/waldump" 2>&1 ||
+            { sed 's/^/    pg_waldump: /' "$WORK/waldump" | head -n 3; return 0; }
+        grep -v -e '^Type' -e '^----' -e '^Total' "$WORK/waldump" | awk 'NF >= 10' |
+            sort -t')' -k4 -rn | head -n 8 | sed 's/^/    /'
+        grep '^Total' "$WORK/waldump" | sed 's/^/    /'
+    } >>"$DETAIL"
 }
 # pg_stat_wal's full-page images | checkpoints begun (pg_stat_bgwriter)
 WALSTAT="SELECT w.wal_fpi || '|' || (b.checkpoints_timed + b.checkpoints_req) FROM pg_stat_wal w, pg_stat_bgwriter b"
