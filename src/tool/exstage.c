@@ -16,20 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* strdup or exit. */
-char *
-xstrdup(const char *s)
-{
-	char	   *d = strdup(s);
-
-	if (d == NULL)
-	{
-		fputs("slimetool: out of memory\n", stderr);
-		exit(1);
-	}
-	return d;
-}
-
 /* Append a pointer to a growable array of pointers. */
 static void
 push_ptr(char ***v, int *n, char *p)

@@ -37,9 +37,6 @@ typedef struct stage
 	int			renamed;		/* files given their names so far */
 } stage;
 
-/* strdup or exit (names are small; the tool cannot go on without them). */
-char	   *xstrdup(const char *s);
-
 /* Start staging into root (which exists); creates the staging folder. */
 int			stage_open(stage *s, const char *root);
 

@@ -30,6 +30,9 @@ int			tool_write_file(const char *path, const uint8_t *data, size_t len);
 /* Join a directory and a name into a malloc'd path. */
 char	   *tool_path(const char *dir, const char *name);
 
+/* strdup or exit (names are small; the tool cannot go on without them). */
+char	   *xstrdup(const char *s);
+
 /* 1 when path is a directory, 0 otherwise. */
 int			tool_is_dir(const char *path);
 

@@ -97,6 +97,20 @@ tool_write_file(const char *path, const uint8_t *data, size_t len)
 	return 0;
 }
 
+/* strdup or exit (names are small; the tool cannot go on without them). */
+char *
+xstrdup(const char *s)
+{
+	char	   *d = strdup(s);
+
+	if (d == NULL)
+	{
+		fputs("slimetool: out of memory\n", stderr);
+		exit(1);
+	}
+	return d;
+}
+
 /* Join a directory and a name into a malloc'd path. */
 char *
 tool_path(const char *dir, const char *name)

@@ -27,20 +27,6 @@ has_chunk_dirs(const char *dir)
 	return found;
 }
 
-/* strdup or exit. */
-static char *
-xstrdup(const char *s)
-{
-	char	   *d = strdup(s);
-
-	if (d == NULL)
-	{
-		fputs("slimetool: out of memory\n", stderr);
-		exit(1);
-	}
-	return d;
-}
-
 /* Append a dimension (copies name and rel, takes dir); a repeated name fails. */
 static int
 add_dim(dim_list *l, const char *name, char *dir, const char *rel)
