@@ -565,9 +565,9 @@ pool() {
         [ "$b" -lt "$POOL" ] || b=$((POOL - 1))
         (
             export PGOPTIONS="-c synchronous_commit=off"
-            sq "$DBP" -c "INSERT INTO nextv SELECT k, slime_bytes(next_version(k, -($SIZE * 100000 + k))) FROM generate_series($a, $b) k"
+            sq "$DBP" -c "INSERT INTO nextv SELECT k, slime_bytes(next_version(k, -($SIZE::bigint * 100000 + k))) FROM generate_series($a, $b) k"
             if [[ " $KINDS " == *" loader "* ]]; then
-                sq "$DBL" -c "INSERT INTO nextf SELECT k, slime_to_slimefile(next_version(k, -($SIZE * 100000 + k))) FROM generate_series($a, $b) k"
+                sq "$DBL" -c "INSERT INTO nextf SELECT k, slime_to_slimefile(next_version(k, -($SIZE::bigint * 100000 + k))) FROM generate_series($a, $b) k"
             fi
         ) &
         pids+=($!)
