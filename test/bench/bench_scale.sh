@@ -43,7 +43,8 @@
 # BENCH_FILES_SETTLE (600 s for the settle of
 # the loader's files at each size), BENCH_DISK_RESERVE (12 GB left free),
 # BENCH_FREEZE (1: time VACUUM (FREEZE)), BENCH_KEEP (0; 1 keeps the
-# databases of a cluster given by PG*).
+# databases of a cluster given by PG*), BENCH_ROUNDS (3 rounds of 1,000
+# saves, each with the GC and the settle after it; their medians).
 #
 # A statement that runs out of its time is reported as "did not finish in
 # N s"; a GC that did not finish is not run again at that size. The loader
@@ -70,6 +71,7 @@ RESERVE=${BENCH_DISK_RESERVE:-12}
 FREEZE=${BENCH_FREEZE:-1}
 NICE=${BENCH_NICE:-10}
 SAVES_N=1000
+ROUNDS=${BENCH_ROUNDS:-3}
 DBP=bench_scale_plain
 DBL=bench_scale_loader
 
@@ -378,14 +380,17 @@ sizes() {
 gc() {
     local kind=$1 key=$2 db=${KDB[$1]}
     if [ -n "${GC_DNF[$kind]:-}" ]; then
+        LAST_MS=0 LAST_OK=skipped LAST_N=0
         res "$kind.$key" "not run (${GC_DNF[$kind]})"
         return 0
     fi
     say "  $kind: slime_gc() ($key)"
     q "$db" "$GC_TO" "SELECT to_jsonb(g) FROM slime_gc() g"
     res mem.gc "$Q_MEM"
+    LAST_MS=$Q_MS LAST_OK=$Q_STATUS
+    LAST_N=$(echo "$Q_OUT" | sed -n 's/.*"removed_entries": \([0-9]*\).*/\1/p')
     if [ "$Q_STATUS" = ok ]; then
-        res "$kind.$key" "$(secs_cell) ($(echo "$Q_OUT" | sed -n 's/.*"removed_entries": \([0-9]*\).*/\1/p') removed)"
+        res "$kind.$key" "$(secs_cell) ($LAST_N removed)"
         detail "size $SIZE, $kind, GC $key: $Q_OUT"
     else
         GC_DNF[$kind]="GC did not finish in $GC_TO s"
@@ -398,6 +403,8 @@ settle() {
     say "  $kind: slime_settle('0') ($key)"
     q "$db" "$SETTLE_TO" "SELECT string_agg(what || ' ' || items, ', ') FROM slime_settle('0', progress => '1 day')"
     res mem.settle "$Q_MEM"
+    LAST_MS=$Q_MS LAST_OK=$Q_STATUS
+    LAST_N=$(echo "$Q_OUT" | sed -n 's/.*store entries \([0-9]*\).*/\1/p')
     if [ "$Q_STATUS" = ok ]; then
         res "$kind.$key" "$(f "$Q_MS" "%.1f ms") ($Q_OUT)"
     else
@@ -496,7 +503,7 @@ maint_loop() {
 # sets S_N (saves) and a cell: saves/s; p50 / p99 / max ms
 SEED=1
 saves() {
-    local kind=$1 tag=$2 mode=$3 maint=$4 db=${KDB[$1]} dir count lsn0 mpid="" av0 av1 p
+    local kind=$1 tag=$2 mode=$3 maint=$4 db=${KDB[$1]} dir count lsn0 mpid="" av0 av1 p rd0 rd1 dk0 dk1
     dir="$WORK/pgb-$SIZE-$kind-$tag"
     mkdir -p "$dir"
     chmod 777 "$dir"
@@ -504,6 +511,8 @@ saves() {
     say "  $kind: saves ($tag)"
     lsn0=$(sq "$db" -c "SELECT pg_current_wal_lsn()")
     av0=$(sq "$db" -c "SELECT sum(autovacuum_count) FROM pg_stat_user_tables")
+    rd0=$(sq "$db" -c "$READSTAT")
+    dk0=$(disk_read)
     if [ "$maint" = 1 ]; then
         rm -f "$WORK/maint.stop"
         local what
@@ -536,6 +545,9 @@ saves() {
         done
     fi
     av1=$(sq "$db" -c "SELECT sum(autovacuum_count) FROM pg_stat_user_tables")
+    dk1=$(disk_read)
+    sleep 1 # the pgbench backends' last statistics
+    rd1=$(sq "$db" -c "$READSTAT")
     local wal tps
     wal=$(sq "$db" -c "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn0')")
     tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$dir/pgbench.out" | tail -n 1)
@@ -545,11 +557,43 @@ saves() {
     res "$kind.$tag" "$(awk -v tps="$tps" '{ v[NR] = $1 } END { n = NR
         printf "%.0f/s; %.1f / %.1f / %.0f ms", tps, v[int(n * 0.50) + 1], v[int(n * 0.99) + 1], v[n] }' "$dir/lat")"
     [ "$maint" = 1 ] || res "$kind.wal.$tag" "$(f "$wal / 1024 / $S_N" %.1f)"
+    [ "$maint" = 1 ] || res "$kind.reads.$tag" "$(f "(${rd1%|*} - ${rd0%|*}) / $S_N" %.1f) / $(f "(${rd1#*|} - ${rd0#*|}) / $S_N" %.0f) / $(f "($dk1 - $dk0) / 1024 / $S_N" %.1f)"
     if [ "$maint" = 1 ]; then
         res "$kind.maint_runs" "$(awk -F'\t' '{ n[$1]++; if ($2 == "ok") d[$1]++; s[$1] += $3 }
             END { for (k in n) printf "%s %d (%d done, %.1f s), ", k, n[k], d[k], s[k] }' "$dir/maint.log" | sed 's/, $//'); autovacuum $((av1 - av0))"
     fi
-    detail "size $SIZE, $kind, saves $tag: $S_N saves, next versions $((OFF[$kind] - S_N))..$((OFF[$kind] - 1)) of a pool of $POOL (mod), WAL $wal bytes, autovacuum runs $((av1 - av0))"
+    detail "size $SIZE, $kind, saves $tag: $S_N saves, next versions $((OFF[$kind] - S_N))..$((OFF[$kind] - 1)) of a pool of $POOL (mod), WAL $wal bytes, autovacuum runs $((av1 - av0)), blocks read into shared buffers $((${rd1%|*} - ${rd0%|*})) (found there $((${rd1#*|} - ${rd0#*|}))), read from the machine's disks $((dk1 - dk0)) bytes"
+}
+
+# rounds KIND: ROUNDS rounds of 1,000 saves, each followed by slime_gc()
+# and slime_settle('0'), the median of each with every round beside it:
+# one GC of a fraction of a second moves with whatever else the machine
+# did that second, and the targets compare two sizes' figures
+rounds() {
+    local kind=$1 r gms=() gn=() sms=() sn=() bad=""
+    for ((r = 1; r <= ROUNDS; r++)); do
+        saves "$kind" "s1000$([ "$r" = 1 ] || echo "_$r")" t 0
+        gc "$kind" "gc_1000_$r"
+        [ "$LAST_OK" = ok ] || bad="gc $LAST_OK"
+        gms+=("$(f "$LAST_MS / 1000" %.2f)") gn+=("${LAST_N:-0}")
+        settle "$kind" "settle_1000_$r"
+        [ "$LAST_OK" = ok ] || bad="${bad:+$bad, }settle $LAST_OK"
+        sms+=("$(f "$LAST_MS" %.0f)") sn+=("${LAST_N:-0}")
+    done
+    res "$kind.gc_1000" "$(median "${gms[@]}") s${bad:+ ($bad)}; rounds $(join ' / ' "${gms[@]}") s; removed $(join ' / ' "${gn[@]}")"
+    res "$kind.settle_1000" "$(median "${sms[@]}") ms${bad:+ ($bad)}; rounds $(join ' / ' "${sms[@]}") ms; entries $(join ' / ' "${sn[@]}")"
+}
+# median N...: the middle one (the lower middle of an even count)
+median() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
+# join SEP WORD...: the words with SEP between them
+join() { local sep=$1 out=$2; shift 2; for w in "$@"; do out="$out$sep$w"; done; printf '%s' "$out"; }
+
+# blocks the database read into shared buffers | found there (pg_stat_database)
+READSTAT="SELECT blks_read || '|' || blks_hit FROM pg_stat_database WHERE datname = current_database()"
+# disk_read: bytes read from the machine's disks so far (/proc/diskstats,
+# whole disks, 512-byte sectors): what shared buffers and the page cache missed
+disk_read() {
+    awk '$3 ~ /^(sd[a-z]+|vd[a-z]+|xvd[a-z]+|nvme[0-9]+n[0-9]+)$/ { s += $6 } END { printf "%.0f\n", s * 512 }' /proc/diskstats 2>/dev/null || echo 0
 }
 
 # pool: this size's next versions (new content: stamps of this size)
@@ -658,30 +702,37 @@ ROWS=(
 "loader.vacuum|(2)+(3) VACUUM ANALYZE after the fill"
 "plain.gc_fill|(1) slime_gc() after the fill"
 "plain.settle_gc|(1) slime_settle() after that GC"
+"plain.gc_thin|(1) slime_gc() again (sets the rows of the packs the first left thin unsettled)"
+"plain.settle_thin|(1) slime_settle() after it (repacks them)"
 "plain.gc_idle|(1) slime_gc(), nothing to do"
 "plain.settle_idle|(1) slime_settle(), nothing to do"
-"plain.gc_1000|(1) slime_gc() after 1,000 saves"
-"plain.settle_1000|(1) slime_settle() after 1,000 saves"
+"plain.gc_1000|(1) slime_gc() after 1,000 saves (median of the rounds)"
+"plain.settle_1000|(1) slime_settle() after 1,000 saves (median of the rounds)"
 "loader.gc_fill|(2) slime_gc() after the fill"
 "loader.settle_gc|(2) slime_settle() after that GC"
+"loader.gc_thin|(2) slime_gc() again (sets the rows of the packs the first left thin unsettled)"
+"loader.settle_thin|(2) slime_settle() after it (repacks them)"
 "loader.gc_idle|(2) slime_gc(), nothing to do"
 "loader.settle_idle|(2) slime_settle(), nothing to do"
-"loader.gc_1000|(2) slime_gc() after 1,000 saves"
-"loader.settle_1000|(2) slime_settle() after 1,000 saves"
+"loader.gc_1000|(2) slime_gc() after 1,000 saves (median of the rounds)"
+"loader.settle_1000|(2) slime_settle() after 1,000 saves (median of the rounds)"
 "plain.s1000|(1) 1,000 saves: saves/s; p50 / p99 / max"
 "plain.alone|(1) saves alone: saves/s; p50 / p99 / max"
 "plain.maint|(1) saves while GC, settle, VACUUM loop"
 "plain.maint_runs|(1) maintenance runs meanwhile"
 "plain.wal.alone|(1) WAL a save, KB"
+"plain.reads.alone|(1) saves alone, a save: blocks read into shared buffers / found there / KB read from disk"
 "loader.s1000|(2) 1,000 saves: saves/s; p50 / p99 / max"
 "loader.alone|(2) saves alone: saves/s; p50 / p99 / max"
 "loader.maint|(2) saves while GC, settle, VACUUM loop"
 "loader.maint_runs|(2) maintenance runs meanwhile"
 "loader.wal.alone|(2) WAL a save, KB"
+"loader.reads.alone|(2) saves alone, a save: blocks read into shared buffers / found there / KB read from disk"
 "bytea.alone|(3) saves alone: saves/s; p50 / p99 / max"
 "bytea.maint|(3) saves while VACUUM loops"
 "bytea.maint_runs|(3) maintenance runs meanwhile"
 "bytea.wal.alone|(3) WAL a save, KB"
+"bytea.reads.alone|(3) saves alone, a save: blocks read into shared buffers / found there / KB read from disk"
 "plain.totals|(1) slime_block_totals over every island"
 "plain.header|(1) header-only read of the same rows"
 "plain.totals_x|(1) totals / header-only read"
@@ -762,6 +813,11 @@ for SIZE in $SIZES; do
         [[ " $KINDS " == *" $kind "* ]] || continue
         gc "$kind" gc_fill
         settle "$kind" settle_gc
+        # the packs that GC's deletes left less than half alive: the next
+        # collection sets their rows unsettled and the settle after it
+        # repacks them; only then is there nothing to do
+        gc "$kind" gc_thin
+        settle "$kind" settle_thin
     done
     say "  VACUUM ANALYZE"
     q "$DBP" 0 "VACUUM ANALYZE"
@@ -788,9 +844,7 @@ for SIZE in $SIZES; do
     pool
     for kind in plain loader; do
         [[ " $KINDS " == *" $kind "* ]] || continue
-        saves "$kind" s1000 t 0
-        gc "$kind" gc_1000
-        settle "$kind" settle_1000
+        rounds "$kind"
     done
     for kind in $KINDS; do
         saves "$kind" alone T 0
