@@ -31,7 +31,9 @@
 # islands). The cluster named by the PG* variables, or a throwaway one
 # (slime_cluster_start, with the settings above, shared_buffers 1GB,
 # max_wal_size 8GB, wal_keep_size 6GB (pg_waldump reads the settle's WAL),
-# slime.loader_verify off as in production). The whole
+# slime.loader_verify off as in production). Unless SLIME_BENCH_BUILT=1,
+# it installs the Debian packages it needs and builds and installs the
+# extension first (slime_build_install). The whole
 # script runs at nice BENCH_NICE (10), the server it starts too.
 #
 # Knobs (environment): BENCH_SCALE_SIZES ("10000 100000"), BENCH_CLIENTS
@@ -85,6 +87,12 @@ for n in $SIZES; do
 done
 renice -n "$NICE" -p $$ >/dev/null
 CORPUS=$(slime_corpus) || exit 1
+# the Debian packages and the extension, built and installed, unless
+# SLIME_BENCH_BUILT=1 (the caller did it)
+if [ "${SLIME_BENCH_BUILT:-0}" != 1 ]; then
+    slime_install_deps
+    slime_build_install || { echo "bench_scale: the build failed" >&2; exit 1; }
+fi
 OWN_CLUSTER=0
 if [ -z "${PGHOST:-}" ]; then
     export SLIME_LOADER_VERIFY=${SLIME_LOADER_VERIFY:-off}
@@ -136,17 +144,21 @@ n_fmt() { printf '%s' "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
 export LC_NUMERIC=C
 
 # ---- a statement timed in a new session, its backend's memory sampled --------
-# q DB TIMEOUT SQL: runs SQL (one statement; TIMEOUT s, 0 = none) in a new
-# session; sets Q_STATUS (ok or timeout), Q_MS (its \timing), Q_OUT (its
-# output), Q_MEM (peak private memory of its backend, RssAnon, MB, sampled
-# every 0.2 s; "-" when not seen). Any error but the timeout ends the script.
+# q DB TIMEOUT SQL [TIMES]: runs SQL (one statement; TIMEOUT s, 0 = none) in
+# a new session, TIMES times (1); sets Q_STATUS (ok or timeout), Q_MS (the
+# last run's \timing), Q_FIRST_MS (the first's: a new session's first call
+# also loads the library and fills the catalog caches), Q_OUT (the last
+# run's output, one line a run), Q_MEM (peak private memory of its backend,
+# RssAnon, MB, sampled every 0.2 s; "-" when not seen). Any error but the
+# timeout ends the script.
 QN=0
 q() {
-    local db=$1 to=$2 sql=$3 app ppid pid="" rc=0 peak=0 v
+    local db=$1 to=$2 sql=$3 times=${4:-1} app ppid pid="" rc=0 peak=0 v i runs=()
     QN=$((QN + 1))
     app=bench_scale_q$QN
+    for ((i = 0; i < times; i++)); do runs+=(-c "$sql"); done
     PGAPPNAME=$app psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "SET statement_timeout = '${to}s'" \
-        -c '\timing on' -c "$sql" >"$WORK/q.out" 2>"$WORK/q.err" &
+        -c '\timing on' "${runs[@]}" >"$WORK/q.out" 2>"$WORK/q.err" &
     ppid=$!
     while slime_alive "$ppid"; do
         if [ -z "$pid" ]; then
@@ -162,6 +174,8 @@ q() {
     wait "$ppid" || rc=$?
     Q_OUT=$(grep -v -e '^Time: ' -e '^Timing is on' "$WORK/q.out" || true)
     Q_MS=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$WORK/q.out" | tail -n 1)
+    Q_FIRST_MS=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$WORK/q.out" | head -n 1)
+    [ "$times" = 1 ] || Q_OUT=$(printf '%s\n' "$Q_OUT" | tail -n 1)
     if [ "$peak" -gt 0 ]; then Q_MEM=$((peak / 1024)); else Q_MEM=-; fi
     if [ "$rc" = 0 ]; then
         Q_STATUS=ok
@@ -280,7 +294,7 @@ for kind in plain loader bytea; do
 done
 declare -A OFF=([plain]=0 [loader]=0 [bytea]=0)
 declare -A GC_DNF=()
-declare -A TABLES=([plain]="{islands}" [loader]="{ldr,ldr_worlds}" [bytea]="{files}")
+declare -A TABLES=([plain]="{islands}" [loader]="{ldr,ldr_worlds,ldr_frames}" [bytea]="{files}")
 declare -A WITHEXT=([plain]=true [loader]=true [bytea]=false)
 declare -A KDB=([plain]=$DBP [loader]=$DBL [bytea]=$DBL)
 declare -A BPI_EST=([plain]=30000 [loader]=180000 [bytea]=170000)
@@ -385,13 +399,20 @@ gc() {
         return 0
     fi
     say "  $kind: slime_gc() ($key)"
+    local rd0 rd1 dk0 dk1
+    rd0=$(sq "$db" -c "$READSTAT")
+    dk0=$(disk_read)
     q "$db" "$GC_TO" "SELECT to_jsonb(g) FROM slime_gc() g"
+    dk1=$(disk_read)
+    rd1=$(sq "$db" -c "$READSTAT")
     res mem.gc "$Q_MEM"
     LAST_MS=$Q_MS LAST_OK=$Q_STATUS
     LAST_N=$(echo "$Q_OUT" | sed -n 's/.*"removed_entries": \([0-9]*\).*/\1/p')
+    # what it read: blocks into shared buffers / found there / KB from the disks
+    LAST_RD="$((${rd1%|*} - ${rd0%|*})) / $((${rd1#*|} - ${rd0#*|})) / $(((dk1 - dk0) / 1024))"
     if [ "$Q_STATUS" = ok ]; then
         res "$kind.$key" "$(secs_cell) ($LAST_N removed)"
-        detail "size $SIZE, $kind, GC $key: $Q_OUT"
+        detail "size $SIZE, $kind, GC $key: $Q_OUT; blocks read into shared buffers / found there / KB read from disk: $LAST_RD"
     else
         GC_DNF[$kind]="GC did not finish in $GC_TO s"
         res "$kind.$key" "$(secs_cell "$GC_TO")"
@@ -485,7 +506,7 @@ maint_loop() {
     gc-*) sql="SELECT * FROM slime_gc()" ;;
     settle-*) sql="SELECT * FROM slime_settle('0', progress => '1 day')" ;;
     vacuum-plain) sql="VACUUM islands, slime_store, slime_store_packs" ;;
-    vacuum-loader) sql="VACUUM ldr, ldr_worlds, slime_store, slime_store_packs" ;;
+    vacuum-loader) sql="VACUUM ldr, ldr_worlds, ldr_frames, slime_store, slime_store_packs" ;;
     vacuum-bytea) sql="VACUUM files" ;;
     esac
     while [ ! -e "$WORK/maint.stop" ]; do
@@ -570,17 +591,18 @@ saves() {
 # one GC of a fraction of a second moves with whatever else the machine
 # did that second, and the targets compare two sizes' figures
 rounds() {
-    local kind=$1 r gms=() gn=() sms=() sn=() bad=""
+    local kind=$1 r gms=() gn=() grd=() sms=() sn=() bad=""
     for ((r = 1; r <= ROUNDS; r++)); do
         saves "$kind" "s1000$([ "$r" = 1 ] || echo "_$r")" t 0
         gc "$kind" "gc_1000_$r"
         [ "$LAST_OK" = ok ] || bad="gc $LAST_OK"
-        gms+=("$(f "$LAST_MS / 1000" %.2f)") gn+=("${LAST_N:-0}")
+        gms+=("$(f "$LAST_MS / 1000" %.2f)") gn+=("${LAST_N:-0}") grd+=("${LAST_RD:--}")
         settle "$kind" "settle_1000_$r"
         [ "$LAST_OK" = ok ] || bad="${bad:+$bad, }settle $LAST_OK"
         sms+=("$(f "$LAST_MS" %.0f)") sn+=("${LAST_N:-0}")
     done
     res "$kind.gc_1000" "$(median "${gms[@]}") s${bad:+ ($bad)}; rounds $(join ' / ' "${gms[@]}") s; removed $(join ' / ' "${gn[@]}")"
+    res "$kind.gc_1000_reads" "$(join '; ' "${grd[@]}")"
     res "$kind.settle_1000" "$(median "${sms[@]}") ms${bad:+ ($bad)}; rounds $(join ' / ' "${sms[@]}") ms; entries $(join ' / ' "${sn[@]}")"
 }
 # median N...: the middle one (the lower middle of an even count)
@@ -645,10 +667,11 @@ scans() {
             how="GIN index"
             sq "$DBP" -c "EXPLAIN SELECT count(*) FROM islands WHERE slime_block_names(world) @> ARRAY['$x']" |
                 grep -q 'Bitmap Index Scan on islands_block_names' || how="no index in the plan"
-            q "$DBP" "$SCAN_TO" "SELECT count(*) FROM islands WHERE slime_block_names(world) @> ARRAY['$x']"
-            local first=$Q_MS
-            q "$DBP" "$SCAN_TO" "SELECT count(*) FROM islands WHERE slime_block_names(world) @> ARRAY['$x']"
-            how="$how; first $(f "$first" %.1f) ms"
+            # as an application asks it: in a session that has run a query
+            # before (the third of three; the first also loads the library
+            # and fills the catalog caches, reported beside it)
+            q "$DBP" "$SCAN_TO" "SELECT count(*) FROM islands WHERE slime_block_names(world) @> ARRAY['$x']" 3
+            how="$how; a new session's first $(f "$Q_FIRST_MS" %.1f) ms"
         else
             how="slime_block_counts (no slime_block_names)"
             q "$DBP" "$SCAN_TO" "SELECT count(*) FROM islands WHERE EXISTS
@@ -707,6 +730,7 @@ ROWS=(
 "plain.gc_idle|(1) slime_gc(), nothing to do"
 "plain.settle_idle|(1) slime_settle(), nothing to do"
 "plain.gc_1000|(1) slime_gc() after 1,000 saves (median of the rounds)"
+"plain.gc_1000_reads|(1) ... each round: blocks read into shared buffers / found there / KB read from disk"
 "plain.settle_1000|(1) slime_settle() after 1,000 saves (median of the rounds)"
 "loader.gc_fill|(2) slime_gc() after the fill"
 "loader.settle_gc|(2) slime_settle() after that GC"
@@ -715,6 +739,7 @@ ROWS=(
 "loader.gc_idle|(2) slime_gc(), nothing to do"
 "loader.settle_idle|(2) slime_settle(), nothing to do"
 "loader.gc_1000|(2) slime_gc() after 1,000 saves (median of the rounds)"
+"loader.gc_1000_reads|(2) ... each round: blocks read into shared buffers / found there / KB read from disk"
 "loader.settle_1000|(2) slime_settle() after 1,000 saves (median of the rounds)"
 "plain.s1000|(1) 1,000 saves: saves/s; p50 / p99 / max"
 "plain.alone|(1) saves alone: saves/s; p50 / p99 / max"

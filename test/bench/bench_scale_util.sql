@@ -67,7 +67,9 @@ BEGIN
     RETURN store + (SELECT coalesce(sum(pg_column_size(i.world)), 0) FROM islands i);
   ELSIF kind = 'loader' THEN
     RETURN store + (SELECT coalesce(sum(pg_column_size(l.data)), 0) FROM ldr l)
-           + (SELECT coalesce(sum(coalesce(pg_column_size(w.file), 0) + coalesce(pg_column_size(w.memo), 0)), 0) FROM ldr_worlds w);
+           + (SELECT coalesce(sum(coalesce(pg_column_size(w.file), 0) + coalesce(pg_column_size(w.memo), 0)), 0) FROM ldr_worlds w)
+           -- a warm world's framed file: its frames, a row each, beside its directory
+           + (SELECT coalesce(sum(pg_column_size(f.key) + pg_column_size(f.frame)), 0) FROM ldr_frames f);
   ELSE
     RETURN (SELECT coalesce(sum(pg_column_size(f.file)), 0) FROM files f);
   END IF;
