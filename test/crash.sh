@@ -44,6 +44,7 @@
 # before the kill.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+RANDOM=4242   # nothing random: the clients' statements and the kill points are the same each run
 
 slime_suite_begin crash
 RUN_SECONDS=${SLIME_CRASH_SECONDS:-5}
@@ -152,11 +153,13 @@ save_sql() {        # save_sql K — endless one-chunk UPDATE transactions of cl
             "\\echo P $id :old :h" "COMMIT;" "\\echo C $id :old :h" || return 0
     done
 }
-start_clients() {   # start_clients GENERATOR N PHASE
-    local gen=$1 n=$2 phase=$3 k
+start_clients() {   # start_clients GENERATOR N PHASE [ON_ERROR_STOP]
+    local gen=$1 n=$2 phase=$3 stop=${4:-1} k phase_seed
+    phase_seed=$(($(printf '%d' "'$phase") * 100))
     CLIENT_PIDS=()
     for ((k = 1; k <= n; k++)); do
-        { "$gen" "$k" | psql -X -q -At -v ON_ERROR_STOP=1 \
+        # each client's statements come from its own seeded RANDOM: the same each run
+        { RANDOM=$((phase_seed + k)); "$gen" "$k" | psql -X -q -At -v ON_ERROR_STOP="$stop" \
               >"$WORK/$phase.$k.out" 2>"$WORK/$phase.$k.err"; } &
         CLIENT_PIDS+=($!)
     done
@@ -174,11 +177,14 @@ restart() {
     grep 'redo done\|redo starts' "$SERVER_LOG" | tail -n 2 | sed 's/^/  server: /'
 }
 
-# run_phase PHASE GENERATOR CLIENTS MODE: clients, sleep, crash, restart, logs
+# run_phase PHASE GENERATOR CLIENTS MODE [TOLERATED]: clients, sleep, crash,
+# restart, logs.  TOLERATED: a regex of errors the README documents as
+# retryable; with it, a client goes on past a failed statement (as one that
+# retries would), and those errors are counted, not failures.
 run_phase() {
-    local phase=$1 gen=$2 n=$3 mode=$4 p k bad=0
+    local phase=$1 gen=$2 n=$3 mode=$4 tolerated=${5:-} p k bad=0
     slime_log "crash: phase $phase: $n clients for ${RUN_SECONDS}s, then SIGKILL"
-    start_clients "$gen" "$n" "$phase"
+    start_clients "$gen" "$n" "$phase" "$([ -n "$tolerated" ] && echo 0 || echo 1)"
     sleep "$RUN_SECONDS.$((RANDOM % 10))"
     for ((k = 0; k < n; k++)); do
         slime_alive "${CLIENT_PIDS[k]}" || { echo "crash: client $((k + 1)) ended before the kill:"; cat "$WORK/$phase.$((k + 1)).err"; bad=1; }
@@ -189,9 +195,11 @@ run_phase() {
     restart || return 1
     # anything but the lost connection from a client is a failure
     if grep -h -v -i 'server closed the connection\|terminated abnormally\|before or while processing\|connection to server was lost\|unexpected postmaster exit\|terminating connection\|no connection to the server\|could not send data\|could not receive data\|SSL SYSCALL\|^\s*$\|^psql:<stdin>:[0-9]*: *$\|This probably means' \
-            "$WORK/$phase".*.err >"$WORK/$phase.unexpected"; then
+            "$WORK/$phase".*.err | { if [ -n "$tolerated" ]; then grep -v -E "$tolerated"; else cat; fi; } \
+            >"$WORK/$phase.unexpected"; then
         echo "crash: unexpected client errors in phase $phase:"; head -n 20 "$WORK/$phase.unexpected"; bad=1
     fi
+    [ -z "$tolerated" ] || echo "crash: phase $phase: $(cat "$WORK/$phase".*.err | grep -c -E "$tolerated" | head -n 1) tolerated error lines (retryable, the clients went on)"
     echo "crash: how the clients ended: $(for ((k = 1; k <= n; k++)); do
         grep -v '^\s' "$WORK/$phase.$k.err" | head -n 1 | sed 's/^psql:<stdin>:[0-9]*: //'; done |
         sort | uniq -c | sed 's/^ *\([0-9]*\) \(.*\)/\2 (x\1)/' | paste -sd ';' -)"
@@ -354,7 +362,11 @@ store_sql() {       # store_sql K — client 1: slime_gc() back to back; the oth
         fi
     done
 }
-if run_phase c store_sql $((CLIENTS_C + 1)) all; then result OK "c: crash and recovery"
+# A save copying another island's value whose chunks slime_gc() collected
+# while the statement ran fails with serialization_failure and is retried
+# (README, "The chunk store"): tolerated here, and counted.
+C_RETRY='was collected by slime_gc\(\) while this statement ran|^HINT:  Retry the transaction\.$'
+if run_phase c store_sql $((CLIENTS_C + 1)) all "$C_RETRY"; then result OK "c: crash and recovery"
 else result FAIL "c: crash and recovery"; fi
 server_up c
 # nothing a committed island refers to was lost, before and after the first

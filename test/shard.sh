@@ -276,6 +276,7 @@ res=$(C -At -F ' ' -c "SELECT count(*), count(*) FILTER (WHERE s.world = l.world
 # server acknowledged, "L id ok|BAD" for the load.
 save_sql() {
     local k=$1 count=$2 n=0 id
+    RANDOM=$((k * 1000 + PHASE))   # the same islands each run
     while [ "$count" = 0 ] || [ $n -lt "$count" ]; do
         n=$((n + 1))
         id=$(( (RANDOM * 32768 + RANDOM) % (N / CLIENTS) * CLIENTS + k ))
