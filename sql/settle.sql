@@ -439,8 +439,10 @@ RESET slime.store_read_check;
 -- damaged in turn, the two lengths changed so that they cancel (the chunk
 -- block's up by d and the extra block's down by d, or the other way: the
 -- frame still decodes to their sum), and one byte in 7 of the frame: each
--- load is refused or gives the file (the version byte 3 made 2 reads as a
--- cold form of 0.9.0, below), never another file
+-- load gives the file, never another one: a damaged cold form is never
+-- decoded into a file, the load warns (data_corrupted) and writes the file
+-- from the save (the version byte 3 made 2 reads as a cold form of 0.9.0,
+-- below; a version this build does not know is refused)
 CREATE TABLE cold_one AS SELECT file FROM cold_isl_worlds WHERE world = 'one';
 CREATE FUNCTION u32le(b bytea, at int) RETURNS bigint LANGUAGE sql IMMUTABLE
 AS $$ SELECT get_byte(b, at)::bigint + (get_byte(b, at + 1)::bigint << 8)
@@ -449,7 +451,7 @@ CREATE FUNCTION put_u32le(b bytea, at int, v bigint) RETURNS bytea LANGUAGE sql 
 AS $$ SELECT set_byte(set_byte(set_byte(set_byte(b, at, (v & 255)::int), at + 1, ((v >> 8) & 255)::int),
                                 at + 2, ((v >> 16) & 255)::int), at + 3, ((v >> 24) & 255)::int) $$;
 CREATE FUNCTION cold_damage(k bytea, OUT damaged int, OUT refused int, OUT same int, OUT wrong int)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET client_min_messages = error AS $$
 DECLARE
 	m bytea;
 	got bytea;
@@ -479,10 +481,10 @@ SELECT u32le(file, 13) > 32 AS chunk_block, u32le(file, 17) > 32 AS extra_block 
 SELECT * FROM cold_damage((SELECT file FROM cold_one));
 \set VERBOSITY terse
 UPDATE cold_isl_worlds SET file = set_byte(file, 8, get_byte(file, 8) # 1) WHERE world = 'one';
-SELECT slime_loader_load('cold_isl', 'one');
+SELECT slime_loader_load('cold_isl', 'one') = f AS from_the_save FROM settle_one;
 UPDATE cold_isl_worlds SET file = put_u32le(put_u32le(file, 13, u32le(file, 13) + 8), 17, u32le(file, 17) - 8)
 WHERE world = 'one';
-SELECT slime_loader_load('cold_isl', 'one');
+SELECT slime_loader_load('cold_isl', 'one') = f AS from_the_save FROM settle_one;
 \set VERBOSITY default
 -- a cold form of 0.8.0 or 0.9.0 (version 1: the chunks in directory order,
 -- for one chunk the same prefix; version 2: version 3 without the header's

@@ -182,9 +182,12 @@ warm(bytea *cold, const uint8_t *prefix, size_t len, sl_buf *out, sl_err *err)
 						 prefix, len, slime_loader_level(), slime_limits(), out, err) == 0;
 }
 
-/* The version-13 file of a cold form whose world is the newest save's value, allocated in cxt. */
+/*
+ * The version-13 file of a cold form whose world is the newest save's value,
+ * allocated in cxt; NULL and *err when the cold form does not decode.
+ */
 bytea *
-slime_loader_warm(bytea *cold, Datum world, MemoryContext cxt)
+slime_loader_warm(bytea *cold, Datum world, MemoryContext cxt, sl_err *err)
 {
 	slime_open_value o;
 	int			version = sl_sfcold_version((const uint8_t *) VARDATA_ANY(cold), VARSIZE_ANY_EXHDR(cold));
@@ -192,21 +195,25 @@ slime_loader_warm(bytea *cold, Datum world, MemoryContext cxt)
 	const uint8_t *prefix = NULL;
 	size_t		len = 0;
 	sl_buf		out = {0};
-	sl_err		err;
+	bool		ok = true;
 	MemoryContext old;
 
 	slime_open(&o, world, true);
 	old = MemoryContextSwitchTo(cxt);
-	if ((!gathered_prefix(&o, version, &buf, &prefix, &len) || !warm(cold, prefix, len, &out, &err)) &&
-		(!located_prefix(&o, version, &buf, &prefix, &len) || !warm(cold, prefix, len, &out, &err)))
+	if ((!gathered_prefix(&o, version, &buf, &prefix, &len) || !warm(cold, prefix, len, &out, err)) &&
+		(!located_prefix(&o, version, &buf, &prefix, &len) || !warm(cold, prefix, len, &out, err)))
 	{
 		store_prefix(&o, version, &buf, &prefix, &len);
-		if (!warm(cold, prefix, len, &out, &err))
-			slime_raise(&err, false);
+		ok = warm(cold, prefix, len, &out, err);
 	}
 	MemoryContextSwitchTo(old);
 	sl_value_close(&o.v);
 	sl_buf_free(&buf);
+	if (!ok)
+	{
+		sl_buf_free(&out);
+		return NULL;
+	}
 	SET_VARSIZE(out.data, out.len);
 	return (bytea *) out.data;
 }

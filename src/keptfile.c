@@ -160,8 +160,8 @@ unvouched(bytea *k, Datum world, slime_open_value *o, const kept_of *of)
 
 	if (f != NULL)
 		return f;
-	f = sl_sfcold_is(src, len) ? slime_loader_warm(k, world, CurrentMemoryContext) : bytea_of(src, len);
-	if (slime_loader_file_holds((const uint8_t *) VARDATA(f), VARSIZE(f) - VARHDRSZ, o))
+	f = sl_sfcold_is(src, len) ? slime_loader_warm(k, world, CurrentMemoryContext, &err) : bytea_of(src, len);
+	if (f != NULL && slime_loader_file_holds((const uint8_t *) VARDATA(f), VARSIZE(f) - VARHDRSZ, o))
 		return f;
 	sl_fail(&err, SL_ERR_CORRUPT, "a %s kept before 0.10.0 (no checksum) does not hold the newest save",
 			sl_sfcold_is(src, len) ? "cold form" : "slime file");
@@ -178,9 +178,45 @@ legacy_cold(const uint8_t *src, size_t len)
 }
 
 /*
+ * The file a load gives back in place of a damaged kept form of world name
+ * (err says how; a version this build does not know is raised as such):
+ * never that form, but a WARNING (data_corrupted) naming the loader, the
+ * world and the damage, and the file written from the save whose value is
+ * world, allocated in cxt, as a load with no kept file does; an error when
+ * version 13 cannot hold that save.
+ */
+static bytea *
+from_the_save(sl_err *err, Datum world, const kept_of *of, MemoryContext cxt)
+{
+	slime_open_value o;
+	bytea	   *r;
+	MemoryContext old;
+
+	if (err->code == SL_ERR_UNSUPPORTED)
+		raise_kept(err, of);
+	sl_err_prefix(err, "loader %s, world \"%s\", kept file", slime_rel_qualified(of->tbl), of->world);
+	ereport(WARNING,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("%s", err->msg),
+			 errdetail("The load writes the file from the world's save.")));
+	slime_open(&o, world, true);
+	old = MemoryContextSwitchTo(cxt);
+	r = file_of_value(&o);
+	MemoryContextSwitchTo(old);
+	sl_value_close(&o.v);
+	if (r == NULL)
+	{
+		sl_fail(err, SL_ERR_CORRUPT, "damaged, and version 13 cannot hold the save it was kept for");
+		raise_kept(err, of);
+	}
+	return r;
+}
+
+/*
  * The file a load gives back from kept (the file column of world name of
  * the loader whose saves table is tbl) for the save whose value is world,
- * allocated in cxt; a damaged form raises data_corrupted naming them.
+ * allocated in cxt; for a damaged form, the file written from that save
+ * (from_the_save).
  */
 bytea *
 slime_loader_kept_file(Datum kept, Datum world, Oid tbl, const char *name, MemoryContext cxt)
@@ -200,7 +236,7 @@ slime_loader_kept_file(Datum kept, Datum world, Oid tbl, const char *name, Memor
 	if (sl_sfhot_is(src, len))
 	{
 		if (sl_sfhot_open(src, len, &file, &file_len, &err))
-			raise_kept(&err, &of);
+			return from_the_save(&err, world, &of, cxt);
 		old = MemoryContextSwitchTo(cxt);
 		r = bytea_of(file, file_len);
 		MemoryContextSwitchTo(old);
@@ -210,14 +246,15 @@ slime_loader_kept_file(Datum kept, Datum world, Oid tbl, const char *name, Memor
 	if (sl_sfcold_is(src, len) && !legacy_cold(src, len))
 	{
 		/* version 3 on (an unknown version is refused here) */
-		if (sl_sfcold_check_header(src, len, &err))
-			raise_kept(&err, &of);
-		return slime_loader_warm(k, world, cxt);
+		if (sl_sfcold_check_header(src, len, &err) ||
+			(r = slime_loader_warm(k, world, cxt, &err)) == NULL)
+			return from_the_save(&err, world, &of, cxt);
+		return r;
 	}
 	if (!as_it_came && !sl_sfcold_is(src, len))
 	{
 		sl_fail(&err, SL_ERR_CORRUPT, "neither a hot nor a cold form nor a slime file (offset 0)");
-		raise_kept(&err, &of);
+		return from_the_save(&err, world, &of, cxt);
 	}
 	/* kept by 0.9.0 or earlier: a cold form of version 1 or 2, or a file as it came */
 	slime_open(&o, world, true);
@@ -300,12 +337,13 @@ assemble_framed(bytea *dir, framed_rows *rows, sl_buf *out, sl_err *err)
 /*
  * The file a load gives back from a framed form (dir, the world's row's
  * file column) and the frames the same statement read (n rows: key[i],
- * frame[i]), allocated in cxt; a damaged or missing frame or directory
- * raises data_corrupted naming the loader (tbl) and the world (name).
+ * frame[i]) for the save whose value is world, allocated in cxt; for a
+ * damaged or missing frame or directory, the file written from that save
+ * (from_the_save).
  */
 bytea *
-slime_loader_framed_file(bytea *dir, bytea *const *key, bytea *const *frame, int n, Oid tbl,
-						 const char *name, MemoryContext cxt)
+slime_loader_framed_file(bytea *dir, bytea *const *key, bytea *const *frame, int n, Datum world,
+						 Oid tbl, const char *name, MemoryContext cxt)
 {
 	kept_of		of = {tbl, name};
 	framed_rows rows = {palloc(sizeof(framed_row) * (n ? n : 1)), 0};
@@ -320,7 +358,7 @@ slime_loader_framed_file(bytea *dir, bytea *const *key, bytea *const *frame, int
 	if (sl_buf_put_u32be(&out, 0, &err) || assemble_framed(dir, &rows, &out, &err))
 	{
 		sl_buf_free(&out);
-		raise_kept(&err, &of);
+		return from_the_save(&err, world, &of, cxt);
 	}
 	old = MemoryContextSwitchTo(cxt);
 	r = bytea_of(out.data + VARHDRSZ, out.len - VARHDRSZ);

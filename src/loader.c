@@ -355,7 +355,6 @@ typedef enum save_query
 	LQ_FRAMES_PUT,				/* the frames a save made */
 	LQ_FRAMES_DROP,				/* frames of the previous directory the new one lacks */
 	LQ_FRAMES_ONLY,				/* every frame of the world but the new directory's */
-	LQ_FRAMES_HAVE,				/* the world's frames as its rows hold them */
 	LQ_LOAD_FRAMED,				/* LQ_LOAD_FILE, with the world's frames, one row each */
 	LQ_COUNT
 } save_query;
@@ -386,7 +385,6 @@ static const char *const save_sql[LQ_COUNT] = {
 	"ON CONFLICT (world, key) DO UPDATE SET frame = EXCLUDED.frame",
 	"DELETE FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND key OPERATOR(pg_catalog.=) ANY ($2)",
 	"DELETE FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND NOT key OPERATOR(pg_catalog.=) ANY ($2)",
-	"SELECT key, frame FROM %s WHERE world OPERATOR(pg_catalog.=) $1",
 	/* one statement, one snapshot: the directory and the frames of one save */
 	"SELECT w.file, s.data, f.key, f.frame FROM %s w JOIN %s s ON s.world OPERATOR(pg_catalog.=) w.world "
 	"AND s.save OPERATOR(pg_catalog.=) w.saves LEFT JOIN %s f ON f.world OPERATOR(pg_catalog.=) w.world "
@@ -395,7 +393,7 @@ static const char *const save_sql[LQ_COUNT] = {
 };
 
 /* The table save_sql[q] names: (w)orlds, (s)aves, (f)rames, (e)xtension's schema, (l)oad: worlds and saves, (j) and frames. */
-static const char save_on[LQ_COUNT] = {'w', 'e', 'w', 's', 'l', 's', 'f', 'f', 'f', 'f', 'j'};
+static const char save_on[LQ_COUNT] = {'w', 'e', 'w', 's', 'l', 's', 'f', 'f', 'f', 'j'};
 
 /* Plans of save_sql for the saves table last saved to, with the names they were made for. */
 static struct
@@ -435,10 +433,9 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, FunctionCallInfo fcinfo, save_quer
 		{TEXTOID, BYTEAARRAYOID, BYTEAARRAYOID},
 		{TEXTOID, BYTEAARRAYOID},
 		{TEXTOID, BYTEAARRAYOID},
-		{TEXTOID},
 		{TEXTOID}
 	};
-	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1, 3, 2, 2, 1, 1};
+	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1, 3, 2, 2, 1};
 
 	if (save_plans.tbl != tbl || save_plans.names == NULL || strcmp(save_plans.names, names) != 0)
 	{
@@ -544,93 +541,23 @@ cmp_key16(const void *a, const void *b)
 	return memcmp(a, b, SL_SFFR_KEY);
 }
 
-/* A frame row a save found: its key, and its bytes' length and XXH64. */
-typedef struct frame_row
-{
-	uint8_t		key[SL_SFFR_KEY];
-	size_t		len;
-	uint64		sum;
-} frame_row;
-
-/* Order frame rows by key. */
-static int
-cmp_frame_row(const void *a, const void *b)
-{
-	return memcmp(((const frame_row *) a)->key, ((const frame_row *) b)->key, SL_SFFR_KEY);
-}
-
-/*
- * The frames of the previous directory d that the world's rows still hold
- * as d names them (a row of the key, of the length and XXH64 d gives): only
- * those are reused by the next directory; a frame missing or damaged is
- * written again, so that one bad row does not outlive the next save. With
- * SPI connected; the entries are allocated, the rest points into d.
- */
-static sl_sffr_dir
-sound_frames(const sl_sffr_dir *d, Datum world)
-{
-	sl_sffr_dir r = *d;
-	bool		isnull;
-	frame_row  *rows;
-	int			n,
-				m = 0;
-
-	run_save(LQ_FRAMES_HAVE, &world, NULL, SPI_OK_SELECT, &isnull);
-	n = (int) SPI_processed;
-	rows = palloc(sizeof(frame_row) * (n ? n : 1));
-	for (int i = 0; i < n; i++)
-	{
-		bool		kn,
-					fn;
-		Datum		k = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &kn);
-		Datum		f = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &fn);
-		bytea	   *kb,
-				   *fb;
-
-		CHECK_FOR_INTERRUPTS();
-		if (kn || fn)
-			continue;
-		kb = DatumGetByteaPP(k);
-		fb = DatumGetByteaPP(f);
-		if (VARSIZE_ANY_EXHDR(kb) != SL_SFFR_KEY)
-			continue;
-		memcpy(rows[m].key, VARDATA_ANY(kb), SL_SFFR_KEY);
-		rows[m].len = VARSIZE_ANY_EXHDR(fb);
-		rows[m].sum = XXH64(VARDATA_ANY(fb), rows[m].len, 0);
-		m++;
-	}
-	qsort(rows, m, sizeof(frame_row), cmp_frame_row);
-	r.f = palloc(sizeof(sl_sffr_frame) * (d->n ? d->n : 1));
-	r.n = 0;
-	for (uint32_t j = 0; j < d->n; j++)
-	{
-		frame_row	want;
-		frame_row  *hit;
-
-		memcpy(want.key, d->f[j].key, SL_SFFR_KEY);
-		hit = bsearch(&want, rows, m, sizeof(frame_row), cmp_frame_row);
-		if (hit && hit->len == d->f[j].clen && hit->sum == d->f[j].sum)
-			r.f[r.n++] = d->f[j];
-	}
-	pfree(rows);
-	return r;
-}
-
 /*
  * The framed form a save keeps of a version-13 file (sl_sfframes.h): the
  * directory, for the world's row; the frames the previous directory (prev,
- * NULL: none, or one that does not open) lacks, or names but no row holds
- * as it says (sound_frames), go into the _frames table,
+ * NULL: none, or one that does not open) lacks go into the _frames table,
  * and the world's frames the new directory does not name leave it (those of
- * prev only, or, without prev, every other). With SPI connected and the
- * save statements prepared. Frames are compressed at level 3, as slime_to_slimefile
- * and zstd-jni write a file's blocks.
+ * prev only, or, without prev, every other). The frames prev names are
+ * reused unread: the save that wrote prev wrote them, and a load checks
+ * each against its length and XXH64 (a damaged one: the file is written
+ * from the save), so that a save reads nothing of the world's file but
+ * its directory. With SPI connected and the save statements prepared.
+ * Frames are compressed at level 3, as slime_to_slimefile and zstd-jni
+ * write a file's blocks.
  */
 static bytea *
 keep_framed(bytea *file, const converted_file *c, bytea *prev, Datum world)
 {
-	sl_sffr_dir pd,
-				sound;
+	sl_sffr_dir pd;
 	bool		have_prev = false;
 	sl_sffr_built b;
 	sl_err		err;
@@ -643,14 +570,10 @@ keep_framed(bytea *file, const converted_file *c, bytea *prev, Datum world)
 
 	if (prev)
 		have_prev = sl_sffr_open((const uint8_t *) VARDATA_ANY(prev), VARSIZE_ANY_EXHDR(prev), &pd, &err) == 0;
-	if (have_prev)
-		sound = sound_frames(&pd, world);
 	if (sl_sffr_build((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
 					  c->chunks.data, c->chunks.len, c->rec_end, c->nrec,
-					  have_prev ? &sound : NULL, SL_DEFAULT_LEVEL, &b, &err))
+					  have_prev ? &pd : NULL, SL_DEFAULT_LEVEL, &b, &err))
 		slime_raise(&err, false);
-	if (have_prev)
-		pfree(sound.f);
 	args[0] = world;
 	if (b.nnew > 0)
 	{
@@ -769,7 +692,7 @@ save_as_owner(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	prepare_save(tbl, worlds, frames, fcinfo, LQ_LOCK, LQ_INSERT);
-	prepare_save(tbl, worlds, frames, fcinfo, LQ_FRAMES_PUT, LQ_FRAMES_HAVE);
+	prepare_save(tbl, worlds, frames, fcinfo, LQ_FRAMES_PUT, LQ_FRAMES_ONLY);
 	args[0] = PointerGetDatum(PG_GETARG_TEXT_PP(1));
 	args[1] = PG_GETARG_DATUM(2);
 	args[2] = slime_loader_caller_name();
@@ -889,8 +812,9 @@ load_as_owner(PG_FUNCTION_ARGS)
 			frame[m] = DatumGetByteaPP(d);
 			m++;
 		}
-		f = slime_loader_framed_file(DatumGetByteaPP(r), key, frame, m, tbl,
-									 text_to_cstring(DatumGetTextPP(arg)), outer);
+		f = slime_loader_framed_file(DatumGetByteaPP(r), key, frame, m,
+									 SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull),
+									 tbl, text_to_cstring(DatumGetTextPP(arg)), outer);
 		SPI_finish();
 		PG_RETURN_BYTEA_P(f);
 	}

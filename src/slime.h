@@ -274,9 +274,10 @@ void		slime_store_packed_many(const uint8_t *hashes, size_t stride, int n, Snaps
 
 /*
  * The version-13 file of a loader world's cold form (slime_settle), whose
- * newest save's value is world, allocated in cxt (coldfile.c).
+ * newest save's value is world, allocated in cxt; NULL and *err when it
+ * does not decode (coldfile.c).
  */
-bytea	   *slime_loader_warm(bytea *cold, Datum world, MemoryContext cxt);
+bytea	   *slime_loader_warm(bytea *cold, Datum world, MemoryContext cxt, sl_err *err);
 
 /*
  * Whether the whole conversion of a slime file is the value o (their
@@ -290,19 +291,20 @@ bytea	   *slime_loader_hot(const uint8_t *file, size_t len);
 /*
  * The file a load gives back from what the row of world name of the loader
  * whose saves table is tbl keeps (kept: its file column) for the save whose
- * value is world, allocated in cxt; a damaged form raises data_corrupted
- * (keptfile.c).
+ * value is world, allocated in cxt; for a damaged form, a WARNING and the
+ * file written from world (keptfile.c).
  */
 bytea	   *slime_loader_kept_file(Datum kept, Datum world, Oid tbl, const char *name,
 									MemoryContext cxt);
 
 /*
  * The file a load gives back from a framed form (dir) and the n frames
- * (key[i], frame[i]) the load read with it, allocated in cxt; damage
- * raises data_corrupted naming the loader tbl and world name (keptfile.c).
+ * (key[i], frame[i]) the load read with it, for the save whose value is
+ * world, allocated in cxt; when they are damaged, a WARNING naming the
+ * loader tbl and world name, and the file written from world (keptfile.c).
  */
 bytea	   *slime_loader_framed_file(bytea *dir, bytea *const *key, bytea *const *frame, int n,
-									  Oid tbl, const char *name, MemoryContext cxt);
+									  Datum world, Oid tbl, const char *name, MemoryContext cxt);
 
 /* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
 Datum		slime_to_slimefile(PG_FUNCTION_ARGS);
