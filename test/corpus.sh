@@ -24,6 +24,5 @@ make -s build/schem_check
 # maps: one world of each era rendered, its PNG decoded by libspng, sizes and colours checked
 make -s build/render_check
 ./build/render_check "$corpus" || exit 1
-# block codec (sl_bcodec), versions 1 to 5: every region input and every chunk alone round-trip
-make -s build/bench_bcodec
-./build/bench_bcodec --check "$corpus" 2>/dev/null || exit 1
+# (the block codec's corpus round trip, build/bench_bcodec --check, is the
+# suite "bcodec" of test/run-all.sh's second lane: CPU work beside the timed suites)

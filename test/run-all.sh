@@ -14,7 +14,8 @@
 #   beside those, from the unit suite on, a second lane (niced; SLIME_LANES=1:
 #   after them): sanitize (test/sanitize.sh: the extension under ASan+UBSan,
 #   in a private copy of the server)
-#   → valgrind (build/unit under memcheck) → fuzz (make fuzz-regress, then
+#   → valgrind (build/unit under memcheck) → bcodec (the block codec's corpus
+#     round trip, test/bench/bench_bcodec.c --check) → fuzz (make fuzz-regress, then
 #     make fuzz-ci: FUZZ_RUNS inputs a target from the fixed seed FUZZ_SEED,
 #     then test/fuzz/sql-replay.sh: seeds and findings through SQL)
 # Prints a summary ending with one line "N passed, N failed" (one count per
@@ -26,7 +27,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SLIME_ROOT"
 
-SUITES=(unit regress corpus pgdump world hostile security doc crash concurrency schedule shard ha java webmap sanitize valgrind fuzz)
+SUITES=(unit regress corpus pgdump world hostile security doc crash concurrency schedule shard ha java webmap sanitize valgrind bcodec fuzz)
 declare -A RESULT=()      # suite -> "passed" | "FAILED (...)"
 declare -A TIME=()
 START=$SECONDS
@@ -131,6 +132,14 @@ suite_corpus() {
 }
 
 suite_pgdump() { bash test/pgdump.sh; }
+
+# The block codec (sl_bcodec) on the corpus: every region file's chunks as
+# one input in every stream version, and every chunk alone in version 5
+# (test/bench/bench_bcodec.c --check); exits 1 on the first difference.
+suite_bcodec() {
+    slime_build_locked make -s build/bench_bcodec PG_CONFIG="$SLIME_PG_CONFIG"
+    ./build/bench_bcodec --check "${SLIME_CORPUS:?the shared corpus is missing}" 2>/dev/null
+}
 
 # Every corpus world folder and generated worlds through copy-world, a table
 # and export-world back to folders, compared byte for byte (shared cluster).
@@ -245,10 +254,11 @@ run_suite unit 600 suite_unit
 # its own) run beside the others, niced so that the timed ones of the first
 # lane keep the CPU they ask for. Their results come back through a file;
 # their output is printed after the first lane's.
-LANE_B=(sanitize valgrind fuzz)
+LANE_B=(sanitize valgrind bcodec fuzz)
 lane_b() {
     run_suite sanitize 900 suite_sanitize
     run_suite valgrind 900 suite_valgrind
+    run_suite bcodec 600 suite_bcodec
     run_suite fuzz 1200 suite_fuzz
     local s
     for s in "${LANE_B[@]}"; do
@@ -266,7 +276,7 @@ if slime_cluster_start; then
     run_suite regress 600 suite_regress
     run_suite corpus 900 suite_corpus
     run_suite pgdump 600 suite_pgdump
-    run_suite world 300 suite_world
+    run_suite world 600 suite_world
     run_suite hostile 600 suite_hostile
     run_suite security 300 suite_security
     slime_cluster_stop

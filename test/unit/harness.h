@@ -52,4 +52,7 @@ unsigned char *sl_test_read_file(const char *path, size_t *len);
  */
 size_t		sl_test_cut_step(size_t n);
 
+/* Whether SLIME_UNIT_QUICK is set (the valgrind run: corpus-wide tests take a sample). */
+int			sl_test_quick(void);
+
 #endif

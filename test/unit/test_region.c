@@ -817,7 +817,11 @@ corpus_one(const char *corpus, const char *rel, int *seen)
 	free(f);
 }
 
-/* Read every corpus region file as expected and rewrite it losslessly. */
+/*
+ * Read every corpus region file as expected and rewrite it losslessly
+ * (under SLIME_UNIT_QUICK one file in four, every file still listed; the
+ * unit suite reads them all).
+ */
 void
 test_region_corpus(void)
 {
@@ -835,7 +839,15 @@ test_region_corpus(void)
 	find_regions(corpus, strlen(corpus) + 1, &list, &n);
 	for (int i = 0; i < n; i++)
 	{
-		corpus_one(corpus, list[i], &seen);
+		if (!sl_test_quick() || i % 4 == 0)
+			corpus_one(corpus, list[i], &seen);
+		else if (corpus_lookup(list[i]) != NULL)
+			seen++;
+		else
+		{
+			fprintf(stderr, "  %s: not in the expected table\n", list[i]);
+			CHECK(0);
+		}
 		free(list[i]);
 	}
 	free(list);

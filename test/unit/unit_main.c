@@ -87,13 +87,20 @@ main(int argc, char **argv)
 	return failed ? 1 : 0;
 }
 
-/* Step of an every-byte loop after offset n (13 past 256 under SLIME_UNIT_QUICK). */
-size_t
-sl_test_cut_step(size_t n)
+/* Whether SLIME_UNIT_QUICK is set. */
+int
+sl_test_quick(void)
 {
 	static int	quick = -1;
 
 	if (quick < 0)
 		quick = getenv("SLIME_UNIT_QUICK") != NULL && *getenv("SLIME_UNIT_QUICK") != '\0';
-	return quick && n >= 256 ? 13 : 1;
+	return quick;
+}
+
+/* Step of an every-byte loop after offset n (13 past 256 under SLIME_UNIT_QUICK). */
+size_t
+sl_test_cut_step(size_t n)
+{
+	return sl_test_quick() && n >= 256 ? 13 : 1;
 }
