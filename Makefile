@@ -133,7 +133,7 @@ clean-core:
 FUZZ_CC ?= clang
 FUZZ_TARGETS ?= nbt region value lz4 inflate blocks store slimefile schem bcodec bcodec2 bcodec3 bcodec4 bcodec5 lmemo pack sfframes
 FUZZ_SECONDS ?= 60
-FUZZ_RUNS ?= 20000
+FUZZ_RUNS ?= 10000
 FUZZ_SEED ?= 1
 FUZZ_JOBS ?= 2
 FUZZ_SAVE ?= 1

@@ -221,7 +221,7 @@ suite_fuzz() {
     fi
     slime_build_locked make -s fuzz-build fuzz-seeds PG_CONFIG="$SLIME_PG_CONFIG"
     make -s fuzz-regress PG_CONFIG="$SLIME_PG_CONFIG"
-    make -s fuzz-ci PG_CONFIG="$SLIME_PG_CONFIG" FUZZ_RUNS="${FUZZ_RUNS:-20000}" FUZZ_SEED="${FUZZ_SEED:-1}"
+    make -s fuzz-ci PG_CONFIG="$SLIME_PG_CONFIG" FUZZ_RUNS="${FUZZ_RUNS:-10000}" FUZZ_SEED="${FUZZ_SEED:-1}"
     # the seeds and saved findings through the SQL functions (own cluster)
     env -u PGHOST -u PGPORT -u PGDATABASE bash test/fuzz/sql-replay.sh build
 }

@@ -41,7 +41,7 @@ max_len() {
 # ci mode: the inputs a target runs; bcodec's runs each encode with the dense
 # codec (about 60 a second under ASan), so it runs a tenth of the others;
 # region's and value's inputs are whole files and values (13 and 15 ms each
-# here, 267 and 305 s for 20000: a third of the lane), so they run a quarter
+# here, 267 and 305 s for 20000 inputs: a third of the lane), so they run a quarter
 ci_runs() {
 	case $1 in
 		bcodec | bcodec2 | bcodec3 | bcodec4 | bcodec5) echo $(($2 / 10)) ;;
