@@ -153,13 +153,20 @@ save_sql() {        # save_sql K — endless one-chunk UPDATE transactions of cl
             "\\echo P $id :old :h" "COMMIT;" "\\echo C $id :old :h" || return 0
     done
 }
+seeded() {          # seeded SEED COMMAND...: COMMAND with RANDOM seeded, in this (sub)shell
+    RANDOM=$1
+    shift
+    "$@"
+}
 start_clients() {   # start_clients GENERATOR N PHASE [ON_ERROR_STOP]
     local gen=$1 n=$2 phase=$3 stop=${4:-1} k phase_seed
     phase_seed=$(($(printf '%d' "'$phase") * 100))
     CLIENT_PIDS=()
     for ((k = 1; k <= n; k++)); do
-        # each client's statements come from its own seeded RANDOM: the same each run
-        { RANDOM=$((phase_seed + k)); "$gen" "$k" | psql -X -q -At -v ON_ERROR_STOP="$stop" \
+        # each client's statements come from its own seeded RANDOM, the same
+        # each run (seeded in the generator's own subshell: bash reseeds
+        # RANDOM in every subshell, so a seed set around the pipe is lost)
+        { seeded $((phase_seed + k)) "$gen" "$k" | psql -X -q -At -v ON_ERROR_STOP="$stop" \
               >"$WORK/$phase.$k.out" 2>"$WORK/$phase.$k.err"; } &
         CLIENT_PIDS+=($!)
     done
