@@ -12,10 +12,9 @@
 #   3. runs `make installcheck` and test/pgdump.sh against it
 #      (SANITIZE_PGDUMP=0 skips the latter). The regression tests are the
 #      Makefile's REGRESS but corpus (SANITIZE_REGRESS names others): it
-#      took 150 of the 226 s the tests took under ASan, two thirds of it
-#      settling and decoding the corpus worlds again and again; the regress
+#      took 150 of the 226 s the 19 tests took under ASan; the regress
 #      suite runs it on the normal build, and the fuzz targets run the
-#      core's readers on the corpus seeds under ASan;
+#      core's readers on seeds cut from the corpus under ASan;
 #   4. fails when any ASan/UBSan report was written, when the server log
 #      has "terminated by signal", or when the backends did not run with
 #      the ASan runtime;
