@@ -206,7 +206,7 @@ run_phase() {
             >"$WORK/$phase.unexpected"; then
         echo "crash: unexpected client errors in phase $phase:"; head -n 20 "$WORK/$phase.unexpected"; bad=1
     fi
-    [ -z "$tolerated" ] || echo "crash: phase $phase: $(cat "$WORK/$phase".*.err | grep -c -E "$tolerated" | head -n 1) tolerated error lines (retryable, the clients went on)"
+    [ -z "$tolerated" ] || echo "crash: phase $phase: $(cat "$WORK/$phase".*.err | grep -c -E "$tolerated") tolerated error lines (retryable, the clients went on)"
     echo "crash: how the clients ended: $(for ((k = 1; k <= n; k++)); do
         grep -v '^\s' "$WORK/$phase.$k.err" | head -n 1 | sed 's/^psql:<stdin>:[0-9]*: //'; done |
         sort | uniq -c | sed 's/^ *\([0-9]*\) \(.*\)/\2 (x\1)/' | paste -sd ';' -)"

@@ -17,8 +17,9 @@
  * store entries and packs code chunk by chunk (versions 1 to 4 code only
  * a value's frames, many chunks at a time: the region inputs; small and
  * odd inputs of every version are the bcodec fuzz targets'); exit 1 on
- * the first difference (test/corpus.sh). SLIME_BCODEC_CHUNKS=12345 round-
- * trips the chunks alone in the versions it names.
+ * the first difference (test/run-all.sh's suite bcodec).
+ * SLIME_BCODEC_CHUNKS=12345 round-trips the chunks alone in the versions
+ * it names.
  *
  * Usage: bench_bcodec [--check] [CORPUS_DIR]   (default $SLIME_CORPUS or ../shared/corpus)
  *
@@ -66,6 +67,30 @@ static int	version_on[NVERS] = {1, 1, 1, 1, 1};	/* SLIME_BCODEC_VERSIONS */
 static int	zstd_on = 1;		/* SLIME_BCODEC_ZSTD */
 static int	chunk_on[NVERS] = {0, 0, 0, 0, 1};	/* --check: SLIME_BCODEC_CHUNKS */
 
+
+/* The versions (digits 1-5) environment variable name gives, into on; on stays when it is unset. */
+static void
+versions_from_env(const char *name, int on[NVERS])
+{
+	const char *v = getenv(name);
+
+	if (v)
+		for (int i = 0; i < NVERS; i++)
+			on[i] = strchr(v, '1' + i) != NULL;
+}
+
+/* The digits of the versions on (and also on in also, when given) into buf, or "none". */
+static const char *
+versions_str(const int on[NVERS], const int *also, char buf[NVERS + 1])
+{
+	int			n = 0;
+
+	for (int i = 0; i < NVERS; i++)
+		if (on[i] && (also == NULL || also[i]))
+			buf[n++] = '1' + i;
+	buf[n] = 0;
+	return n ? buf : "none";
+}
 
 /* CPU seconds of this process. */
 static double
@@ -187,12 +212,8 @@ main(int argc, char **argv)
 			root = argv[i];
 	if (root == NULL)
 		root = "../shared/corpus";
-	if (getenv("SLIME_BCODEC_VERSIONS"))
-		for (int v = 0; v < NVERS; v++)
-			version_on[v] = strchr(getenv("SLIME_BCODEC_VERSIONS"), '1' + v) != NULL;
-	if (getenv("SLIME_BCODEC_CHUNKS"))
-		for (int v = 0; v < NVERS; v++)
-			chunk_on[v] = strchr(getenv("SLIME_BCODEC_CHUNKS"), '1' + v) != NULL;
+	versions_from_env("SLIME_BCODEC_VERSIONS", version_on);
+	versions_from_env("SLIME_BCODEC_CHUNKS", chunk_on);
 	zstd_on = getenv("SLIME_BCODEC_ZSTD") == NULL || strcmp(getenv("SLIME_BCODEC_ZSTD"), "0") != 0;
 	corpus_list_regions(root, era_names, NERAS, CORPUS_BY_PATH, &files, &nfiles);
 	if (nfiles == 0)
@@ -210,19 +231,10 @@ main(int argc, char **argv)
 		}
 		char		rvers[NVERS + 1],
 					cvers[NVERS + 1];
-		int			nr = 0,
-					nc = 0;
 
-		for (int v = 0; v < NVERS; v++)
-		{
-			if (version_on[v])
-				rvers[nr++] = '1' + v;
-			if (version_on[v] && chunk_on[v])
-				cvers[nc++] = '1' + v;
-		}
-		rvers[nr] = cvers[nc] = 0;
 		printf("bench_bcodec --check: %d region inputs (versions %s) and %d chunks alone (versions %s) round-trip (%.1f s)\n",
-			   all.files, nr ? rvers : "none", all.chunks, nc ? cvers : "none", corpus_now() - t0);
+			   all.files, versions_str(version_on, NULL, rvers), all.chunks,
+			   versions_str(version_on, chunk_on, cvers), corpus_now() - t0);
 		return 0;
 	}
 	printf("slime bench_bcodec: zstd %s; corpus %s; one input per region file\n",

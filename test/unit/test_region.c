@@ -766,9 +766,12 @@ corpus_rewrite(const char *rel, const sl_region *r)
 	sl_buf_free(&out);
 }
 
-/* Read one corpus file strictly and leniently, check counts, rewrite it. */
+/*
+ * Read one corpus file strictly and leniently, check counts, rewrite it;
+ * with full 0, only look it up in the expected table.
+ */
 static void
-corpus_one(const char *corpus, const char *rel, int *seen)
+corpus_one(const char *corpus, const char *rel, int full, int *seen)
 {
 	const corpus_expect *want = corpus_lookup(rel);
 	char		path[4096];
@@ -781,6 +784,11 @@ corpus_one(const char *corpus, const char *rel, int *seen)
 	int			rc,
 				skipped = 0;
 
+	if (want != NULL && !full)
+	{
+		(*seen)++;
+		return;
+	}
 	snprintf(path, sizeof(path), "%s/%s", corpus, rel);
 	f = sl_test_read_file(path, &len);
 	region_coords(rel, &rx, &rz);
@@ -839,15 +847,7 @@ test_region_corpus(void)
 	find_regions(corpus, strlen(corpus) + 1, &list, &n);
 	for (int i = 0; i < n; i++)
 	{
-		if (!sl_test_quick() || i % 4 == 0)
-			corpus_one(corpus, list[i], &seen);
-		else if (corpus_lookup(list[i]) != NULL)
-			seen++;
-		else
-		{
-			fprintf(stderr, "  %s: not in the expected table\n", list[i]);
-			CHECK(0);
-		}
+		corpus_one(corpus, list[i], !sl_test_quick() || i % 4 == 0, &seen);
 		free(list[i]);
 	}
 	free(list);
