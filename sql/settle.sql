@@ -17,9 +17,9 @@ AS $$ SELECT CASE WHEN y > 60 + ((x * 3 + z * 5) / 7) % 6 THEN 2
                   WHEN hashint4(x * 7919 + y * 104729 + z * 1299709) % 23 = 0 THEN 3
                   ELSE 0 END::bigint $$;
 -- a 1.20 chunk of 8 sections of it (4 bits a block, 16 blocks a long)
-CREATE FUNCTION terrain_chunk(x int, z int) RETURNS bytea LANGUAGE sql IMMUTABLE
+CREATE FUNCTION terrain_chunk(x int, z int, data_version int DEFAULT 3700) RETURNS bytea LANGUAGE sql IMMUTABLE
 AS $$ SELECT nbt_compound('',
-        nbt_int('DataVersion', 3700), nbt_int('xPos', x), nbt_int('zPos', z), nbt_int('yPos', -4),
+        nbt_int('DataVersion', data_version), nbt_int('xPos', x), nbt_int('zPos', z), nbt_int('yPos', -4),
         nbt_string('Status', 'minecraft:full'),
         nbt_list_compounds('sections', VARIADIC ARRAY(SELECT
             nbt_compound('', nbt_byte('Y', sy),
@@ -165,10 +165,16 @@ FROM generate_series(30, 32) x, generate_series(0, 2) z;
 SET slime.settle_codec = fast;
 SELECT items FROM slime_settle('0') WHERE what = 'store entries';
 RESET slime.settle_codec;
--- (a pack's frame starts after its 6-byte header, 20 bytes an entry and
--- the directory's 8-byte checksum)
-SELECT bool_and((get_byte(p.data, 14 + 20 * get_byte(p.data, 2)) = 40) = (p.id = m.id)) AS newest_zstd_others_not,
-       bool_and(p.id = m.id OR get_byte(p.data, 14 + 20 * get_byte(p.data, 2)) & 240 = 176) AS others_block_codec
+-- (a pack's frame of whole entries starts after its 6-byte header, 28
+-- bytes an entry, the directory's 8-byte checksum and the delta frames,
+-- whose lengths are the last 4 bytes of each entry's 28)
+CREATE FUNCTION pack_frame_byte(b bytea) RETURNS int LANGUAGE sql IMMUTABLE
+AS $$ SELECT get_byte(b, 14 + 28 * n + (SELECT COALESCE(sum(get_byte(b, 6 + 28 * i + 24)
+              + (get_byte(b, 6 + 28 * i + 25) << 8) + (get_byte(b, 6 + 28 * i + 26) << 16)), 0)
+             FROM generate_series(0, n - 1) i)::int)
+      FROM (SELECT get_byte(b, 2) + (get_byte(b, 3) << 8) AS n) c $$;
+SELECT bool_and((pack_frame_byte(p.data) = 40) = (p.id = m.id)) AS newest_zstd_others_not,
+       bool_and(p.id = m.id OR pack_frame_byte(p.data) & 240 = 176) AS others_block_codec
 FROM slime_store_packs p, (SELECT max(id) AS id FROM slime_store_packs) m;
 SELECT slime_resolve(world) = (SELECT slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
                                FROM generate_series(30, 32) x, generate_series(0, 2) z) AS same_world
@@ -309,12 +315,19 @@ BEGIN
 END
 $$;
 SELECT * FROM reads6();
-SELECT * FROM cancelling_damage(20);
--- a key prefix or the directory's checksum changed alone: refused too
-UPDATE slime_store_packs SET data = set_byte(data, 6 + 20 * 2 + 12, get_byte(data, 6 + 20 * 2 + 12) # 1)
+SELECT * FROM cancelling_damage(28);
+-- a key prefix, a base, a delta length or the directory's checksum changed
+-- alone: refused too
+UPDATE slime_store_packs SET data = set_byte(data, 6 + 28 * 2 + 12, get_byte(data, 6 + 28 * 2 + 12) # 1)
 WHERE id = (SELECT id FROM pack6);
 SELECT * FROM reads6();
-UPDATE slime_store_packs p SET data = set_byte(p.data, 6 + 20 * pack6.entries, get_byte(p.data, 6 + 20 * pack6.entries) # 1)
+UPDATE slime_store_packs SET data = set_byte(data, 6 + 28 * 2 + 20, get_byte(data, 6 + 28 * 2 + 20) # 1)
+WHERE id = (SELECT id FROM pack6);
+SELECT * FROM reads6();
+UPDATE slime_store_packs SET data = set_byte(data, 6 + 28 * 2 + 24, get_byte(data, 6 + 28 * 2 + 24) # 1)
+WHERE id = (SELECT id FROM pack6);
+SELECT * FROM reads6();
+UPDATE slime_store_packs p SET data = set_byte(p.data, 6 + 28 * pack6.entries, get_byte(p.data, 6 + 28 * pack6.entries) # 1)
 FROM pack6 WHERE p.id = pack6.id;
 SELECT * FROM reads6();
 UPDATE slime_store_packs p SET data = pack6.data FROM pack6 WHERE p.id = pack6.id;
@@ -345,15 +358,29 @@ SELECT * FROM reads6();
 -- key, so the same damage gives the chunk's bytes or an error, never others
 UPDATE slime_store_packs p SET data =
 	set_byte(substring(pack6.data, 1, 6), 1, 1)
-	|| (SELECT string_agg(substring(pack6.data, 7 + 20 * i, 12), ''::bytea ORDER BY i)
+	|| (SELECT string_agg(substring(pack6.data, 7 + 28 * i, 12), ''::bytea ORDER BY i)
 	    FROM generate_series(0, pack6.entries - 1) i)
-	|| substring(pack6.data, 7 + 20 * pack6.entries + 8)
+	|| substring(pack6.data, 7 + 28 * pack6.entries + 8)
 FROM pack6 WHERE p.id = pack6.id;
 SELECT * FROM reads6();
 SELECT pairs, refused > 0 AS some_refused, wrong FROM cancelling_damage(12);
 UPDATE slime_store_packs p SET data = pack6.data FROM pack6 WHERE p.id = pack6.id;
 SELECT * FROM reads6();
-DELETE FROM settle_saves WHERE id = 6;
+-- versions of one chunk settled in one pack (a world's saves, as a
+-- history keeps them): each later one is coded against the one before it
+-- (the base and delta fields of its directory row: a small zstd frame
+-- against its base's documents), and every version reads back as it was
+INSERT INTO settle_saves
+SELECT 7 + v, slime_agg(slime_put_chunk(NULL, x, 0, terrain_chunk(x, 0, 3700 + v)))
+FROM generate_series(0, 2) v, generate_series(50, 51) x GROUP BY v;
+SELECT items FROM slime_settle('0') WHERE what = 'store entries';
+SELECT get_byte(p.data, 1) AS version, get_byte(p.data, 2) AS entries,
+       (SELECT count(*) FROM generate_series(0, get_byte(p.data, 2) - 1) i WHERE u32le(p.data, 6 + 28 * i + 20) > 0) AS based,
+       (SELECT max(u32le(p.data, 6 + 28 * i + 24)) FROM generate_series(0, get_byte(p.data, 2) - 1) i) < 200 AS small_deltas
+FROM slime_store_packs p WHERE p.id = (SELECT max(id) FROM slime_store_packs);
+SELECT id, bool_and(slime_chunk_nbt(world, x, 0) = terrain_chunk(x, 0, 3700 + id - 7)) AS same
+FROM settle_saves, generate_series(50, 51) x WHERE id BETWEEN 7 AND 9 GROUP BY id ORDER BY id;
+DELETE FROM settle_saves WHERE id BETWEEN 6 AND 9;
 DROP TABLE pack6, chunks6, rows6;
 DROP FUNCTION cancelling_damage(int), reads6(), u32le(bytea, int), put_u32le(bytea, int, bigint);
 DELETE FROM settle_saves WHERE id = 5;

@@ -305,19 +305,28 @@ bool
 slime_pack_docs(slime_kept_pack *k, uint32 i, const sl_dirent *d, bool rehash,
 				const uint8_t *comp[SL_NCOMP])
 {
-	size_t		at;
+	const uint8_t *docs;
 	uint8_t		h[32];
 	int			is = sl_pack_entry_is(&k->p, i, d->hash);
+	sl_err		err;
 
 	if (i >= k->p.count || is == 0)
 		return false;
-	at = k->p.off[i];
 	for (int c = 0; c < SL_NCOMP; c++)
-	{
 		if (k->p.len[SL_NCOMP * i + c] != d->len[c])
 			return false;
-		comp[c] = d->len[c] ? k->p.raw + at : NULL;
-		at += d->len[c];
+	/* an entry coded against another is decoded on its first read */
+	docs = sl_pack_docs(&k->p, i, &err);
+	if (docs == NULL)
+	{
+		if (err.code == SL_ERR_NOMEM)
+			slime_raise(&err, false);
+		return false;
+	}
+	for (int c = 0; c < SL_NCOMP; c++)
+	{
+		comp[c] = d->len[c] ? docs : NULL;
+		docs += d->len[c];
 	}
 	if ((!rehash && is == 1) || known_as(k, i, d->hash))
 		return true;

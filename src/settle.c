@@ -105,12 +105,22 @@ settle_cold_files(Oid saves, Oid worlds, const char *ext, Datum cutoff, int32 ba
 		" RETURNING c.n, COALESCE(pg_catalog.octet_length(w.file), 0) AS m, w.world, w.saves)%5$s"
 		"SELECT pg_catalog.count(*), COALESCE(pg_catalog.sum(n), 0)::pg_catalog.int8,"
 		" COALESCE(pg_catalog.sum(m), 0)::pg_catalog.int8,"
-		/* the chunks of their newest saves, each world's after a NULL, for slime_settle_gather */
+		/*
+		 * the chunks of their newest saves, each world's after a NULL, then
+		 * those only its older saves hold, newest save first, for
+		 * slime_settle_gather: a pack codes each older version of a chunk
+		 * against the newer one before it
+		 */
 		" (SELECT pg_catalog.array_agg(r.h ORDER BY g.world, r.i) FROM gone g,"
+		"   LATERAL (SELECT %3$s.slime_refs((SELECT s.data FROM %2$s s"
+		"     WHERE s.world OPERATOR(pg_catalog.=) g.world AND s.save OPERATOR(pg_catalog.=) g.saves)) AS a) n,"
 		"   LATERAL (SELECT NULL::pg_catalog.bytea, 0::pg_catalog.int8 UNION ALL"
-		"    SELECT * FROM pg_catalog.unnest(%3$s.slime_refs((SELECT s.data FROM %2$s s"
-		"     WHERE s.world OPERATOR(pg_catalog.=) g.world AND s.save OPERATOR(pg_catalog.=) g.saves)))"
-		"    WITH ORDINALITY) r(h, i))"
+		"    SELECT * FROM pg_catalog.unnest(n.a) WITH ORDINALITY UNION ALL"
+		"    SELECT o.h, 4294967296 OPERATOR(pg_catalog.+) pg_catalog.min(o.k) FROM"
+		"     (SELECT u.h, pg_catalog.row_number() OVER (ORDER BY s.save DESC, u.i) AS k FROM %2$s s,"
+		"       pg_catalog.unnest(%3$s.slime_refs(s.data)) WITH ORDINALITY u(h, i)"
+		"      WHERE s.world OPERATOR(pg_catalog.=) g.world AND s.save OPERATOR(pg_catalog.<>) g.saves) o"
+		"     WHERE o.h OPERATOR(pg_catalog.<>) ALL (n.a) GROUP BY o.h) r(h, i))"
 		" FROM gone",
 		w, s, ext, file, drop, size);
 	Oid			types[2] = {TIMESTAMPTZOID, INT4OID};

@@ -3,6 +3,7 @@
  */
 #include "sl_pack.h"
 #include "sl_bcodec.h"
+#include "sl_region.h"
 #include "sl_store.h"
 #include "sl_zstd.h"
 
@@ -13,7 +14,121 @@
 static size_t
 dir_row(int v)
 {
-	return v == 1 ? SL_ENTRY_HEADER : SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX;
+	return v == 1 ? SL_ENTRY_HEADER :
+		SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX + (v >= 3 ? SL_PACK_DELTA_FIELDS : 0);
+}
+
+/* zstd's dictionary magic: a base starting with it would be read as a dictionary, not raw content */
+static int
+dict_like(const uint8_t *p, size_t n)
+{
+	return n >= 4 && sl_get_u32le(p) == 0xEC30A437u;
+}
+
+/*
+ * Chain each entry to the last earlier entry naming the same chunk position
+ * in its region document: prev[i] (or -1). An open-addressed table maps a
+ * position to its last entry, so n entries cost n lookups.
+ */
+static int
+chain_positions(const uint8_t *const *entry, const size_t *size, uint32_t n, int64_t *prev,
+				sl_err *err)
+{
+	size_t		cap = 16;
+	int64_t    *slot;
+	int64_t    *px;
+	int64_t    *pz;
+
+	while (cap < 2 * (size_t) n)
+		cap *= 2;
+	slot = sl_alloc_err(sizeof(int64_t) * cap, err);
+	px = slot ? sl_alloc_err(sizeof(int64_t) * n, err) : NULL;
+	pz = px ? sl_alloc_err(sizeof(int64_t) * n, err) : NULL;
+	if (pz == NULL)
+	{
+		sl_free(slot);
+		sl_free(px);
+		return -1;
+	}
+	for (size_t k = 0; k < cap; k++)
+		slot[k] = -1;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		uint32_t	rlen = sl_get_u32le(entry[i]);
+		int			kind;
+		sl_err		e2;
+		uint64_t	h;
+		size_t		k;
+
+		prev[i] = -1;
+		/* a document naming no position (or not NBT) has no versions to find */
+		if (rlen == 0 || rlen > size[i] - SL_ENTRY_HEADER ||
+			sl_chunk_where(entry[i] + SL_ENTRY_HEADER, rlen, NULL, &kind, &px[i], &pz[i], &e2) != 1)
+			continue;
+		h = ((uint64_t) px[i] * 0x9E3779B97F4A7C15ull) ^ ((uint64_t) pz[i] * 0xC2B2AE3D27D4EB4Full);
+		for (k = (size_t) (h ^ (h >> 29)) & (cap - 1); slot[k] >= 0; k = (k + 1) & (cap - 1))
+			if (px[slot[k]] == px[i] && pz[slot[k]] == pz[i])
+				break;
+		prev[i] = slot[k];
+		slot[k] = i;
+	}
+	sl_free(slot);
+	sl_free(px);
+	sl_free(pz);
+	return 0;
+}
+
+/*
+ * Choose entry i's base among the last SL_PACK_DELTA_TRIES earlier entries
+ * of its chunk position: the one whose delta frame is smallest, kept in
+ * *delta, when it is under a third of the entry's zstd-1 frame. Returns the
+ * base's index, or -1 (coded whole).
+ */
+static int64_t
+choose_base(const uint8_t *const *entry, const size_t *size, const int64_t *prev, uint32_t i,
+			sl_buf *delta, sl_err *err)
+{
+	const uint8_t *doc = entry[i] + SL_ENTRY_HEADER;
+	size_t		len = size[i] - SL_ENTRY_HEADER;
+	sl_buf		alone = {0};
+	sl_buf		d = {0};
+	int64_t		best = -1;
+	size_t		limit;
+	int			tries = 0;
+
+	delta->len = 0;
+	if (prev[i] < 0 || len == 0)
+		return -1;
+	if (sl_zstd_frame(doc, len, 1, &alone, err))
+		return -2;
+	limit = alone.len / 3;
+	sl_buf_free(&alone);
+	for (int64_t j = prev[i]; j >= 0 && tries < SL_PACK_DELTA_TRIES; j = prev[j], tries++)
+	{
+		const uint8_t *b = entry[j] + SL_ENTRY_HEADER;
+		size_t		blen = size[j] - SL_ENTRY_HEADER;
+
+		if (blen == 0 || dict_like(b, blen))
+			continue;
+		d.len = 0;
+		if (sl_zstd_frame_prefix(doc, len, SL_PACK_DELTA_LEVEL, b, blen, &d, err))
+		{
+			sl_buf_free(&d);
+			return -2;
+		}
+		if (d.len < limit && (best < 0 || d.len < delta->len))
+		{
+			best = j;
+			delta->len = 0;
+			if (sl_buf_put(delta, d.data, d.len, err))
+			{
+				sl_buf_free(&d);
+				return -2;
+			}
+		}
+	}
+	sl_buf_free(&d);
+	return best;
 }
 
 /* Append a pack of n entries to out. */
@@ -22,16 +137,17 @@ sl_pack_encode(const uint8_t *const *entry, const size_t *size, const uint8_t *c
 			   uint32_t n, sl_pack_codec codec, sl_buf *out, sl_err *err)
 {
 	sl_buf		docs = {0};
+	sl_buf		deltas = {0};
+	sl_buf		delta = {0};
+	int64_t    *prev = NULL;
 	uint8_t		head[SL_PACK_HEADER] = {SL_PACK_MAGIC, SL_PACK_VERSION};
 	uint8_t		sum[SL_PACK_DIRSUM];
 	size_t		start = out->len;
+	uint64_t	raw = 0;
 	int			rc = -1;
 
 	if (n == 0 || n > SL_PACK_MAX_ENTRIES)
 		return sl_fail(err, SL_ERR_LIMIT, "a pack holds 1 to %d entries, not %u", SL_PACK_MAX_ENTRIES, n);
-	sl_put_u32le(head + 2, n);
-	if (sl_buf_put(out, head, sizeof(head), err))
-		goto done;
 	for (uint32_t i = 0; i < n; i++)
 	{
 		uint64_t	total = SL_ENTRY_HEADER;
@@ -39,22 +155,36 @@ sl_pack_encode(const uint8_t *const *entry, const size_t *size, const uint8_t *c
 		for (int k = 0; k < SL_NCOMP; k++)
 			total += sl_get_u32le(entry[i] + 4 * k);
 		if (size[i] < SL_ENTRY_HEADER || total != size[i])
-		{
-			sl_fail(err, SL_ERR_CORRUPT, "entry %u: its lengths do not add up to its %zu bytes", i, size[i]);
+			return sl_fail(err, SL_ERR_CORRUPT, "entry %u: its lengths do not add up to its %zu bytes", i, size[i]);
+		raw += total - SL_ENTRY_HEADER;
+	}
+	if (raw > SL_PACK_MAX_RAW)
+		return sl_fail(err, SL_ERR_LIMIT, "a pack of %llu bytes exceeds the pack cap", (unsigned long long) raw);
+	prev = sl_alloc_err(sizeof(int64_t) * n, err);
+	if (prev == NULL || chain_positions(entry, size, n, prev, err))
+		goto done;
+	sl_put_u32le(head + 2, n);
+	if (sl_buf_put(out, head, sizeof(head), err))
+		goto done;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		int64_t		base = choose_base(entry, size, prev, i, &delta, err);
+		uint8_t		fields[SL_PACK_DELTA_FIELDS];
+
+		if (base < -1)
 			goto done;
-		}
+		sl_put_u32le(fields, (uint32_t) (base + 1));
+		sl_put_u32le(fields + 4, (uint32_t) delta.len);
 		if (sl_buf_put(out, entry[i], SL_ENTRY_HEADER, err) ||
 			sl_buf_put(out, key[i], SL_PACK_KEY_PREFIX, err) ||
-			sl_buf_put(&docs, entry[i] + SL_ENTRY_HEADER, size[i] - SL_ENTRY_HEADER, err))
+			sl_buf_put(out, fields, sizeof(fields), err) ||
+			(base >= 0 ? sl_buf_put(&deltas, delta.data, delta.len, err) :
+			 sl_buf_put(&docs, entry[i] + SL_ENTRY_HEADER, size[i] - SL_ENTRY_HEADER, err)))
 			goto done;
 	}
-	if (docs.len > SL_PACK_MAX_RAW)
-	{
-		sl_fail(err, SL_ERR_LIMIT, "a pack of %zu bytes exceeds the pack cap", docs.len);
-		goto done;
-	}
 	sl_put_u64le(sum, XXH64(out->data + start, out->len - start, 0));
-	if (sl_buf_put(out, sum, sizeof(sum), err))
+	if (sl_buf_put(out, sum, sizeof(sum), err) ||
+		sl_buf_put(out, deltas.data, deltas.len, err))
 		goto done;
 	rc = codec == SL_PACK_DENSE ?
 		sl_bcodec_encode(docs.data, docs.len, SL_SETTLE_BCODEC, out, err) :
@@ -62,7 +192,10 @@ sl_pack_encode(const uint8_t *const *entry, const size_t *size, const uint8_t *c
 done:
 	if (rc)
 		out->len = start;
+	sl_free(prev);
 	sl_buf_free(&docs);
+	sl_buf_free(&deltas);
+	sl_buf_free(&delta);
 	return rc;
 }
 
@@ -73,6 +206,8 @@ read_directory(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p,
 {
 	size_t		row = dir_row(p->version);
 	uint64_t	raw = 0;
+	uint64_t	whole = 0;
+	uint64_t	deltas = 0;
 
 	*at = SL_PACK_HEADER;
 	p->count = sl_get_u32le(src + 2);
@@ -90,27 +225,73 @@ read_directory(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p,
 		if (p->keys == NULL)
 			return -1;
 	}
+	if (p->version >= 3)
+	{
+		p->base = sl_alloc_err(sizeof(uint32_t) * p->count, err);
+		p->delta = p->base ? sl_alloc_err(sizeof(uint32_t) * p->count, err) : NULL;
+		if (p->delta == NULL)
+			return -1;
+	}
 	p->len = sl_alloc_err(sizeof(uint32_t) * SL_NCOMP * p->count, err);
 	p->off = p->len ? sl_alloc_err(sizeof(size_t) * p->count, err) : NULL;
 	if (p->off == NULL)
 		return -1;
 	for (uint32_t i = 0; i < p->count; i++, *at += row)
 	{
-		p->off[i] = (size_t) raw;
+		uint64_t	n = 0;
+
 		for (int k = 0; k < SL_NCOMP; k++)
 		{
 			p->len[SL_NCOMP * i + k] = sl_get_u32le(src + *at + 4 * k);
-			raw += p->len[SL_NCOMP * i + k];
+			n += p->len[SL_NCOMP * i + k];
 		}
+		raw += n;
 		if (p->keys)
 			memcpy(p->keys + (size_t) SL_PACK_KEY_PREFIX * i, src + *at + SL_ENTRY_HEADER, SL_PACK_KEY_PREFIX);
 		if (raw > SL_PACK_MAX_RAW || raw > lim->max_value_raw)
 			return sl_fail(err, SL_ERR_CORRUPT, "pack entry %u: lengths exceed the pack cap (offset %zu)", i, *at);
+		if (p->base)
+		{
+			const uint8_t *f = src + *at + SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX;
+
+			p->base[i] = sl_get_u32le(f);
+			p->delta[i] = sl_get_u32le(f + 4);
+			/* a base is an earlier entry, and an entry has a delta frame exactly when it has a base */
+			if (p->base[i] > i || (p->base[i] == 0) != (p->delta[i] == 0))
+				return sl_fail(err, SL_ERR_CORRUPT, "pack entry %u: base %u with a %u-byte delta is not an earlier entry's (offset %zu)",
+							   i, p->base[i], p->delta[i], *at + SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX);
+			deltas += p->delta[i];
+			if (p->base[i])
+			{
+				p->based++;
+				continue;
+			}
+		}
+		p->off[i] = (size_t) whole;
+		whole += n;
 	}
 	if (p->version > 1)
 		*at += SL_PACK_DIRSUM;
+	if (deltas > len - *at)
+		return sl_fail(err, SL_ERR_CORRUPT, "pack delta frames of %llu bytes do not fit its %zu bytes (offset %zu)",
+					   (unsigned long long) deltas, len, *at);
+	/* based entries after the whole ones, in entry order */
+	for (uint32_t i = 0; p->based && i < p->count; i++)
+		if (p->base[i])
+		{
+			p->off[i] = (size_t) whole;
+			for (int k = 0; k < SL_NCOMP; k++)
+				whole += p->len[SL_NCOMP * i + k];
+		}
 	p->raw_len = (size_t) raw;
 	return 0;
+}
+
+/* Bytes of entry i's documents in an open pack. */
+static size_t
+entry_docs(const sl_pack *p, uint32_t i)
+{
+	return (size_t) p->len[SL_NCOMP * i] + p->len[SL_NCOMP * i + 1] + p->len[SL_NCOMP * i + 2];
 }
 
 /* Decode a pack into p. */
@@ -120,30 +301,58 @@ sl_pack_open(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p, s
 	size_t		at;
 	const uint8_t *frame;
 	size_t		flen;
-	int			rc;
+	size_t		whole;
+	int			rc = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (lim == NULL)
 		lim = &sl_default_limits;
 	if (len < SL_PACK_HEADER || src[0] != SL_PACK_MAGIC)
 		return sl_fail(err, SL_ERR_CORRUPT, "not a chunk store pack (offset 0)");
-	if (src[1] != 1 && src[1] != SL_PACK_VERSION)
+	if (src[1] < 1 || src[1] > SL_PACK_VERSION)
 		return sl_fail(err, SL_ERR_UNSUPPORTED, "pack version %d is not known (offset 1)", src[1]);
 	p->version = src[1];
 	if (read_directory(src, len, lim, p, &at, err))
 		goto fail;
-	frame = src + at;
-	flen = len - at;
 	p->raw = sl_alloc_err(p->raw_len, err);
 	if (p->raw == NULL)
 		goto fail;
+	/* the delta frames, then the frame of the whole entries */
+	frame = src + at;
+	for (uint32_t i = 0; p->based && i < p->count; i++)
+		frame += p->delta[i];
+	flen = len - (size_t) (frame - src);
+	whole = p->raw_len;
+	for (uint32_t i = 0; p->based && i < p->count; i++)
+		if (p->base[i])
+			whole -= entry_docs(p, i);
 	if (flen > 0 && sl_bcodec_version(frame, flen) > 0)
-		rc = sl_bcodec_decode(frame, flen, p->raw, p->raw_len, err);
+		rc = sl_bcodec_decode(frame, flen, p->raw, whole, err);
 	else
-		rc = sl_zstd_unframe(frame, flen, p->raw, p->raw_len, err);
-	if (rc == 0)
-		return 0;
-	sl_err_prefix(err, "pack frame (offset %zu)", at);
+		rc = sl_zstd_unframe(frame, flen, p->raw, whole, err);
+	if (rc)
+	{
+		sl_err_prefix(err, "pack frame (offset %zu)", (size_t) (frame - src));
+		goto fail;
+	}
+	/* the delta frames, kept to be decoded when their entries are read */
+	if (p->based)
+	{
+		size_t		n = (size_t) (frame - (src + at));
+
+		p->frames = sl_alloc_err(n, err);
+		p->frame_at = p->frames ? sl_alloc_err(sizeof(size_t) * p->count, err) : NULL;
+		p->ready = p->frame_at ? sl_alloc_err(p->count, err) : NULL;
+		if (p->ready == NULL)
+			goto fail;
+		memcpy(p->frames, src + at, n);
+		for (uint32_t i = 0, f = 0; i < p->count; f += p->delta[i], i++)
+		{
+			p->frame_at[i] = f;
+			p->ready[i] = p->base[i] == 0;
+		}
+	}
+	return 0;
 fail:
 	sl_pack_free(p);
 	if (err)
@@ -151,23 +360,65 @@ fail:
 	return -1;
 }
 
+/* Decode based entry i against its base, whose documents are in raw. */
+static int
+decode_delta(const sl_pack *p, uint32_t i, sl_err *err)
+{
+	uint32_t	b = p->base[i] - 1;
+
+	if (sl_zstd_unframe_prefix(p->frames + p->frame_at[i], p->delta[i], p->raw + p->off[i],
+							   entry_docs(p, i), p->raw + p->off[b], entry_docs(p, b), err))
+	{
+		if (err && err->code != SL_ERR_NOMEM)
+			err->code = SL_ERR_CORRUPT;
+		sl_err_prefix(err, "pack entry %u's delta frame", i);
+		return -1;
+	}
+	p->ready[i] = 1;
+	return 0;
+}
+
+/* Entry index's documents, decoded against its base (and that first) when not yet. */
+const uint8_t *
+sl_pack_docs(const sl_pack *p, uint32_t index, sl_err *err)
+{
+	uint32_t   *chain;
+	uint32_t	n = 0;
+	int			rc = 0;
+
+	if (index >= p->count)
+	{
+		sl_fail(err, SL_ERR_CORRUPT, "pack holds %u entries, not entry %u", p->count, index);
+		return NULL;
+	}
+	if (p->ready == NULL || p->ready[index])
+		return p->raw + p->off[index];
+	/* the entries from index back to the first one decoded (bases are earlier entries: this ends) */
+	chain = sl_alloc_err(sizeof(uint32_t) * p->count, err);
+	if (chain == NULL)
+		return NULL;
+	for (uint32_t j = index; !p->ready[j]; j = p->base[j] - 1)
+		chain[n++] = j;
+	while (n > 0 && rc == 0)
+		rc = decode_delta(p, chain[--n], err);
+	sl_free(chain);
+	return rc ? NULL : p->raw + p->off[index];
+}
+
 /* Append entry index in its canonical bytes. */
 int
 sl_pack_entry(const sl_pack *p, uint32_t index, sl_buf *out, sl_err *err)
 {
 	uint8_t		head[SL_ENTRY_HEADER];
-	size_t		n = 0;
+	const uint8_t *docs = sl_pack_docs(p, index, err);
 
-	if (index >= p->count)
-		return sl_fail(err, SL_ERR_CORRUPT, "pack holds %u entries, not entry %u", p->count, index);
+	if (docs == NULL)
+		return -1;
 	for (int k = 0; k < SL_NCOMP; k++)
-	{
 		sl_put_u32le(head + 4 * k, p->len[SL_NCOMP * index + k]);
-		n += p->len[SL_NCOMP * index + k];
-	}
 	if (sl_buf_put(out, head, sizeof(head), err))
 		return -1;
-	return sl_buf_put(out, p->raw + p->off[index], n, err);
+	return sl_buf_put(out, docs, entry_docs(p, index), err);
 }
 
 /* Whether entry index is key's: 1 yes, 0 another key's, -1 not said (version 1). */
@@ -220,6 +471,11 @@ sl_pack_free(sl_pack *p)
 	sl_free(p->len);
 	sl_free(p->off);
 	sl_free(p->keys);
+	sl_free(p->base);
+	sl_free(p->delta);
+	sl_free(p->frames);
+	sl_free(p->frame_at);
+	sl_free(p->ready);
 	sl_free(p->raw);
 	memset(p, 0, sizeof(*p));
 }

@@ -3,11 +3,13 @@
  * the cold form of loader files (sl_sfcold).
  *
  * Input: u8 selector, then
- *   - selector 2 mod 4: damage to one of four packs the target makes
- *     itself (selector bits 2-3: codec and version 1 or 2), as records of
- *     4 bytes: u16le offset, u8 op, u8 value. op even: the byte at offset
- *     xor value; op odd: value added to the u32le at offset and taken from
- *     the u32le at offset + 20 * (op >> 1) (lengths that cancel). The
+ *   - selector 2 mod 4: damage to one of six packs the target makes
+ *     itself (selector >> 2, mod 6: codec and version 1, 2 or 3; the
+ *     version 3 packs code four of their eight entries against others), as
+ *     records of 4 bytes: u16le offset, u8 op, u8 value. op even: the byte
+ *     at offset xor value; op odd: value added to the u32le at offset and
+ *     taken from the u32le (op >> 1) directory rows later (lengths that
+ *     cancel). The
  *     differential check (issue #33): every entry read out of the damaged
  *     pack as the entry of any key (sl_pack_read, as a reader at the
  *     default settings reads it) is refused or byte-equal to the original
@@ -31,6 +33,11 @@
  *     of the same version that decodes to the same file.
  */
 #include "fuzz_common.h"
+#include "../unit/nbt_build.h"
+#include "sl_bcodec.h"
+#include "sl_zstd.h"
+
+#include <xxhash.h>
 #include "sl_pack.h"
 #include "sl_sfcold.h"
 #include "sl_sfhot.h"
@@ -108,40 +115,57 @@ static struct
 	sl_buf		all;
 	size_t		off[BASE_N + 1];
 	uint8_t		key[BASE_N][32];
-	sl_buf		pack[4];		/* codec (bit 0), version 1 (bit 1) */
+	sl_buf		pack[6];		/* codec (bit 0), version 1 + (index >> 1) */
 }			base;
 
-/* Entry i's canonical bytes: lengths, then documents that compress a little. */
+/*
+ * Entry i's canonical bytes: a region chunk at one of four positions, its
+ * data compressing a little; entries 4 to 7 are the first four with a few
+ * bytes changed (a second version of each chunk).
+ */
 static void
 base_entry(sl_buf *out, int i)
 {
-	uint32_t	len[SL_NCOMP] = {96 + 40 * (uint32_t) i, (uint32_t) (i % 3) * 24, i % 2 ? 0 : 12};
-	sl_err		err;
+	uint8_t		data[160];
 
-	for (int k = 0; k < SL_NCOMP; k++)
-	{
-		uint8_t		b[4];
-
-		sl_put_u32le(b, len[k]);
-		sl_buf_put(out, b, 4, &err);
-	}
-	for (uint32_t n = 0; n < len[0] + len[1] + len[2]; n++)
-		sl_buf_put_u8(out, (uint8_t) (n % 5 ? n % 3 + (uint32_t) i : n * 37 + (uint32_t) i), &err);
+	for (uint32_t n = 0; n < sizeof(data); n++)
+		data[n] = (uint8_t) (n % 5 ? n % 3 + (uint32_t) (i % 4) : n * 37 + (uint32_t) (i % 4));
+	if (i >= 4)
+		data[17 * i] ^= 0x55;
+	nb_chunk_entry(out, i % 4, 0, data, sizeof(data));
 }
 
-/* The version 1 form of a version 2 pack: no key prefixes, no directory checksum. */
+/*
+ * A pack of version 1 or 2 of the base entries, as 0.7.0 to 0.10.0 wrote
+ * them: every entry whole (version 1: no key prefixes, no directory
+ * checksum).
+ */
 static void
-base_as_v1(const sl_buf *v2, sl_buf *v1)
+base_old_pack(int codec, int version, sl_buf *out)
 {
-	size_t		row = SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX;
-	size_t		frame = SL_PACK_HEADER + row * BASE_N + SL_PACK_DIRSUM;
+	sl_buf		all = {0};
+	uint8_t		head[SL_PACK_HEADER] = {SL_PACK_MAGIC, (uint8_t) version};
+	uint8_t		sum[SL_PACK_DIRSUM];
 	sl_err		err;
 
-	sl_buf_put(v1, v2->data, SL_PACK_HEADER, &err);
-	v1->data[1] = 1;
-	for (uint32_t i = 0; i < BASE_N; i++)
-		sl_buf_put(v1, v2->data + SL_PACK_HEADER + row * i, SL_ENTRY_HEADER, &err);
-	sl_buf_put(v1, v2->data + frame, v2->len - frame, &err);
+	sl_put_u32le(head + 2, BASE_N);
+	sl_buf_put(out, head, sizeof(head), &err);
+	for (int i = 0; i < BASE_N; i++)
+	{
+		sl_buf_put(out, base.all.data + base.off[i], SL_ENTRY_HEADER, &err);
+		if (version == 2)
+			sl_buf_put(out, base.key[i], SL_PACK_KEY_PREFIX, &err);
+		sl_buf_put(&all, base.all.data + base.off[i] + SL_ENTRY_HEADER,
+				   base.off[i + 1] - base.off[i] - SL_ENTRY_HEADER, &err);
+	}
+	if (version == 2)
+	{
+		sl_put_u64le(sum, XXH64(out->data, out->len, 0));
+		sl_buf_put(out, sum, sizeof(sum), &err);
+	}
+	FUZZ_CHECK((codec == SL_PACK_DENSE ? sl_bcodec_encode(all.data, all.len, SL_SETTLE_BCODEC, out, &err) :
+				sl_zstd_frame(all.data, all.len, SL_PACK_ZSTD_LEVEL, out, &err)) == 0, "old pack: %s", err.msg);
+	sl_buf_free(&all);
 }
 
 /* Make the base packs once. */
@@ -151,6 +175,7 @@ base_make(void)
 	const uint8_t *e[BASE_N],
 			   *k[BASE_N];
 	size_t		size[BASE_N];
+	sl_pack		p;
 	sl_err		err;
 
 	for (int i = 0; i < BASE_N; i++)
@@ -180,9 +205,13 @@ base_make(void)
 	}
 	for (int codec = 0; codec < 2; codec++)
 	{
-		FUZZ_CHECK(sl_pack_encode(e, size, k, BASE_N, (sl_pack_codec) codec, &base.pack[codec], &err) == 0,
+		base_old_pack(codec, 1, &base.pack[codec]);
+		base_old_pack(codec, 2, &base.pack[codec | 2]);
+		FUZZ_CHECK(sl_pack_encode(e, size, k, BASE_N, (sl_pack_codec) codec, &base.pack[codec | 4], &err) == 0,
 				   "base pack: %s", err.msg);
-		base_as_v1(&base.pack[codec], &base.pack[codec | 2]);
+		FUZZ_CHECK(sl_pack_open(base.pack[codec | 4].data, base.pack[codec | 4].len, &fuzz_limits, &p, &err) == 0 &&
+				   p.version == 3 && p.based == 4, "the version 3 base pack codes 4 entries against others");
+		sl_pack_free(&p);
 	}
 	base.made = 1;
 }
@@ -204,7 +233,9 @@ damage_case(int which, const uint8_t *data, size_t size)
 		size_t		at = (size_t) data[r] | (size_t) data[r + 1] << 8;
 		uint8_t		op = data[r + 2],
 					v = data[r + 3];
-		size_t		other = at + 20 * (size_t) (op >> 1);
+		size_t		row = which < 2 ? SL_ENTRY_HEADER : which < 4 ? SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX :
+			SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX + SL_PACK_DELTA_FIELDS;
+		size_t		other = at + row * (size_t) (op >> 1);
 
 		if (!(op & 1) && at < b.len)
 			b.data[at] ^= v;
@@ -366,7 +397,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else if (data[0] & 1)
 		cold_case(data + 1, size - 1);
 	else if (data[0] & 2)
-		damage_case((data[0] >> 2) & 3, data + 1, size - 1);
+		damage_case((data[0] >> 2) % 6, data + 1, size - 1);
 	else
 		pack_case(data + 1, size - 1);
 	return 0;

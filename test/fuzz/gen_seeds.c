@@ -20,6 +20,7 @@
  * <name>.mixed. Everything written here is produced by this program; run
  * by test/fuzz/seeds.sh.
  */
+#include "../unit/nbt_build.h"
 #include "sl_bcodec.h"
 #include "sl_build.h"
 #include "sl_codec.h"
@@ -684,6 +685,38 @@ gen_pack(void)
 			die("pack encode", &err);
 		put_pack(codec == SL_PACK_FAST ? "gen-pack-fast" : "gen-pack-dense", 0, &pack);
 	}
+	/* two versions of three chunks: a version 3 pack codes the second ones against the first */
+	{
+		sl_buf		chunks = {0};
+		const uint8_t *ce[6];
+		size_t		csize[6],
+					coff[7];
+		uint8_t		data[120];
+
+		for (int i = 0; i < 6; i++)
+		{
+			for (uint32_t n = 0; n < sizeof(data); n++)
+				data[n] = (uint8_t) (n % 7 ? n % 3 + (uint32_t) (i % 3) : n * 29 + (uint32_t) (i % 3));
+			if (i >= 3)
+				data[11 * i] ^= 0x21;
+			coff[i] = chunks.len;
+			nb_chunk_entry(&chunks, i % 3, 1, data, sizeof(data));
+		}
+		coff[6] = chunks.len;
+		for (int i = 0; i < 6; i++)
+		{
+			ce[i] = chunks.data + coff[i];
+			csize[i] = coff[i + 1] - coff[i];
+		}
+		for (int codec = SL_PACK_FAST; codec <= SL_PACK_DENSE; codec++)
+		{
+			pack.len = 0;
+			if (sl_pack_encode(ce, csize, ce, 6, (sl_pack_codec) codec, &pack, &err))
+				die("pack encode", &err);
+			put_pack(codec == SL_PACK_FAST ? "gen-pack-delta-fast" : "gen-pack-delta-dense", 0, &pack);
+		}
+		sl_buf_free(&chunks);
+	}
 	/* a cold form: u16le prefix length, the prefix (the entries' bytes), the cold form */
 	if (sl_buf_put(&file, head, sizeof(head), &err) ||
 		sl_sf_put_zblock(&file, all.data + 12, all.len - 40, 3, &err) ||
@@ -702,14 +735,14 @@ gen_pack(void)
 		put_pack(version == 1 ? "gen-cold" : "gen-cold2", 1, &pack);
 	}
 	/*
-	 * damage to the target's own packs (selector 2 mod 4): entry 0's region
-	 * length +32 and a later one's -32 (the attack of issue #33: entry 7 in
-	 * version 2's rows of 20 bytes, entry 5 in version 1's of 12), and one
-	 * flipped directory byte, for each codec and version
+	 * damage to the target's own packs (selector 2 mod 4, then which pack:
+	 * selector >> 2 mod 6): entry 0's region length +32 and entry 5's -32
+	 * (the attack of issue #33), and one flipped directory byte, for each
+	 * codec and version
 	 */
-	for (int which = 0; which < 4; which++)
+	for (int which = 0; which < 6; which++)
 	{
-		const uint8_t cancel[4] = {6, 0, which & 2 ? 2 * 3 + 1 : 2 * 7 + 1, 32};
+		const uint8_t cancel[4] = {6, 0, 2 * 5 + 1, 32};
 		const uint8_t flip[4] = {30, 0, 0, 0x40};
 		char		name[32];
 

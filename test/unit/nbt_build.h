@@ -126,4 +126,24 @@ nb_end(sl_buf *b)
 	sl_buf_put_u8(b, 0, NULL);
 }
 
+/*
+ * Append a chunk store entry's canonical bytes (three u32le lengths, then
+ * the documents) whose one document is a region chunk naming (x,z) and
+ * holding data[0..n) as a byte array: versions of one chunk for the packs'
+ * delta coding.
+ */
+static inline void
+nb_chunk_entry(sl_buf *out, int32_t x, int32_t z, const uint8_t *data, uint32_t n)
+{
+	size_t		at = out->len;
+
+	sl_buf_put(out, "\0\0\0\0\0\0\0\0\0\0\0\0", 12, NULL);
+	nb_tag(out, SL_TAG_COMPOUND, "");
+	nb_int(out, "xPos", x);
+	nb_int(out, "zPos", z);
+	nb_bytes(out, "Data", data, n);
+	nb_end(out);
+	sl_put_u32le(out->data + at, (uint32_t) (out->len - at - 12));
+}
+
 #endif

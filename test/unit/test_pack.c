@@ -6,10 +6,13 @@
  * both versions of the cold form, through a resolver or out of a pack.
  */
 #include "harness.h"
+#include "nbt_build.h"
 #include "sl_pack.h"
 #include "sl_sfcold.h"
 #include "sl_slimefile.h"
 #include "sl_store.h"
+
+#include <xxhash.h>
 
 /* Entry i of a batch: three lengths, then documents (half repeats, half noise). */
 static void
@@ -84,24 +87,36 @@ make_pack(int n, sl_pack_codec codec, sl_buf *all, size_t *off, sl_buf *pack)
 }
 
 /*
- * The version 1 form of version 2 pack v2 (0.7.0 to 0.9.0 wrote it): the
- * same header and frame, each directory row without its key prefix, no
- * directory checksum.
+ * The version 2 or 1 form of version 3 pack v3 whose entries are all whole
+ * (0.10.0 wrote version 2, 0.7.0 to 0.9.0 version 1): the same header and
+ * frame, each directory row without its base and delta fields (version 1:
+ * and without its key prefix and the directory checksum).
  */
 static void
-pack_as_v1(const sl_buf *v2, sl_buf *v1)
+pack_as(const sl_buf *v3, int version, sl_buf *out)
 {
-	uint32_t	n = sl_get_u32le(v2->data + 2);
-	size_t		row = SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX;
+	uint32_t	n = sl_get_u32le(v3->data + 2);
+	size_t		row = SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX + SL_PACK_DELTA_FIELDS;
+	size_t		keep = version == 1 ? SL_ENTRY_HEADER : SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX;
 	size_t		frame = SL_PACK_HEADER + row * n + SL_PACK_DIRSUM;
+	uint8_t		sum[SL_PACK_DIRSUM];
 	sl_err		err;
 
-	v1->len = 0;
-	sl_buf_put(v1, v2->data, SL_PACK_HEADER, &err);
-	v1->data[1] = 1;
+	CHECK(v3->data[1] == 3);
+	out->len = 0;
+	sl_buf_put(out, v3->data, SL_PACK_HEADER, &err);
+	out->data[1] = (uint8_t) version;
 	for (uint32_t i = 0; i < n; i++)
-		sl_buf_put(v1, v2->data + SL_PACK_HEADER + row * i, SL_ENTRY_HEADER, &err);
-	sl_buf_put(v1, v2->data + frame, v2->len - frame, &err);
+	{
+		CHECK(sl_get_u32le(v3->data + SL_PACK_HEADER + row * i + SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX) == 0);
+		sl_buf_put(out, v3->data + SL_PACK_HEADER + row * i, keep, &err);
+	}
+	if (version == 2)
+	{
+		sl_put_u64le(sum, XXH64(out->data, out->len, 0));
+		sl_buf_put(out, sum, sizeof(sum), &err);
+	}
+	sl_buf_put(out, v3->data + frame, v3->len - frame, &err);
 }
 
 /*
@@ -233,31 +248,33 @@ test_pack_cancelling_damage(void)
 			N = 6
 		};
 		sl_buf		all = {0},
-					pack = {0},
-					v1 = {0};
+					packs[3] = {{0}};
+		sl_buf	   *pack = &packs[2];
 		size_t		off[N + 1];
 		uint8_t		key[N][32];
-		int			refused[2] = {0, 0},
-					same[2] = {0, 0},
+		int			refused[3] = {0, 0, 0},
+					same[3] = {0, 0, 0},
 					wrong = 0;
+		size_t		row3 = SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX + SL_PACK_DELTA_FIELDS;
 
-		make_pack_keyed(N, (sl_pack_codec) codec, &all, off, key, &pack);
-		pack_as_v1(&pack, &v1);
+		make_pack_keyed(N, (sl_pack_codec) codec, &all, off, key, pack);
+		pack_as(pack, 1, &packs[0]);
+		pack_as(pack, 2, &packs[1]);
 		/* undamaged: each entry read as its own key, refused as another's */
-		for (int version = 1; version <= 2; version++)
+		for (int version = 1; version <= 3; version++)
 		{
 			int			r = 0,
 						k = 0,
 						w = 0;
 
-			reads_of(version == 1 ? v1.data : pack.data, version == 1 ? v1.len : pack.len,
-					 &all, off, key, N, 0, &r, &k, &w);
+			reads_of(packs[version - 1].data, packs[version - 1].len, &all, off, key, N, 0, &r, &k, &w);
 			CHECK(k == N && r == N * N - N && w == 0);
 		}
-		for (int version = 1; version <= 2; version++)
+		for (int version = 1; version <= 3; version++)
 		{
-			sl_buf	   *b = version == 1 ? &v1 : &pack;
-			size_t		row = version == 1 ? SL_ENTRY_HEADER : SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX;
+			sl_buf	   *b = &packs[version - 1];
+			size_t		row = version == 1 ? SL_ENTRY_HEADER :
+				version == 2 ? SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX : row3;
 
 			for (uint32_t a = 0; a < N; a++)
 				for (uint32_t z = a + 1; z < N; z++)
@@ -280,24 +297,190 @@ test_pack_cancelling_damage(void)
 					}
 		}
 		CHECK(wrong == 0);
-		CHECK(same[1] == 0 && refused[1] > 0);	/* version 2: every read refused */
+		CHECK(same[1] == 0 && refused[1] > 0);	/* versions 2 and 3: every read refused */
+		CHECK(same[2] == 0 && refused[2] > 0);
 		CHECK(refused[0] > 0);	/* version 1: the entries that moved are refused */
-		/* a key prefix changed alone, or the checksum: the directory is refused */
-		for (size_t at = SL_PACK_HEADER; at < SL_PACK_HEADER + (SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX) * N + SL_PACK_DIRSUM;
+		/* a key prefix, a base or delta field changed alone, or the checksum: the directory is refused */
+		for (size_t at = SL_PACK_HEADER; at < SL_PACK_HEADER + row3 * N + SL_PACK_DIRSUM;
 			 at += sl_test_cut_step(at - SL_PACK_HEADER) > 1 ? 7 : 1)
 		{
 			int			r = 0,
 						k = 0,
 						w = 0;
 
-			pack.data[at] ^= 0x10;
-			reads_of(pack.data, pack.len, &all, off, key, N, 1, &r, &k, &w);
+			pack->data[at] ^= 0x10;
+			reads_of(pack->data, pack->len, &all, off, key, N, 1, &r, &k, &w);
 			CHECK(r == N && k == 0 && w == 0);
-			pack.data[at] ^= 0x10;
+			pack->data[at] ^= 0x10;
 		}
 		sl_buf_free(&all);
+		for (int v = 0; v < 3; v++)
+			sl_buf_free(&packs[v]);
+	}
+}
+
+/*
+ * An entry whose region document names chunk (x,z): 3000 bytes drawn from
+ * seed, of which version v has changed a few (as an edit changes a chunk).
+ */
+static void
+make_chunk_entry(sl_buf *out, int x, int z, uint32_t seed, int v)
+{
+	uint8_t		data[3000];
+	uint32_t	st = seed * 2654435761u + 1;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+	{
+		st = st * 1103515245u + 12345u;
+		data[i] = (uint8_t) ((st >> 16) & 0x1f);
+	}
+	for (int k = 0; k < v; k++)
+		data[(k * 389 + 17) % sizeof(data)] ^= 0x5a;
+	nb_chunk_entry(out, x, z, data, sizeof(data));
+}
+
+enum
+{
+	DELTA_POS = 4,
+	DELTA_VERSIONS = 3,
+	DELTA_N = DELTA_POS * DELTA_VERSIONS + 1
+};
+
+/*
+ * A pack of three versions of four chunks, version by version, then an
+ * entry naming no position; with apart, every entry at a position of its
+ * own (nothing to code against).
+ */
+static void
+make_delta_pack(sl_pack_codec codec, int apart, sl_buf *all, size_t *off, uint8_t (*key)[32],
+				sl_buf *pack)
+{
+	const uint8_t *e[DELTA_N];
+	const uint8_t *k[DELTA_N];
+	size_t		size[DELTA_N];
+	int			n = 0;
+	sl_err		err;
+
+	for (int v = 0; v < DELTA_VERSIONS; v++)
+		for (int c = 0; c < DELTA_POS; c++, n++)
+		{
+			off[n] = all->len;
+			make_chunk_entry(all, apart ? n : c, apart ? 0 : c % 2, (uint32_t) c, v);
+		}
+	off[n] = all->len;
+	make_entry(all, 3);
+	off[++n] = all->len;
+	for (int i = 0; i < n; i++)
+	{
+		e[i] = all->data + off[i];
+		size[i] = off[i + 1] - off[i];
+		entry_key(e[i], key[i]);
+		k[i] = key[i];
+	}
+	CHECK_OK(sl_pack_encode(e, size, k, (uint32_t) n, codec, pack, &err), &err);
+}
+
+/* Rewrite the directory checksum of version 3 pack b (as a forger would). */
+static void
+resum(sl_buf *b)
+{
+	size_t		end = SL_PACK_HEADER + (size_t) sl_get_u32le(b->data + 2) *
+		(SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX + SL_PACK_DELTA_FIELDS);
+
+	sl_put_u64le(b->data + end, XXH64(b->data, end, 0));
+}
+
+/*
+ * Version 3 packs: versions of one chunk coded against each other give
+ * every entry back, each in a small delta frame; every truncation and
+ * flipped byte is refused or reads right, never another entry's bytes; a
+ * directory forged with a valid checksum (a base that is not earlier, or
+ * another entry's) is refused.
+ */
+void		test_pack_delta(void);
+void
+test_pack_delta(void)
+{
+	for (int codec = SL_PACK_FAST; codec <= SL_PACK_DENSE; codec++)
+	{
+		sl_buf		all = {0},
+					pack = {0},
+					apart = {0},
+					other = {0};
+		size_t		off[DELTA_N + 1];
+		uint8_t		key[DELTA_N][32];
+		size_t		row = SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX + SL_PACK_DELTA_FIELDS;
+		sl_pack		p;
+		sl_err		err;
+		int			r = 0,
+					k = 0,
+					w = 0;
+
+		make_delta_pack((sl_pack_codec) codec, 1, &other, off, key, &apart);
+		make_delta_pack((sl_pack_codec) codec, 0, &all, off, key, &pack);
+		CHECK_OK(sl_pack_open(pack.data, pack.len, NULL, &p, &err), &err);
+		CHECK(p.version == 3 && p.count == DELTA_N);
+		/* every later version of a chunk is coded against an earlier one; the rest whole */
+		CHECK(p.based == DELTA_POS * (DELTA_VERSIONS - 1));
+		for (uint32_t i = 0; i < DELTA_N; i++)
+		{
+			CHECK((p.base[i] != 0) == (i >= DELTA_POS && i < DELTA_N - 1));
+			/* a delta frame of a few changed bytes is a fraction of its 3 KB */
+			CHECK(p.delta[i] < 200);
+		}
+		sl_pack_free(&p);
+		CHECK_OK(sl_pack_open(apart.data, apart.len, NULL, &p, &err), &err);
+		CHECK(p.based == 0);
+		sl_pack_free(&p);
+		reads_of(pack.data, pack.len, &all, off, key, DELTA_N, 0, &r, &k, &w);
+		CHECK(k == DELTA_N && r == DELTA_N * DELTA_N - DELTA_N && w == 0);
+		/* truncated anywhere: refused */
+		for (size_t n = 0; n < pack.len; n++)
+			if (sl_pack_open(pack.data, n, NULL, &p, &err) == 0)
+			{
+				CHECK(!"a truncated pack opened");
+				sl_pack_free(&p);
+			}
+		/* any byte flipped: every read refused or right */
+		r = k = w = 0;
+		for (size_t at = 0; at < pack.len; at++)
+		{
+			pack.data[at] ^= 0x41;
+			reads_of(pack.data, pack.len, &all, off, key, DELTA_N, 1, &r, &k, &w);
+			pack.data[at] ^= 0x41;
+		}
+		CHECK(w == 0 && r > 0);
+		/* forged with a valid checksum: entry 0 on a later base, entry 5 on another chunk's version */
+		{
+			uint8_t    *b0 = pack.data + SL_PACK_HEADER + SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX;
+			uint8_t    *b5 = b0 + row * 5;
+			uint32_t	was = sl_get_u32le(b5);
+
+			sl_put_u32le(b0, 2);
+			resum(&pack);
+			CHECK(sl_pack_open(pack.data, pack.len, NULL, &p, &err) != 0 && err.code == SL_ERR_CORRUPT);
+			sl_put_u32le(b0, 0);
+			CHECK(was == 2);	/* entry 5 (chunk 1, version 1) is coded against entry 1 */
+			sl_put_u32le(b5, 1);
+			resum(&pack);
+			/* the pack opens (its delta frames are decoded when read); entry 5 and entry 9 (coded against it) are refused, the rest read */
+			r = k = w = 0;
+			reads_of(pack.data, pack.len, &all, off, key, DELTA_N, 1, &r, &k, &w);
+			CHECK(r == 2 && k == DELTA_N - 2 && w == 0);
+			CHECK_OK(sl_pack_open(pack.data, pack.len, NULL, &p, &err), &err);
+			CHECK(sl_pack_docs(&p, 5, &err) == NULL && err.code == SL_ERR_CORRUPT);
+			CHECK(sl_pack_docs(&p, 9, &err) == NULL && err.code == SL_ERR_CORRUPT);	/* entry 9 is coded against 5 */
+			CHECK(sl_pack_docs(&p, 1, &err) != NULL);
+			sl_pack_free(&p);
+			sl_put_u32le(b5, was);
+			resum(&pack);
+			CHECK_OK(sl_pack_open(pack.data, pack.len, NULL, &p, &err), &err);
+			sl_pack_free(&p);
+		}
+		sl_buf_free(&all);
+		sl_buf_free(&other);
 		sl_buf_free(&pack);
-		sl_buf_free(&v1);
+		sl_buf_free(&apart);
 	}
 }
 
