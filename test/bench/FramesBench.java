@@ -238,6 +238,18 @@ public final class FramesBench {
                 (double) fullS / fullB);
         System.out.printf("store: %d entries in %d packs; the bytea table's file %.0f KB a world on average%n", entries, packs,
                 versions.stream().mapToLong(l -> l.get(l.size() - 1).length).sum() / 1024.0 / n);
+        // what a world's bytes are made of (the data alone, without rows, pages and indexes)
+        long packBytes = scalarLong("SELECT COALESCE(sum(octet_length(data)), 0)::bigint FROM slime_store_packs");
+        long based = scalarLong("SELECT count(*) FROM slime_store_packs p, generate_series(0, get_byte(p.data, 2) "
+                + "+ (get_byte(p.data, 3) << 8) - 1) i WHERE get_byte(p.data, 1) = 3 "
+                + "AND get_byte(p.data, 6 + 28 * i + 20) + get_byte(p.data, 6 + 28 * i + 21) > 0");
+        long fileBytes = scalarLong("SELECT COALESCE(sum(octet_length(file)), 0)::bigint FROM " + loaderTable + "_worlds");
+        long memoBytes = scalarLong("SELECT COALESCE(sum(octet_length(memo)), 0)::bigint FROM " + loaderTable + "_worlds");
+        long saveBytes = scalarLong("SELECT COALESCE(sum(pg_column_size(data)), 0)::bigint FROM " + loaderTable);
+        long saveRows = scalarLong("SELECT count(*) FROM " + loaderTable);
+        System.out.printf("a world's data: packs %,d B (%d entries coded against an earlier version), kept file %,d B, "
+                + "memo %,d B, %d saves' values %,d B%n", packBytes / n, based, fileBytes / n, memoBytes / n,
+                saveRows / n, saveBytes / n);
     }
 
     public static void main(String[] args) throws Exception {
