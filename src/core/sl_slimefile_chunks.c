@@ -906,6 +906,7 @@ sl_sf_read_v10_13(sf *s, rd *f)
 	size_t	   *start;
 	seen_set	seen;
 	rd			c;
+	int			cblock;
 
 	if (sl_sf_i32(s, f, "DataVersion", &dv))
 		return -1;
@@ -921,6 +922,7 @@ sl_sf_read_v10_13(sf *s, rd *f)
 	}
 	if (sl_sf_zblock(s, f, "chunk data", s->lim->max_value_raw, NULL, &cdata, &clen))
 		return -1;
+	cblock = s->nblocks - 1;	/* the read owns the block until it hands it over below */
 	if (s->version == 10)
 	{
 		t_at = f->pos;
@@ -949,8 +951,20 @@ sl_sf_read_v10_13(sf *s, rd *f)
 		(edoc && sl_sf_place_list(s, f, e_at, "entities", edoc, "entities", 1, &s->ents, &s->nents)))
 		return -1;
 
-	if (s->chunk_block && s->version == 13 && sl_buf_put(s->chunk_block, cdata, clen, s->err))
-		return -1;
+	if (s->chunk_block && s->version == 13)
+	{
+		/* the decompressed block itself, not a copy (megabytes a save) when the caller's buffer is empty */
+		if (s->chunk_block->len == 0 && s->blocks[cblock] == cdata)
+		{
+			sl_buf_free(s->chunk_block);
+			s->chunk_block->data = s->blocks[cblock];
+			s->chunk_block->len = clen;
+			s->chunk_block->cap = clen ? clen : 1;
+			s->blocks[cblock] = NULL;
+		}
+		else if (sl_buf_put(s->chunk_block, cdata, clen, s->err))
+			return -1;
+	}
 	c.p = cdata;
 	c.len = clen;
 	c.area = "chunk data";
