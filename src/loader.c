@@ -385,11 +385,19 @@ static const char *const save_sql[LQ_COUNT] = {
 	"ON CONFLICT (world, key) DO UPDATE SET frame = EXCLUDED.frame",
 	"DELETE FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND key OPERATOR(pg_catalog.=) ANY ($2)",
 	"DELETE FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND NOT key OPERATOR(pg_catalog.=) ANY ($2)",
-	/* one statement, one snapshot: the directory and the frames of one save */
-	"SELECT w.file, s.data, f.key, f.frame FROM %s w JOIN %s s ON s.world OPERATOR(pg_catalog.=) w.world "
+	/*
+	 * one statement, one snapshot: the directory and the frames of one
+	 * save. Whether the file is a framed form is asked once (OFFSET 0 keeps
+	 * the subquery apart): in the join's condition it was asked for every
+	 * frame row, each time reading the directory's first bytes out of
+	 * TOAST (a directory of 100 frames and more is TOASTed)
+	 */
+	"SELECT w.file, s.data, f.key, f.frame FROM (SELECT w.world, w.saves, w.file, "
+	"pg_catalog.substring(w.file, 1, 4) OPERATOR(pg_catalog.=) '\\x534c4652'::pg_catalog.bytea AS framed "
+	"FROM %s w WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL OFFSET 0) w "
+	"JOIN %s s ON s.world OPERATOR(pg_catalog.=) w.world "
 	"AND s.save OPERATOR(pg_catalog.=) w.saves LEFT JOIN %s f ON f.world OPERATOR(pg_catalog.=) w.world "
-	"AND pg_catalog.substring(w.file, 1, 4) OPERATOR(pg_catalog.=) '\\x534c4652'::pg_catalog.bytea "
-	"WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL"
+	"AND w.framed"
 };
 
 /* The table save_sql[q] names: (w)orlds, (s)aves, (f)rames, (e)xtension's schema, (l)oad: worlds and saves, (j) and frames. */
