@@ -32,72 +32,57 @@ FROM gs_files, gs_memo, slime_loader_convert(f, gs_memo.memo) c ORDER BY v;
 SELECT c.reused FROM gs_files, slime_loader_convert(f, '\x534c4d31'::bytea) c WHERE v = 2;
 -- issue #33: what a memo entry says (the store key, DataVersion, timestamp
 -- and lengths a record became) goes into the value without the record
--- being parsed, so the memo carries a CRC-32 of itself ("SLM2", after its
--- header). A memo damaged anywhere is no memo: every chunk is converted
--- and the value is the file's. Here every byte of the header and the first
--- entry flipped in turn, every 13th byte of the rest, and changes that
--- cancel (a component length up and the next one down; a DataVersion or a
--- timestamp up and the next entry's down; two entries' store keys swapped,
--- which before 0.10.0 only slime.loader_verify caught)
+-- being parsed, so the memo carries a CRC-32 of itself (version 2, "SLM2",
+-- after its header), and from 0.11.0 is kept as version 3 ("SLM3": the
+-- version 2 memo in a zstd frame, whose checksum covers it too). A memo
+-- damaged anywhere is no memo (every chunk is converted and the value is
+-- the file's) or, for a byte of the zstd frame's header that does not
+-- change what it decodes to (its window size), the same memo: never
+-- another value. Here every byte flipped in turn, and a run of 32 bytes
+-- overwritten with others (test/unit/test_lmemo.c takes version 2 apart
+-- field by field: lengths, DataVersions and timestamps changed so that
+-- they cancel, two entries' store keys swapped)
 SELECT substring(memo FOR 4) AS magic FROM gs_memo;
+-- a save of file version 1 with memo m: reused (chunks taken from the memo), and whether the value is the file's
+CREATE FUNCTION convert_with(m bytea, OUT reused int, OUT right_value boolean) LANGUAGE sql
+AS $$ SELECT c.reused, slime_content_hash(c.data) = slime_content_hash(slime_from_slimefile(f))
+      FROM gs_files, slime_loader_convert(f, m) c WHERE v = 1 $$;
+CREATE FUNCTION memo_damage(OUT refused int, OUT same int, OUT wrong int) LANGUAGE plpgsql
+AS $$
+DECLARE
+	good bytea := (SELECT memo FROM gs_memo);
+	all_reused int := (SELECT c.reused FROM convert_with(good) c);
+	m bytea;
+	r record;
+BEGIN
+	refused := 0; same := 0; wrong := 0;
+	FOR m IN
+		SELECT set_byte(good, o, get_byte(good, o) # 1) FROM generate_series(0, octet_length(good) - 1) o UNION ALL
+		SELECT overlay(good PLACING substring(good FROM 9 FOR 32) FROM octet_length(good) / 2 FOR 32)
+	LOOP
+		r := convert_with(m);
+		IF NOT r.right_value THEN
+			wrong := wrong + 1;
+		ELSIF r.reused = 0 THEN
+			refused := refused + 1;
+		ELSIF r.reused = all_reused THEN
+			same := same + 1;
+		ELSE
+			wrong := wrong + 1;
+		END IF;
+	END LOOP;
+END
+$$;
+SELECT * FROM convert_with((SELECT memo FROM gs_memo));
+SELECT refused > 0 AS some_refused, refused + same = octet_length(memo) + 1 AS every_one_refused_or_same, wrong
+FROM memo_damage(), gs_memo;
+DROP FUNCTION memo_damage(), convert_with(bytea);
 CREATE FUNCTION u32le(b bytea, at int) RETURNS bigint LANGUAGE sql IMMUTABLE
 AS $$ SELECT get_byte(b, at)::bigint + (get_byte(b, at + 1)::bigint << 8)
              + (get_byte(b, at + 2)::bigint << 16) + (get_byte(b, at + 3)::bigint << 24) $$;
 CREATE FUNCTION put_u32le(b bytea, at int, v bigint) RETURNS bytea LANGUAGE sql IMMUTABLE
 AS $$ SELECT set_byte(set_byte(set_byte(set_byte(b, at, (v & 255)::int), at + 1, ((v >> 8) & 255)::int),
                                 at + 2, ((v >> 16) & 255)::int), at + 3, ((v >> 24) & 255)::int) $$;
--- a save of file version 1 with memo m: reused (chunks taken from the memo), and whether the value is the file's
-CREATE FUNCTION convert_with(m bytea, OUT reused int, OUT right_value boolean) LANGUAGE sql
-AS $$ SELECT c.reused, slime_content_hash(c.data) = slime_content_hash(slime_from_slimefile(f))
-      FROM gs_files, slime_loader_convert(f, m) c WHERE v = 1 $$;
-CREATE FUNCTION memo_damage(OUT refused_all boolean, OUT wrong int) LANGUAGE plpgsql
-AS $$
-DECLARE
-	good bytea := (SELECT memo FROM gs_memo);
-	n int := octet_length(good);
-	e0 int := 20;							-- the first entry: 80 bytes, u32 n, its summary
-	e1 int := 20 + 84 + u32le(good, 20 + 80);	-- the second
-	m bytea;
-	r record;
-	refused int := 0;
-	damaged int := 0;
-BEGIN
-	wrong := 0;
-	FOR m IN
-		SELECT set_byte(good, o, get_byte(good, o) # 1) FROM generate_series(0, e1 - 1) o UNION ALL
-		SELECT set_byte(good, o, get_byte(good, o) # 1) FROM generate_series(e1, n - 1, 13) o UNION ALL
-		SELECT put_u32le(put_u32le(good, e0 + 68 + 4 * k, u32le(good, e0 + 68 + 4 * k) + 1),
-						 e0 + 72 + 4 * k, u32le(good, e0 + 72 + 4 * k) - 1)
-		FROM generate_series(0, 1) k WHERE u32le(good, e0 + 72 + 4 * k) > 0 UNION ALL
-		SELECT put_u32le(put_u32le(good, e0 + f, u32le(good, e0 + f) + 1), e1 + f, u32le(good, e1 + f) - 1)
-		FROM (VALUES (60), (64)) fw(f) UNION ALL
-		SELECT overlay(overlay(good PLACING substring(good FROM e1 + 1 + 28 FOR 32) FROM e0 + 1 + 28 FOR 32)
-					   PLACING substring(good FROM e0 + 1 + 28 FOR 32) FROM e1 + 1 + 28 FOR 32)
-	LOOP
-		r := convert_with(m);
-		damaged := damaged + 1;
-		IF r.reused = 0 AND r.right_value THEN
-			refused := refused + 1;
-		ELSIF NOT r.right_value THEN
-			wrong := wrong + 1;
-		END IF;
-	END LOOP;
-	refused_all := refused = damaged AND damaged > e1;
-END
-$$;
-SELECT * FROM convert_with((SELECT memo FROM gs_memo));
-SELECT * FROM memo_damage();
-DROP FUNCTION memo_damage(), convert_with(bytea);
--- a memo whose entry names another stored chunk than the record became
--- (the first entry's store key overwritten by the second's): its checksum
--- no longer matches, so it is no memo and every chunk is converted (one
--- forged with a matching checksum is caught by slime.loader_verify's check,
--- which test/unit/test_lmemo.c replays)
-SELECT c.reused, slime_content_hash(c.data) = slime_content_hash(slime_from_slimefile(f)) AS same_value
-FROM gs_files, gs_memo,
-     slime_loader_convert(f, overlay(memo PLACING substring(memo FROM 21 + 80 + 4 + get_byte(memo, 100) + 28 FOR 32)
-                                     FROM 21 + 28 FOR 32)) c
-WHERE v = 1;
 -- a memo of 0.9.0 (version 1, no contents summaries) is none either: the
 -- first save after the upgrade converts every chunk
 SELECT c.reused FROM gs_files, gs_memo,

@@ -9,3 +9,5 @@
 -- its pack after its newest save's. Packs of versions 1 and 2 stay and
 -- read as before. A build before 0.11.0 cannot read a version 3 pack, so a
 -- dump of a store settled by 0.11.0 restores only into 0.11.0 or later.
+-- A loader's save writes the world's memo in version 3 (SLM3: version 2 in
+-- a zstd frame); version 2 memos are read as before.

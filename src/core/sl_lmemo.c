@@ -3,6 +3,7 @@
  * (sl_lmemo.h has the format and what it is for).
  */
 #include "sl_lmemo.h"
+#include "sl_zstd.h"
 #include "sl_codec.h"
 #include "sl_store.h"
 #include "sl_vdir.h"
@@ -94,6 +95,37 @@ sum_ok(const uint8_t *p, size_t len)
 	return rc == 0;
 }
 
+/* Decode the version 2 memo a version 3 one (p, len) holds. */
+static int
+decode_v3(const uint8_t *p, size_t len, sl_lmemo *m, sl_err *err)
+{
+	uint32_t	raw_len;
+	uint8_t    *raw;
+	int			rc;
+
+	if (len < 8)
+		return sl_fail(err, SL_ERR_FORMAT, "loader memo: no memo header (%zu bytes)", len);
+	raw_len = sl_get_u32le(p + 4);
+	if (raw_len < SL_LMEMO_HEADER || raw_len > SL_LMEMO_MAX_RAW)
+		return sl_fail(err, SL_ERR_FORMAT, "loader memo: a version 2 memo of %u bytes", (unsigned) raw_len);
+	raw = sl_alloc_err(raw_len, err);
+	if (raw == NULL)
+		return -1;
+	if (sl_zstd_unframe(p + 8, len - 8, raw, raw_len, err))
+	{
+		sl_free(raw);
+		if (err && err->code != SL_ERR_NOMEM)
+			err->code = SL_ERR_FORMAT;
+		sl_err_prefix(err, "loader memo");
+		return -1;
+	}
+	/* version 2 inside, never 3 again: the entries' summaries are copied, so raw may go */
+	rc = raw_len >= 4 && memcmp(raw, SL_LMEMO_MAGIC, 4) == 0 ? sl_lmemo_decode(raw, raw_len, m, err) :
+		sl_fail(err, SL_ERR_FORMAT, "loader memo: version 3 holds no version 2 memo");
+	sl_free(raw);
+	return rc;
+}
+
 /* Decode a stored memo; every entry is usable. */
 int
 sl_lmemo_decode(const uint8_t *p, size_t len, sl_lmemo *m, sl_err *err)
@@ -106,6 +138,8 @@ sl_lmemo_decode(const uint8_t *p, size_t len, sl_lmemo *m, sl_err *err)
 	memset(m, 0, sizeof(*m));
 	if (len >= 4 && memcmp(p, "SLM1", 4) == 0)
 		return sl_fail(err, SL_ERR_FORMAT, "loader memo: version 1 keeps no contents summaries");
+	if (len >= 4 && memcmp(p, SL_LMEMO_MAGIC3, 4) == 0)
+		return decode_v3(p, len, m, err);
 	if (len < SL_LMEMO_HEADER || memcmp(p, SL_LMEMO_MAGIC, 4) != 0)
 		return sl_fail(err, SL_ERR_FORMAT, "loader memo: no memo header (%zu bytes)", len);
 	crc = sl_crc32(sl_crc32(sl_crc32(0, p, 16), zero, 4), p + 20, len - 20);
@@ -175,9 +209,35 @@ sl_lmemo_decode(const uint8_t *p, size_t len, sl_lmemo *m, sl_err *err)
 	return 0;
 }
 
-/* Append the stored form of the known entries to out. */
+/* Append the stored form (version 3: version 2's, compressed) of the known entries to out. */
 int
 sl_lmemo_encode(sl_lmemo *m, sl_buf *out, sl_err *err)
+{
+	sl_buf		v2 = {0};
+	uint8_t		hdr[8];
+	size_t		start = out->len;
+	int			rc;
+
+	if (sl_lmemo_encode_v2(m, &v2, err))
+	{
+		sl_buf_free(&v2);
+		return -1;
+	}
+	memcpy(hdr, SL_LMEMO_MAGIC3, 4);
+	sl_put_u32le(hdr + 4, (uint32_t) v2.len);
+	rc = v2.len > SL_LMEMO_MAX_RAW ?
+		sl_fail(err, SL_ERR_LIMIT, "loader memo: %zu bytes exceed the memo cap", v2.len) :
+		sl_buf_put(out, hdr, sizeof(hdr), err) ||
+		sl_zstd_frame(v2.data, v2.len, SL_LMEMO_ZSTD_LEVEL, out, err) ? -1 : 0;
+	if (rc)
+		out->len = start;
+	sl_buf_free(&v2);
+	return rc;
+}
+
+/* Append version 2's form of the known entries to out. */
+int
+sl_lmemo_encode_v2(sl_lmemo *m, sl_buf *out, sl_err *err)
 {
 	uint8_t		hdr[SL_LMEMO_HEADER];
 	size_t		start = out->len;

@@ -24,9 +24,13 @@
  * i32 z, u32 record length, 16 bytes XXH3-128 (high 64 bits big-endian
  * first), 32 bytes store key, i32 DataVersion, u32 timestamp, u32 x3
  * component lengths (SL_LMEMO_ENTRY bytes so far), then u32 n and the n raw
- * bytes of the chunk's summary (sl_vsum_encode). Version 1 ("SLM1", 0.5.0
- * to 0.9.0: no summaries, no CRC) is no memo to this reader: the first save
- * after the upgrade converts every chunk.
+ * bytes of the chunk's summary (sl_vsum_encode): version 2. Version 3
+ * ("SLM3", written from 0.11.0) is "SLM3", u32le length of a version 2
+ * memo, then that memo as one zstd frame (content size, checksum): the
+ * summaries repeat block names chunk after chunk, so it is about 0.4x the
+ * bytes a save writes and the world's row keeps. Versions 2 and 3 are read.
+ * Version 1 ("SLM1", 0.5.0 to 0.9.0: no summaries, no CRC) is no memo to
+ * this reader: the first save after the upgrade converts every chunk.
  */
 #ifndef SL_LMEMO_H
 #define SL_LMEMO_H
@@ -35,6 +39,9 @@
 #include "sl_build.h"
 
 #define SL_LMEMO_MAGIC		"SLM2"
+#define SL_LMEMO_MAGIC3		"SLM3"
+#define SL_LMEMO_MAX_RAW	((size_t) 64 * 1024 * 1024)	/* a version 2 memo a version 3 one holds at most */
+#define SL_LMEMO_ZSTD_LEVEL	1
 #define SL_LMEMO_HEADER		20		/* magic, context, count, CRC */
 #define SL_LMEMO_ENTRY		80		/* an entry before its summary */
 #define SL_LMEMO_CTX		8
@@ -71,11 +78,14 @@ typedef struct sl_lmemo
 void		sl_lmemo_context(uint8_t ctx[SL_LMEMO_CTX], int version, int flags, int sec_min,
 							 int sec_max, int32_t data_version);
 
-/* Decode a stored memo (every entry usable); a malformed one is SL_ERR_FORMAT. */
+/* Decode a stored memo of version 2 or 3 (every entry usable); a malformed one is SL_ERR_FORMAT. */
 int			sl_lmemo_decode(const uint8_t *p, size_t len, sl_lmemo *m, sl_err *err);
 
-/* Append the stored form of the known entries to out (sorts m). */
+/* Append the stored form (version 3) of the known entries to out (sorts m). */
 int			sl_lmemo_encode(sl_lmemo *m, sl_buf *out, sl_err *err);
+
+/* Append version 2's form (uncompressed, as 0.10.0 wrote it) of the known entries to out (sorts m). */
+int			sl_lmemo_encode_v2(sl_lmemo *m, sl_buf *out, sl_err *err);
 
 /* Append an entry (its summary copied). */
 int			sl_lmemo_add(sl_lmemo *m, const sl_lmemo_ent *e, sl_err *err);

@@ -279,8 +279,39 @@ test_lmemo_malformed(void)
 	sfg_v12(&f);
 	sfg_assemble(&f, SIZE_MAX, &file);
 	CHECK(memo_read(&file, NULL, got, &m, &reused, &stored) == 0);
+	/*
+	 * version 3, as a save writes it: a damaged byte anywhere is refused or
+	 * (a zstd frame header field that does not change what it decodes to,
+	 * such as its window size) decodes to the same memo; every cut is refused
+	 */
+	CHECK(m.len > 8 && memcmp(m.data, SL_LMEMO_MAGIC3, 4) == 0);
+	CHECK_OK(sl_lmemo_decode(m.data, m.len, &memo, &err), &err);
+	CHECK_OK(sl_lmemo_encode_v2(&memo, &orig, &err), &err);
+	sl_lmemo_free(&memo);
+	for (size_t at = 0; at < m.len; at++)
+		for (int way = 0; way < 2; way++)
+		{
+			uint8_t		flip = way ? 0xFF : 0x01;
+
+			m.data[at] ^= flip;
+			if (sl_lmemo_decode(m.data, m.len, &memo, &err) == 0)
+			{
+				swapped.len = 0;
+				CHECK_OK(sl_lmemo_encode_v2(&memo, &swapped, &err), &err);
+				CHECK(swapped.len == orig.len && memcmp(swapped.data, orig.data, orig.len) == 0);
+				sl_lmemo_free(&memo);
+			}
+			else
+				CHECK(err.code == SL_ERR_FORMAT);
+			m.data[at] ^= flip;
+		}
+	for (size_t n = 0; n < m.len; n++)
+		CHECK(sl_lmemo_decode(m.data, n, &memo, &err) == -1 && err.code == SL_ERR_FORMAT);
+	/* version 2 (0.10.0 wrote it) is read as it was: the rest of this test takes it apart */
+	m.len = 0;
+	swapped.len = 0;
+	sl_buf_put(&m, orig.data, orig.len, &err);
 	CHECK(m.len >= SL_LMEMO_HEADER + 2 * SL_LMEMO_ENTRY);
-	sl_buf_put(&orig, m.data, m.len, &err);
 	CHECK(sl_lmemo_decode(m.data, 3, &memo, &err) == -1 && err.code == SL_ERR_FORMAT);
 	CHECK(sl_lmemo_decode(m.data, m.len - 1, &memo, &err) == -1 && err.code == SL_ERR_FORMAT);
 	m.data[0] ^= 1;
