@@ -85,11 +85,13 @@ bytea_array(Datum *d, int n)
 /*
  * Pack the canonical bytes of n entries (all[off[i]..off[i+1])), keyed by
  * hash[i], into out, and check that the pack gives every one of them back
- * under its key.
+ * under its key. A gathered pack (a world's chunks, then those of its older
+ * saves) codes the versions of a chunk against each other.
  */
 static void
-encode_checked(const sl_buf *all, const size_t *off, const Datum *hash, int n, sl_buf *out)
+encode_checked(const sl_buf *all, const size_t *off, const Datum *hash, int n, bool gathered, sl_buf *out)
 {
+	sl_pack_codec codec = slime_settle_dense() ? SL_PACK_DENSE : SL_PACK_FAST;
 	const uint8_t **e = palloc(sizeof(uint8_t *) * n);
 	const uint8_t **key = palloc(sizeof(uint8_t *) * n);
 	size_t	   *size = palloc(sizeof(size_t) * n);
@@ -107,7 +109,8 @@ encode_checked(const sl_buf *all, const size_t *off, const Datum *hash, int n, s
 		key[i] = (const uint8_t *) VARDATA_ANY(h);
 		size[i] = off[i + 1] - off[i];
 	}
-	if (sl_pack_encode(e, size, key, n, slime_settle_dense() ? SL_PACK_DENSE : SL_PACK_FAST, out, &err) ||
+	if ((gathered ? sl_pack_encode_history(e, size, key, n, codec, out, &err) :
+		 sl_pack_encode(e, size, key, n, codec, out, &err)) ||
 		sl_pack_open(out->data, out->len, slime_limits(), &p, &err))
 		slime_raise(&err, false);
 	for (int i = 0; i < n; i++)
@@ -142,7 +145,7 @@ pack_group(const char *nsp, bool gathered, const sl_buf *all, const size_t *off,
 	bool		isnull;
 	int64		after = (int64) SL_PACKED_SIZE * n;
 
-	encode_checked(all, off, hash, n, &pack);
+	encode_checked(all, off, hash, n, gathered, &pack);
 	after += (int64) pack.len;
 	if (after >= before)
 	{

@@ -131,19 +131,130 @@ choose_base(const uint8_t *const *entry, const size_t *size, const int64_t *prev
 	return best;
 }
 
-/* Append a pack of n entries to out. */
+/*
+ * Append a pack of n entries to out, each coded against entry base[i]
+ * (base NULL or base[i] < 0: whole) with delta frame dlen[i] bytes of
+ * deltas, in entry order.
+ */
+static int
+put_pack(const uint8_t *const *entry, const size_t *size, const uint8_t *const *key, uint32_t n,
+		 const int64_t *base, const uint32_t *dlen, const sl_buf *deltas, sl_pack_codec codec,
+		 sl_buf *out, sl_err *err)
+{
+	sl_buf		docs = {0};
+	uint8_t		head[SL_PACK_HEADER] = {SL_PACK_MAGIC, SL_PACK_VERSION};
+	uint8_t		sum[SL_PACK_DIRSUM];
+	size_t		start = out->len;
+	int			rc = -1;
+
+	sl_put_u32le(head + 2, n);
+	if (sl_buf_put(out, head, sizeof(head), err))
+		goto done;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		int			based = base && base[i] >= 0;
+		uint8_t		fields[SL_PACK_DELTA_FIELDS];
+
+		sl_put_u32le(fields, based ? (uint32_t) (base[i] + 1) : 0);
+		sl_put_u32le(fields + 4, based ? dlen[i] : 0);
+		if (sl_buf_put(out, entry[i], SL_ENTRY_HEADER, err) ||
+			sl_buf_put(out, key[i], SL_PACK_KEY_PREFIX, err) ||
+			sl_buf_put(out, fields, sizeof(fields), err) ||
+			(!based && sl_buf_put(&docs, entry[i] + SL_ENTRY_HEADER, size[i] - SL_ENTRY_HEADER, err)))
+			goto done;
+	}
+	sl_put_u64le(sum, XXH64(out->data + start, out->len - start, 0));
+	if (sl_buf_put(out, sum, sizeof(sum), err) ||
+		(base && sl_buf_put(out, deltas->data, deltas->len, err)))
+		goto done;
+	rc = codec == SL_PACK_DENSE ?
+		sl_bcodec_encode(docs.data, docs.len, SL_SETTLE_BCODEC, out, err) :
+		sl_zstd_frame(docs.data, docs.len, SL_PACK_ZSTD_LEVEL, out, err);
+done:
+	if (rc)
+		out->len = start;
+	sl_buf_free(&docs);
+	return rc;
+}
+
+static int	encode(const uint8_t *const *entry, const size_t *size, const uint8_t *const *key, uint32_t n,
+				   sl_pack_codec codec, int history, sl_buf *out, sl_err *err);
+
+/* Append a pack of n entries to out, every entry whole. */
 int
 sl_pack_encode(const uint8_t *const *entry, const size_t *size, const uint8_t *const *key,
 			   uint32_t n, sl_pack_codec codec, sl_buf *out, sl_err *err)
 {
-	sl_buf		docs = {0};
+	return encode(entry, size, key, n, codec, 0, out, err);
+}
+
+/* Append a pack of n entries to out, entry i coded against entry base[i] when that is not -1. */
+int
+sl_pack_encode_based(const uint8_t *const *entry, const size_t *size, const uint8_t *const *key,
+					 uint32_t n, sl_pack_codec codec, const int64_t *base, sl_buf *out, sl_err *err)
+{
+	sl_buf		deltas = {0};
+	uint32_t   *dlen;
+	int			rc = -1;
+
+	if (n == 0 || n > SL_PACK_MAX_ENTRIES)
+		return sl_fail(err, SL_ERR_LIMIT, "a pack holds 1 to %d entries, not %u", SL_PACK_MAX_ENTRIES, n);
+	dlen = sl_alloc_err(sizeof(uint32_t) * n, err);
+	if (dlen == NULL)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		size_t		was = deltas.len;
+
+		dlen[i] = 0;
+		if (base[i] < 0)
+			continue;
+		if (base[i] >= i || size[i] <= SL_ENTRY_HEADER || size[base[i]] <= SL_ENTRY_HEADER ||
+			dict_like(entry[base[i]] + SL_ENTRY_HEADER, size[base[i]] - SL_ENTRY_HEADER))
+		{
+			sl_fail(err, SL_ERR_INVALID, "entry %u cannot be coded against entry %lld", i, (long long) base[i]);
+			goto done;
+		}
+		if (sl_zstd_frame_prefix(entry[i] + SL_ENTRY_HEADER, size[i] - SL_ENTRY_HEADER, SL_PACK_DELTA_LEVEL,
+								 entry[base[i]] + SL_ENTRY_HEADER, size[base[i]] - SL_ENTRY_HEADER, &deltas, err))
+			goto done;
+		dlen[i] = (uint32_t) (deltas.len - was);
+	}
+	rc = put_pack(entry, size, key, n, base, dlen, &deltas, codec, out, err);
+done:
+	sl_free(dlen);
+	sl_buf_free(&deltas);
+	return rc;
+}
+
+/* Append a pack of n entries to out, versions of a chunk coded against each other. */
+int
+sl_pack_encode_history(const uint8_t *const *entry, const size_t *size, const uint8_t *const *key,
+					   uint32_t n, sl_pack_codec codec, sl_buf *out, sl_err *err)
+{
+	return encode(entry, size, key, n, codec, 1, out, err);
+}
+
+/*
+ * Append a pack of n entries to out; with history, the entries coded
+ * against an earlier version of their chunk where choose_base finds one,
+ * unless the pack with every entry whole is not larger (the frame's codec
+ * sees what the entries share too: many small chunks alike code better in
+ * it).
+ */
+static int
+encode(const uint8_t *const *entry, const size_t *size, const uint8_t *const *key, uint32_t n,
+	   sl_pack_codec codec, int history, sl_buf *out, sl_err *err)
+{
 	sl_buf		deltas = {0};
 	sl_buf		delta = {0};
+	sl_buf		whole = {0};
 	int64_t    *prev = NULL;
-	uint8_t		head[SL_PACK_HEADER] = {SL_PACK_MAGIC, SL_PACK_VERSION};
-	uint8_t		sum[SL_PACK_DIRSUM];
-	size_t		start = out->len;
+	int64_t    *base = NULL;
+	uint32_t   *dlen = NULL;
+	uint32_t	based = 0;
 	uint64_t	raw = 0;
+	size_t		start = out->len;
 	int			rc = -1;
 
 	if (n == 0 || n > SL_PACK_MAX_ENTRIES)
@@ -160,42 +271,43 @@ sl_pack_encode(const uint8_t *const *entry, const size_t *size, const uint8_t *c
 	}
 	if (raw > SL_PACK_MAX_RAW)
 		return sl_fail(err, SL_ERR_LIMIT, "a pack of %llu bytes exceeds the pack cap", (unsigned long long) raw);
+	if (!history)
+		return put_pack(entry, size, key, n, NULL, NULL, NULL, codec, out, err);
 	prev = sl_alloc_err(sizeof(int64_t) * n, err);
-	if (prev == NULL || chain_positions(entry, size, n, prev, err))
-		goto done;
-	sl_put_u32le(head + 2, n);
-	if (sl_buf_put(out, head, sizeof(head), err))
+	base = prev ? sl_alloc_err(sizeof(int64_t) * n, err) : NULL;
+	dlen = base ? sl_alloc_err(sizeof(uint32_t) * n, err) : NULL;
+	if (dlen == NULL || chain_positions(entry, size, n, prev, err))
 		goto done;
 	for (uint32_t i = 0; i < n; i++)
 	{
-		int64_t		base = choose_base(entry, size, prev, i, &delta, err);
-		uint8_t		fields[SL_PACK_DELTA_FIELDS];
-
-		if (base < -1)
+		base[i] = choose_base(entry, size, prev, i, &delta, err);
+		if (base[i] < -1 || (base[i] >= 0 && sl_buf_put(&deltas, delta.data, delta.len, err)))
 			goto done;
-		sl_put_u32le(fields, (uint32_t) (base + 1));
-		sl_put_u32le(fields + 4, (uint32_t) delta.len);
-		if (sl_buf_put(out, entry[i], SL_ENTRY_HEADER, err) ||
-			sl_buf_put(out, key[i], SL_PACK_KEY_PREFIX, err) ||
-			sl_buf_put(out, fields, sizeof(fields), err) ||
-			(base >= 0 ? sl_buf_put(&deltas, delta.data, delta.len, err) :
-			 sl_buf_put(&docs, entry[i] + SL_ENTRY_HEADER, size[i] - SL_ENTRY_HEADER, err)))
-			goto done;
+		dlen[i] = (uint32_t) delta.len;
+		based += base[i] >= 0;
 	}
-	sl_put_u64le(sum, XXH64(out->data + start, out->len - start, 0));
-	if (sl_buf_put(out, sum, sizeof(sum), err) ||
-		sl_buf_put(out, deltas.data, deltas.len, err))
-		goto done;
-	rc = codec == SL_PACK_DENSE ?
-		sl_bcodec_encode(docs.data, docs.len, SL_SETTLE_BCODEC, out, err) :
-		sl_zstd_frame(docs.data, docs.len, SL_PACK_ZSTD_LEVEL, out, err);
+	if (based == 0)
+		rc = put_pack(entry, size, key, n, NULL, NULL, NULL, codec, out, err);
+	else if (put_pack(entry, size, key, n, base, dlen, &deltas, codec, out, err) == 0)
+	{
+		size_t		with = out->len - start;
+
+		rc = put_pack(entry, size, key, n, NULL, NULL, NULL, codec, &whole, err);
+		if (rc == 0 && whole.len <= with)
+		{
+			out->len = start;
+			rc = sl_buf_put(out, whole.data, whole.len, err);
+		}
+		if (rc)
+			out->len = start;
+	}
 done:
-	if (rc)
-		out->len = start;
 	sl_free(prev);
-	sl_buf_free(&docs);
+	sl_free(base);
+	sl_free(dlen);
 	sl_buf_free(&deltas);
 	sl_buf_free(&delta);
+	sl_buf_free(&whole);
 	return rc;
 }
 

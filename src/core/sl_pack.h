@@ -37,8 +37,8 @@
 #define SL_PACK_MAX_ENTRIES 65536
 #define SL_PACK_MAX_RAW ((size_t) 8 * 1024 * 1024)	/* documents a pack holds at most */
 #define SL_PACK_ZSTD_LEVEL 19	/* the frame of a fast pack */
-#define SL_PACK_DELTA_LEVEL 9	/* a delta frame's zstd level */
-#define SL_PACK_DELTA_TRIES 3	/* earlier entries of the same chunk position tried as a base */
+#define SL_PACK_DELTA_LEVEL 3	/* a delta frame's zstd level */
+#define SL_PACK_DELTA_TRIES 2	/* earlier entries of the same chunk position tried as a base */
 
 /* How a pack's frame is coded. */
 typedef enum sl_pack_codec
@@ -66,17 +66,35 @@ typedef struct sl_pack
 } sl_pack;
 
 /*
- * Append a pack of n entries to out: entry[i] is an entry's canonical bytes
- * (the three u32le lengths, then the documents), size[i] their length,
- * key[i] the 32-byte key it is stored under. An entry whose region document
- * names the chunk position of an earlier one (another version of the same
- * chunk, as a world's history holds) is coded against the one of the last
- * SL_PACK_DELTA_TRIES such that gives the smallest delta, when that delta
- * is under a third of the entry's zstd-1 size; the rest are coded whole.
+ * Append a pack of n entries to out, every entry coded whole: entry[i] is
+ * an entry's canonical bytes (the three u32le lengths, then the documents),
+ * size[i] their length, key[i] the 32-byte key it is stored under.
  */
 int			sl_pack_encode(const uint8_t *const *entry, const size_t *size,
 						   const uint8_t *const *key, uint32_t n, sl_pack_codec codec,
 						   sl_buf *out, sl_err *err);
+
+/*
+ * As sl_pack_encode, for entries that hold versions of the same chunks (a
+ * world's history, as slime_settle gathers it): an entry whose region
+ * document names the chunk position of an earlier one is coded against
+ * the one of the last SL_PACK_DELTA_TRIES such that gives the smallest
+ * delta, when that delta is under a third of the entry's zstd-1 size; the
+ * pack is written so only when it comes out smaller than with every entry
+ * whole.
+ */
+int			sl_pack_encode_history(const uint8_t *const *entry, const size_t *size,
+								   const uint8_t *const *key, uint32_t n, sl_pack_codec codec,
+								   sl_buf *out, sl_err *err);
+
+/*
+ * As sl_pack_encode, entry i coded against entry base[i] (an earlier one)
+ * unless base[i] is -1, whatever that costs: the layout without the
+ * choice, for tests and fuzzers.
+ */
+int			sl_pack_encode_based(const uint8_t *const *entry, const size_t *size,
+								 const uint8_t *const *key, uint32_t n, sl_pack_codec codec,
+								 const int64_t *base, sl_buf *out, sl_err *err);
 
 /*
  * Decode a pack into p (sl_pack_free it); malformed packs are SL_ERR_CORRUPT.

@@ -691,6 +691,7 @@ gen_pack(void)
 		const uint8_t *ce[6];
 		size_t		csize[6],
 					coff[7];
+		const int64_t cbase[6] = {-1, -1, -1, 0, 1, 2};
 		uint8_t		data[120];
 
 		for (int i = 0; i < 6; i++)
@@ -711,7 +712,7 @@ gen_pack(void)
 		for (int codec = SL_PACK_FAST; codec <= SL_PACK_DENSE; codec++)
 		{
 			pack.len = 0;
-			if (sl_pack_encode(ce, csize, ce, 6, (sl_pack_codec) codec, &pack, &err))
+			if (sl_pack_encode_based(ce, csize, ce, 6, (sl_pack_codec) codec, cbase, &pack, &err))
 				die("pack encode", &err);
 			put_pack(codec == SL_PACK_FAST ? "gen-pack-delta-fast" : "gen-pack-delta-dense", 0, &pack);
 		}

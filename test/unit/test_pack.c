@@ -348,8 +348,9 @@ enum
 
 /*
  * A pack of three versions of four chunks, version by version, then an
- * entry naming no position; with apart, every entry at a position of its
- * own (nothing to code against).
+ * entry naming no position, each later version coded against the one
+ * before it (sl_pack_encode_based); with apart, every entry at a position
+ * of its own and coded whole.
  */
 static void
 make_delta_pack(sl_pack_codec codec, int apart, sl_buf *all, size_t *off, uint8_t (*key)[32],
@@ -358,6 +359,7 @@ make_delta_pack(sl_pack_codec codec, int apart, sl_buf *all, size_t *off, uint8_
 	const uint8_t *e[DELTA_N];
 	const uint8_t *k[DELTA_N];
 	size_t		size[DELTA_N];
+	int64_t		base[DELTA_N];
 	int			n = 0;
 	sl_err		err;
 
@@ -376,8 +378,32 @@ make_delta_pack(sl_pack_codec codec, int apart, sl_buf *all, size_t *off, uint8_
 		size[i] = off[i + 1] - off[i];
 		entry_key(e[i], key[i]);
 		k[i] = key[i];
+		/* each later version against the one before it; apart (and the last entry): whole */
+		base[i] = !apart && i >= DELTA_POS && i < DELTA_N - 1 ? i - DELTA_POS : -1;
 	}
-	CHECK_OK(sl_pack_encode(e, size, k, (uint32_t) n, codec, pack, &err), &err);
+	CHECK_OK(sl_pack_encode_based(e, size, k, (uint32_t) n, codec, base, pack, &err), &err);
+	/* the encoder's own choice: never larger than every entry whole, and every entry given back */
+	{
+		sl_buf		hist = {0},
+					whole = {0},
+					back = {0};
+		sl_pack		p;
+
+		CHECK_OK(sl_pack_encode_history(e, size, k, (uint32_t) n, codec, &hist, &err), &err);
+		CHECK_OK(sl_pack_encode(e, size, k, (uint32_t) n, codec, &whole, &err), &err);
+		CHECK(hist.len <= whole.len);
+		CHECK_OK(sl_pack_open(hist.data, hist.len, NULL, &p, &err), &err);
+		for (int i = 0; i < n; i++)
+		{
+			back.len = 0;
+			CHECK_OK(sl_pack_entry(&p, (uint32_t) i, &back, &err), &err);
+			CHECK(back.len == size[i] && memcmp(back.data, e[i], size[i]) == 0);
+		}
+		sl_pack_free(&p);
+		sl_buf_free(&hist);
+		sl_buf_free(&whole);
+		sl_buf_free(&back);
+	}
 }
 
 /* Rewrite the directory checksum of version 3 pack b (as a forger would). */
