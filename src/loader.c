@@ -390,7 +390,7 @@ static const char *const save_sql[LQ_COUNT] = {
 	 * save. Whether the file is a framed form is asked once (OFFSET 0 keeps
 	 * the subquery apart): in the join's condition it was asked for every
 	 * frame row, each time reading the directory's first bytes out of
-	 * TOAST (a directory of 100 frames and more is TOASTed)
+	 * TOAST (a directory of many frames is TOASTed: the hub's 124 are)
 	 */
 	"SELECT w.file, s.data, f.key, f.frame FROM (SELECT w.world, w.saves, w.file, "
 	"pg_catalog.substring(w.file, 1, 4) OPERATOR(pg_catalog.=) '\\x534c4652'::pg_catalog.bytea AS framed "

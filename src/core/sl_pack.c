@@ -180,6 +180,29 @@ done:
 static int	encode(const uint8_t *const *entry, const size_t *size, const uint8_t *const *key, uint32_t n,
 				   sl_pack_codec codec, int history, sl_buf *out, sl_err *err);
 
+/* Check that n entries fit a pack: 1 to SL_PACK_MAX_ENTRIES, each's lengths adding up, SL_PACK_MAX_RAW in all. */
+static int
+check_entries(const uint8_t *const *entry, const size_t *size, uint32_t n, sl_err *err)
+{
+	uint64_t	raw = 0;
+
+	if (n == 0 || n > SL_PACK_MAX_ENTRIES)
+		return sl_fail(err, SL_ERR_LIMIT, "a pack holds 1 to %d entries, not %u", SL_PACK_MAX_ENTRIES, n);
+	for (uint32_t i = 0; i < n; i++)
+	{
+		uint64_t	total = SL_ENTRY_HEADER;
+
+		for (int k = 0; k < SL_NCOMP; k++)
+			total += size[i] >= SL_ENTRY_HEADER ? sl_get_u32le(entry[i] + 4 * k) : 0;
+		if (size[i] < SL_ENTRY_HEADER || total != size[i])
+			return sl_fail(err, SL_ERR_CORRUPT, "entry %u: its lengths do not add up to its %zu bytes", i, size[i]);
+		raw += total - SL_ENTRY_HEADER;
+	}
+	if (raw > SL_PACK_MAX_RAW)
+		return sl_fail(err, SL_ERR_LIMIT, "a pack of %llu bytes exceeds the pack cap", (unsigned long long) raw);
+	return 0;
+}
+
 /* Append a pack of n entries to out, every entry whole. */
 int
 sl_pack_encode(const uint8_t *const *entry, const size_t *size, const uint8_t *const *key,
@@ -197,8 +220,8 @@ sl_pack_encode_based(const uint8_t *const *entry, const size_t *size, const uint
 	uint32_t   *dlen;
 	int			rc = -1;
 
-	if (n == 0 || n > SL_PACK_MAX_ENTRIES)
-		return sl_fail(err, SL_ERR_LIMIT, "a pack holds 1 to %d entries, not %u", SL_PACK_MAX_ENTRIES, n);
+	if (check_entries(entry, size, n, err))
+		return -1;
 	dlen = sl_alloc_err(sizeof(uint32_t) * n, err);
 	if (dlen == NULL)
 		return -1;
@@ -253,24 +276,11 @@ encode(const uint8_t *const *entry, const size_t *size, const uint8_t *const *ke
 	int64_t    *base = NULL;
 	uint32_t   *dlen = NULL;
 	uint32_t	based = 0;
-	uint64_t	raw = 0;
 	size_t		start = out->len;
 	int			rc = -1;
 
-	if (n == 0 || n > SL_PACK_MAX_ENTRIES)
-		return sl_fail(err, SL_ERR_LIMIT, "a pack holds 1 to %d entries, not %u", SL_PACK_MAX_ENTRIES, n);
-	for (uint32_t i = 0; i < n; i++)
-	{
-		uint64_t	total = SL_ENTRY_HEADER;
-
-		for (int k = 0; k < SL_NCOMP; k++)
-			total += sl_get_u32le(entry[i] + 4 * k);
-		if (size[i] < SL_ENTRY_HEADER || total != size[i])
-			return sl_fail(err, SL_ERR_CORRUPT, "entry %u: its lengths do not add up to its %zu bytes", i, size[i]);
-		raw += total - SL_ENTRY_HEADER;
-	}
-	if (raw > SL_PACK_MAX_RAW)
-		return sl_fail(err, SL_ERR_LIMIT, "a pack of %llu bytes exceeds the pack cap", (unsigned long long) raw);
+	if (check_entries(entry, size, n, err))
+		return -1;
 	if (!history)
 		return put_pack(entry, size, key, n, NULL, NULL, NULL, codec, out, err);
 	prev = sl_alloc_err(sizeof(int64_t) * n, err);
