@@ -18,11 +18,17 @@ dir_row(int v)
 		SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX + (v >= 3 ? SL_PACK_DELTA_FIELDS : 0);
 }
 
-/* zstd's dictionary magic: a base starting with it would be read as a dictionary, not raw content */
+/*
+ * Whether entry j can be a base: it has documents, and they do not start
+ * with zstd's dictionary magic (a prefix starting so would be read as a
+ * dictionary, not raw content).
+ */
 static int
-dict_like(const uint8_t *p, size_t n)
+usable_base(const uint8_t *const *entry, const size_t *size, uint32_t j)
 {
-	return n >= 4 && sl_get_u32le(p) == 0xEC30A437u;
+	size_t		n = size[j] - SL_ENTRY_HEADER;
+
+	return n > 0 && !(n >= 4 && sl_get_u32le(entry[j] + SL_ENTRY_HEADER) == 0xEC30A437u);
 }
 
 /*
@@ -78,6 +84,14 @@ chain_positions(const uint8_t *const *entry, const size_t *size, uint32_t n, int
 	return 0;
 }
 
+/* Append entry i's delta frame against entry j (its documents compressed with j's as a raw prefix) to out. */
+static int
+delta_frame(const uint8_t *const *entry, const size_t *size, uint32_t i, uint32_t j, sl_buf *out, sl_err *err)
+{
+	return sl_zstd_frame_prefix(entry[i] + SL_ENTRY_HEADER, size[i] - SL_ENTRY_HEADER, SL_PACK_DELTA_LEVEL,
+								entry[j] + SL_ENTRY_HEADER, size[j] - SL_ENTRY_HEADER, out, err);
+}
+
 /*
  * Choose entry i's base among the last SL_PACK_DELTA_TRIES earlier entries
  * of its chunk position: the one whose delta frame is smallest, kept in
@@ -105,13 +119,10 @@ choose_base(const uint8_t *const *entry, const size_t *size, const int64_t *prev
 	sl_buf_free(&alone);
 	for (int64_t j = prev[i]; j >= 0 && tries < SL_PACK_DELTA_TRIES; j = prev[j], tries++)
 	{
-		const uint8_t *b = entry[j] + SL_ENTRY_HEADER;
-		size_t		blen = size[j] - SL_ENTRY_HEADER;
-
-		if (blen == 0 || dict_like(b, blen))
+		if (!usable_base(entry, size, (uint32_t) j))
 			continue;
 		d.len = 0;
-		if (sl_zstd_frame_prefix(doc, len, SL_PACK_DELTA_LEVEL, b, blen, &d, err))
+		if (delta_frame(entry, size, i, (uint32_t) j, &d, err))
 		{
 			sl_buf_free(&d);
 			return -2;
@@ -232,14 +243,12 @@ sl_pack_encode_based(const uint8_t *const *entry, const size_t *size, const uint
 		dlen[i] = 0;
 		if (base[i] < 0)
 			continue;
-		if (base[i] >= i || size[i] <= SL_ENTRY_HEADER || size[base[i]] <= SL_ENTRY_HEADER ||
-			dict_like(entry[base[i]] + SL_ENTRY_HEADER, size[base[i]] - SL_ENTRY_HEADER))
+		if (base[i] >= i || size[i] <= SL_ENTRY_HEADER || !usable_base(entry, size, (uint32_t) base[i]))
 		{
 			sl_fail(err, SL_ERR_INVALID, "entry %u cannot be coded against entry %lld", i, (long long) base[i]);
 			goto done;
 		}
-		if (sl_zstd_frame_prefix(entry[i] + SL_ENTRY_HEADER, size[i] - SL_ENTRY_HEADER, SL_PACK_DELTA_LEVEL,
-								 entry[base[i]] + SL_ENTRY_HEADER, size[base[i]] - SL_ENTRY_HEADER, &deltas, err))
+		if (delta_frame(entry, size, i, (uint32_t) base[i], &deltas, err))
 			goto done;
 		dlen[i] = (uint32_t) (deltas.len - was);
 	}
@@ -321,10 +330,14 @@ done:
 	return rc;
 }
 
-/* Read the directory of a pack of version p->version at src into p; the offset after it in *at. */
+/*
+ * Read the directory of a pack of version p->version at src into p: the
+ * offset after it in *at, the bytes of its delta frames (which follow it) in
+ * *deltas_len and the documents of its whole entries in *whole_len.
+ */
 static int
 read_directory(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p, size_t *at,
-			   sl_err *err)
+			   size_t *deltas_len, size_t *whole_len, sl_err *err)
 {
 	size_t		row = dir_row(p->version);
 	uint64_t	raw = 0;
@@ -351,7 +364,8 @@ read_directory(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p,
 	{
 		p->base = sl_alloc_err(sizeof(uint32_t) * p->count, err);
 		p->delta = p->base ? sl_alloc_err(sizeof(uint32_t) * p->count, err) : NULL;
-		if (p->delta == NULL)
+		p->frame_at = p->delta ? sl_alloc_err(sizeof(size_t) * p->count, err) : NULL;
+		if (p->frame_at == NULL)
 			return -1;
 	}
 	p->len = sl_alloc_err(sizeof(uint32_t) * SL_NCOMP * p->count, err);
@@ -382,6 +396,7 @@ read_directory(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p,
 			if (p->base[i] > i || (p->base[i] == 0) != (p->delta[i] == 0))
 				return sl_fail(err, SL_ERR_CORRUPT, "pack entry %u: base %u with a %u-byte delta is not an earlier entry's (offset %zu)",
 							   i, p->base[i], p->delta[i], *at + SL_ENTRY_HEADER + SL_PACK_KEY_PREFIX);
+			p->frame_at[i] = (size_t) deltas;
 			deltas += p->delta[i];
 			if (p->base[i])
 			{
@@ -397,6 +412,8 @@ read_directory(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p,
 	if (deltas > len - *at)
 		return sl_fail(err, SL_ERR_CORRUPT, "pack delta frames of %llu bytes do not fit its %zu bytes (offset %zu)",
 					   (unsigned long long) deltas, len, *at);
+	*deltas_len = (size_t) deltas;
+	*whole_len = (size_t) whole;
 	/* based entries after the whole ones, in entry order */
 	for (uint32_t i = 0; p->based && i < p->count; i++)
 		if (p->base[i])
@@ -421,6 +438,7 @@ int
 sl_pack_open(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p, sl_err *err)
 {
 	size_t		at;
+	size_t		deltas;
 	const uint8_t *frame;
 	size_t		flen;
 	size_t		whole;
@@ -434,20 +452,14 @@ sl_pack_open(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p, s
 	if (src[1] < 1 || src[1] > SL_PACK_VERSION)
 		return sl_fail(err, SL_ERR_UNSUPPORTED, "pack version %d is not known (offset 1)", src[1]);
 	p->version = src[1];
-	if (read_directory(src, len, lim, p, &at, err))
+	if (read_directory(src, len, lim, p, &at, &deltas, &whole, err))
 		goto fail;
 	p->raw = sl_alloc_err(p->raw_len, err);
 	if (p->raw == NULL)
 		goto fail;
 	/* the delta frames, then the frame of the whole entries */
-	frame = src + at;
-	for (uint32_t i = 0; p->based && i < p->count; i++)
-		frame += p->delta[i];
-	flen = len - (size_t) (frame - src);
-	whole = p->raw_len;
-	for (uint32_t i = 0; p->based && i < p->count; i++)
-		if (p->base[i])
-			whole -= entry_docs(p, i);
+	frame = src + at + deltas;
+	flen = len - at - deltas;
 	if (flen > 0 && sl_bcodec_version(frame, flen) > 0)
 		rc = sl_bcodec_decode(frame, flen, p->raw, whole, err);
 	else
@@ -460,19 +472,13 @@ sl_pack_open(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p, s
 	/* the delta frames, kept to be decoded when their entries are read */
 	if (p->based)
 	{
-		size_t		n = (size_t) (frame - (src + at));
-
-		p->frames = sl_alloc_err(n, err);
-		p->frame_at = p->frames ? sl_alloc_err(sizeof(size_t) * p->count, err) : NULL;
-		p->ready = p->frame_at ? sl_alloc_err(p->count, err) : NULL;
+		p->frames = sl_alloc_err(deltas, err);
+		p->ready = p->frames ? sl_alloc_err(p->count, err) : NULL;
 		if (p->ready == NULL)
 			goto fail;
-		memcpy(p->frames, src + at, n);
-		for (uint32_t i = 0, f = 0; i < p->count; f += p->delta[i], i++)
-		{
-			p->frame_at[i] = f;
+		memcpy(p->frames, src + at, deltas);
+		for (uint32_t i = 0; i < p->count; i++)
 			p->ready[i] = p->base[i] == 0;
-		}
 	}
 	return 0;
 fail:

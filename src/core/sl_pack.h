@@ -58,8 +58,8 @@ typedef struct sl_pack
 	size_t	   *off;			/* count offsets into raw (whole entries first) */
 	uint32_t   *base;			/* version 3: count x (base index + 1, or 0); else NULL */
 	uint32_t   *delta;			/* version 3: count x delta frame length (0: whole); else NULL */
+	size_t	   *frame_at;		/* version 3: count x where the entry's delta frame starts in frames */
 	uint8_t    *frames;			/* version 3 with based entries: their delta frames, in entry order */
-	size_t	   *frame_at;		/* ... and where each entry's starts in frames */
 	uint8_t    *ready;			/* ... and count flags: 1 once the entry's documents are in raw */
 	uint8_t    *raw;			/* the documents back to back */
 	size_t		raw_len;
