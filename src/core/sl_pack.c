@@ -438,10 +438,10 @@ int
 sl_pack_open(const uint8_t *src, size_t len, const sl_limits *lim, sl_pack *p, sl_err *err)
 {
 	size_t		at;
-	size_t		deltas;
+	size_t		deltas = 0;
 	const uint8_t *frame;
 	size_t		flen;
-	size_t		whole;
+	size_t		whole = 0;
 	int			rc = 0;
 
 	memset(p, 0, sizeof(*p));
