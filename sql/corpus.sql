@@ -234,14 +234,9 @@ RESET slime.settle_codec;
 CREATE TABLE corpus_refs AS SELECT DISTINCT h FROM corpus_stored, unnest(slime_refs(world)) h;
 UPDATE slime_store SET settled = false WHERE pack IS NOT NULL AND hash IN (SELECT h FROM corpus_refs);
 SELECT what, items > 0 AS settled FROM slime_settle('0') WHERE what = 'store entries';
--- (in a pack of version 3, the frame of whole entries follows the header,
--- 28 bytes an entry, the directory's checksum and the delta frames, whose
--- lengths end each row)
-SELECT count(*) > 0 AS dense_packs FROM slime_store_packs p,
-       LATERAL (SELECT get_byte(p.data, 2) + (get_byte(p.data, 3) << 8) AS n) c,
-       LATERAL (SELECT 14 + 28 * c.n + COALESCE(sum(get_byte(p.data, 6 + 28 * i + 24)
-                + (get_byte(p.data, 6 + 28 * i + 25) << 8) + (get_byte(p.data, 6 + 28 * i + 26) << 16)), 0) AS at
-                FROM generate_series(0, c.n - 1) i) f
+-- (the first byte of the frame of a version 3 pack's whole entries:
+-- pack_frame_at, sql/setup.sql)
+SELECT count(*) > 0 AS dense_packs FROM slime_store_packs p, LATERAL (SELECT pack_frame_at(p.data) AS at) f
 WHERE get_byte(p.data, 1) = 3
   AND CASE WHEN f.at < octet_length(p.data) THEN get_byte(p.data, f.at::int) END = 181;
 SELECT * FROM corpus_same_totals();

@@ -77,12 +77,6 @@ SELECT * FROM convert_with((SELECT memo FROM gs_memo));
 SELECT refused > 0 AS some_refused, refused + same = octet_length(memo) + 1 AS every_one_refused_or_same, wrong
 FROM memo_damage(), gs_memo;
 DROP FUNCTION memo_damage(), convert_with(bytea);
-CREATE FUNCTION u32le(b bytea, at int) RETURNS bigint LANGUAGE sql IMMUTABLE
-AS $$ SELECT get_byte(b, at)::bigint + (get_byte(b, at + 1)::bigint << 8)
-             + (get_byte(b, at + 2)::bigint << 16) + (get_byte(b, at + 3)::bigint << 24) $$;
-CREATE FUNCTION put_u32le(b bytea, at int, v bigint) RETURNS bytea LANGUAGE sql IMMUTABLE
-AS $$ SELECT set_byte(set_byte(set_byte(set_byte(b, at, (v & 255)::int), at + 1, ((v >> 8) & 255)::int),
-                                at + 2, ((v >> 16) & 255)::int), at + 3, ((v >> 24) & 255)::int) $$;
 -- a memo of 0.9.0 (version 1, no contents summaries) is none either: the
 -- first save after the upgrade converts every chunk
 SELECT c.reused FROM gs_files, gs_memo,
@@ -256,5 +250,5 @@ DROP SCHEMA gs_server CASCADE;
 DROP ROLE regress_gs_server;
 
 DROP TABLE gs, gs_worlds, gs_frames, gs_files, gs_memo, gs_old, gs_kept, gs_kept_frames;
-DROP FUNCTION load_damaged(text, bytea, bytea), u32le(bytea, int), put_u32le(bytea, int, bigint);
+DROP FUNCTION load_damaged(text, bytea, bytea);
 SELECT removed_entries > 0 AS collected FROM slime_gc();

@@ -166,16 +166,9 @@ FROM generate_series(30, 32) x, generate_series(0, 2) z;
 SET slime.settle_codec = fast;
 SELECT items FROM slime_settle('0') WHERE what = 'store entries';
 RESET slime.settle_codec;
--- (a pack's frame of whole entries starts after its 6-byte header, 28
--- bytes an entry, the directory's 8-byte checksum and the delta frames,
--- whose lengths are the last 4 bytes of each entry's 28)
-CREATE FUNCTION pack_frame_byte(b bytea) RETURNS int LANGUAGE sql IMMUTABLE
-AS $$ SELECT get_byte(b, 14 + 28 * n + (SELECT COALESCE(sum(get_byte(b, 6 + 28 * i + 24)
-              + (get_byte(b, 6 + 28 * i + 25) << 8) + (get_byte(b, 6 + 28 * i + 26) << 16)), 0)
-             FROM generate_series(0, n - 1) i)::int)
-      FROM (SELECT get_byte(b, 2) + (get_byte(b, 3) << 8) AS n) c $$;
-SELECT bool_and((pack_frame_byte(p.data) = 40) = (p.id = m.id)) AS newest_zstd_others_not,
-       bool_and(p.id = m.id OR pack_frame_byte(p.data) & 240 = 176) AS others_block_codec
+-- (the first byte of the frame of a pack's whole entries: pack_frame_at, sql/setup.sql)
+SELECT bool_and((get_byte(p.data, pack_frame_at(p.data)::int) = 40) = (p.id = m.id)) AS newest_zstd_others_not,
+       bool_and(p.id = m.id OR get_byte(p.data, pack_frame_at(p.data)::int) & 240 = 176) AS others_block_codec
 FROM slime_store_packs p, (SELECT max(id) AS id FROM slime_store_packs) m;
 SELECT slime_resolve(world) = (SELECT slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
                                FROM generate_series(30, 32) x, generate_series(0, 2) z) AS same_world
@@ -264,12 +257,6 @@ FROM slime_store_packs p WHERE p.id = (SELECT max(id) FROM slime_store_packs);
 SELECT version, entries FROM pack6;
 CREATE TABLE chunks6 AS
 SELECT c.x, c.z, slime_chunk_nbt(world, c.x, c.z) AS nbt FROM settle_saves, slime_chunks(world) c WHERE id = 6;
-CREATE FUNCTION u32le(b bytea, at int) RETURNS bigint LANGUAGE sql IMMUTABLE
-AS $$ SELECT get_byte(b, at)::bigint + (get_byte(b, at + 1)::bigint << 8)
-             + (get_byte(b, at + 2)::bigint << 16) + (get_byte(b, at + 3)::bigint << 24) $$;
-CREATE FUNCTION put_u32le(b bytea, at int, v bigint) RETURNS bytea LANGUAGE sql IMMUTABLE
-AS $$ SELECT set_byte(set_byte(set_byte(set_byte(b, at, (v & 255)::int), at + 1, ((v >> 8) & 255)::int),
-                                at + 2, ((v >> 16) & 255)::int), at + 3, ((v >> 24) & 255)::int) $$;
 -- each chunk of world 6 read on its own: refused, the bytes it had, or other bytes
 CREATE FUNCTION reads6(OUT refused int, OUT same int, OUT wrong int) LANGUAGE plpgsql
 AS $$
@@ -383,7 +370,7 @@ SELECT id, bool_and(slime_chunk_nbt(world, x, 0) = terrain_chunk(x, 0, id - 7)) 
 FROM settle_saves, generate_series(50, 51) x WHERE id BETWEEN 7 AND 9 GROUP BY id ORDER BY id;
 DELETE FROM settle_saves WHERE id BETWEEN 6 AND 9;
 DROP TABLE pack6, chunks6, rows6;
-DROP FUNCTION cancelling_damage(int), reads6(), u32le(bytea, int), put_u32le(bytea, int, bigint);
+DROP FUNCTION cancelling_damage(int), reads6();
 DELETE FROM settle_saves WHERE id = 5;
 SELECT removed_entries AS removed FROM slime_gc();
 
@@ -502,12 +489,6 @@ RESET slime.store_read_check;
 -- from the save (the version byte 3 made 2 reads as a cold form of 0.9.0,
 -- below; a version this build does not know is refused)
 CREATE TABLE cold_one AS SELECT file FROM cold_isl_worlds WHERE world = 'one';
-CREATE FUNCTION u32le(b bytea, at int) RETURNS bigint LANGUAGE sql IMMUTABLE
-AS $$ SELECT get_byte(b, at)::bigint + (get_byte(b, at + 1)::bigint << 8)
-             + (get_byte(b, at + 2)::bigint << 16) + (get_byte(b, at + 3)::bigint << 24) $$;
-CREATE FUNCTION put_u32le(b bytea, at int, v bigint) RETURNS bytea LANGUAGE sql IMMUTABLE
-AS $$ SELECT set_byte(set_byte(set_byte(set_byte(b, at, (v & 255)::int), at + 1, ((v >> 8) & 255)::int),
-                                at + 2, ((v >> 16) & 255)::int), at + 3, ((v >> 24) & 255)::int) $$;
 CREATE FUNCTION cold_damage(k bytea, OUT damaged int, OUT refused int, OUT same int, OUT wrong int)
 LANGUAGE plpgsql SET client_min_messages = error AS $$
 DECLARE
@@ -576,7 +557,7 @@ UPDATE cold_isl_worlds SET file = (SELECT set_byte(f, 40, get_byte(f, 40) # 1) F
 SELECT what, items FROM slime_settle('0') WHERE what = 'loader files';
 SELECT get_byte(file, 4) AS cold_version FROM cold_isl_worlds WHERE world = 'one';
 SELECT slime_loader_load('cold_isl', 'one') = f AS same_bytes FROM settle_one;
-DROP FUNCTION cold_damage(bytea), u32le(bytea, int), put_u32le(bytea, int, bigint);
+DROP FUNCTION cold_damage(bytea);
 -- a cold world ('hot', gone cold above) whose first chunk in hash order is
 -- no longer packed: read chunk by chunk through the store
 UPDATE slime_store s SET data = slime_store_entry_read(s.hash), pack = NULL

@@ -74,4 +74,21 @@ AS $$ SELECT substring(a FOR 8) = substring(b FOR 8)
          AND substring(a FROM 17 + sf_be32(a, 8)::int) = substring(b FROM 17 + sf_be32(b, 8)::int)
          AND slime_from_slimefile(a) = slime_from_slimefile(b) $$;
 
+-- little-endian u32 fields of stored forms (packs, cold forms, memos), read
+-- and written in place by the tests that damage them
+CREATE FUNCTION u32le(b bytea, at int) RETURNS bigint LANGUAGE sql IMMUTABLE
+AS $$ SELECT get_byte(b, at)::bigint + (get_byte(b, at + 1)::bigint << 8)
+             + (get_byte(b, at + 2)::bigint << 16) + (get_byte(b, at + 3)::bigint << 24) $$;
+CREATE FUNCTION put_u32le(b bytea, at int, v bigint) RETURNS bytea LANGUAGE sql IMMUTABLE
+AS $$ SELECT set_byte(set_byte(set_byte(set_byte(b, at, (v & 255)::int), at + 1, ((v >> 8) & 255)::int),
+                                at + 2, ((v >> 16) & 255)::int), at + 3, ((v >> 24) & 255)::int) $$;
+-- where the frame of a version 3 pack's whole entries starts: after its
+-- 6-byte header, 28 bytes an entry, the directory's 8-byte checksum and the
+-- delta frames, whose lengths are the last 4 bytes of each entry's 28 (a
+-- count the pack's bytes cannot hold is taken as the most they can)
+CREATE FUNCTION pack_frame_at(b bytea) RETURNS bigint LANGUAGE sql IMMUTABLE
+AS $$ SELECT 14 + 28 * n + COALESCE(sum(u32le(b, 6 + 28 * i + 24)), 0)
+      FROM (SELECT least(u32le(b, 2), (octet_length(b) - 14) / 28)::int AS n) c, generate_series(0, n - 1) i
+      GROUP BY n $$;
+
 SELECT slime_info(test_world(2)) ->> 'chunks' AS chunks;
