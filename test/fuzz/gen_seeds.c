@@ -646,6 +646,33 @@ put_pack(const char *name, uint8_t selector, const sl_buf *b)
 	sl_buf_free(&o);
 }
 
+/*
+ * Write the pack of e[0..n) in each codec (the fast one of n_fast entries,
+ * the dense one of n_dense) as "<stem>-fast" and "<stem>-dense", entry i
+ * coded against base[i] (base NULL: every entry whole).
+ */
+static void
+put_packs(const char *stem, const uint8_t *const *e, const size_t *size, uint32_t n_fast,
+		  uint32_t n_dense, const int64_t *base)
+{
+	sl_buf		pack = {0};
+	char		name[48];
+	sl_err		err;
+
+	for (int codec = SL_PACK_FAST; codec <= SL_PACK_DENSE; codec++)
+	{
+		uint32_t	n = codec == SL_PACK_FAST ? n_fast : n_dense;
+
+		pack.len = 0;
+		if (base ? sl_pack_encode_based(e, size, e, n, (sl_pack_codec) codec, base, &pack, &err) :
+			sl_pack_encode(e, size, e, n, (sl_pack_codec) codec, &pack, &err))
+			die("pack encode", &err);
+		snprintf(name, sizeof(name), "%s-%s", stem, codec == SL_PACK_FAST ? "fast" : "dense");
+		put_pack(name, 0, &pack);
+	}
+	sl_buf_free(&pack);
+}
+
 /* Packs of generated entries in both codecs, and a cold form with its prefix. */
 static void
 gen_pack(void)
@@ -678,13 +705,7 @@ gen_pack(void)
 		e[i] = all.data + off[i];
 		size[i] = off[i + 1] - off[i];
 	}
-	for (int codec = SL_PACK_FAST; codec <= SL_PACK_DENSE; codec++)
-	{
-		pack.len = 0;
-		if (sl_pack_encode(e, size, e, codec == SL_PACK_FAST ? 6 : 3, (sl_pack_codec) codec, &pack, &err))
-			die("pack encode", &err);
-		put_pack(codec == SL_PACK_FAST ? "gen-pack-fast" : "gen-pack-dense", 0, &pack);
-	}
+	put_packs("gen-pack", e, size, 6, 3, NULL);
 	/* two versions of three chunks: a version 3 pack codes the second ones against the first */
 	{
 		sl_buf		chunks = {0};
@@ -709,13 +730,7 @@ gen_pack(void)
 			ce[i] = chunks.data + coff[i];
 			csize[i] = coff[i + 1] - coff[i];
 		}
-		for (int codec = SL_PACK_FAST; codec <= SL_PACK_DENSE; codec++)
-		{
-			pack.len = 0;
-			if (sl_pack_encode_based(ce, csize, ce, 6, (sl_pack_codec) codec, cbase, &pack, &err))
-				die("pack encode", &err);
-			put_pack(codec == SL_PACK_FAST ? "gen-pack-delta-fast" : "gen-pack-delta-dense", 0, &pack);
-		}
+		put_packs("gen-pack-delta", ce, csize, 6, 6, cbase);
 		sl_buf_free(&chunks);
 	}
 	/* a cold form: u16le prefix length, the prefix (the entries' bytes), the cold form */
