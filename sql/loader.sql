@@ -101,6 +101,9 @@ SELECT saves, octet_length(memo) AS memo_bytes, substring(file FOR 5) AS framed_
        (SELECT count(*) FROM gs_frames r WHERE r.world = w.world) AS frames,
        sf_same_file(slime_loader_load('gs', 'isle'), (SELECT f FROM gs_files WHERE v = 2)) AS loads_the_file
 FROM gs_worlds w;
+-- a load reads the frames by index scan, the setting it holds for that
+-- (enable_bitmapscan off) ends with it
+SELECT current_setting('enable_bitmapscan') AS bitmap_scans_after_a_load;
 -- the second save wrote only the frame of the group whose chunk changed,
 -- and removed the one it replaced; the others' rows are untouched
 SELECT (SELECT count(*) FROM gs_frames r WHERE NOT EXISTS (SELECT 1 FROM gs_keys_1 k WHERE k.key = r.key)) AS written,
