@@ -101,9 +101,12 @@ SELECT saves, octet_length(memo) AS memo_bytes, substring(file FOR 5) AS framed_
        (SELECT count(*) FROM gs_frames r WHERE r.world = w.world) AS frames,
        sf_same_file(slime_loader_load('gs', 'isle'), (SELECT f FROM gs_files WHERE v = 2)) AS loads_the_file
 FROM gs_worlds w;
--- a load reads the frames by index scan, the setting it holds for that
--- (enable_bitmapscan off) ends with it
+-- a load reads the frames by index scan; the setting it holds for that
+-- (enable_bitmapscan off) ends with the load, not with its transaction
+BEGIN;
+SELECT octet_length(slime_loader_load('gs', 'isle')) > 0 AS loaded;
 SELECT current_setting('enable_bitmapscan') AS bitmap_scans_after_a_load;
+COMMIT;
 -- the second save wrote only the frame of the group whose chunk changed,
 -- and removed the one it replaced; the others' rows are untouched
 SELECT (SELECT count(*) FROM gs_frames r WHERE NOT EXISTS (SELECT 1 FROM gs_keys_1 k WHERE k.key = r.key)) AS written,
