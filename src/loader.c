@@ -16,7 +16,6 @@
 #include "storage/proc.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -513,15 +512,11 @@ run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
 {
 	bool		read_only = q == LQ_LOAD_FILE || q == LQ_LOAD_VALUE || q == LQ_LOAD_FRAMED;
 	bool		by_key = q == LQ_LOAD_FRAMED || q == LQ_FRAMES_DROP || q == LQ_FRAMES_ONLY;
-	int			nest = by_key ? NewGUCNestLevel() : 0;
-	int			rc;
+	int			nest = by_key ? slime_guc_push("enable_bitmapscan", "off") : 0;
+	int			rc = SPI_execute_plan(save_plans.plans[q], args, nulls, read_only, 0);
 
 	if (by_key)
-		(void) set_config_option("enable_bitmapscan", "off", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
-	rc = SPI_execute_plan(save_plans.plans[q], args, nulls, read_only, 0);
-	if (by_key)
-		AtEOXact_GUC(true, nest);
+		slime_guc_pop(nest);
 
 	*isnull = true;
 	if (rc != expect)

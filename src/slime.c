@@ -391,9 +391,7 @@ slime_become(Oid role, int sec_flags, slime_role_ctx *c)
 {
 	GetUserIdAndSecContext(&c->user, &c->sec);
 	SetUserIdAndSecContext(role, c->sec | sec_flags);
-	c->nest = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
+	c->nest = slime_guc_push("search_path", "pg_catalog, pg_temp");
 }
 
 /*
@@ -407,6 +405,27 @@ slime_unbecome(const slime_role_ctx *c)
 {
 	AtEOXact_GUC(false, c->nest);
 	SetUserIdAndSecContext(c->user, c->sec);
+}
+
+/*
+ * Open a GUC nest level with setting name at value, as a function's SET
+ * clause does for its call; its level. An error closes it with its
+ * (sub)transaction.
+ */
+int
+slime_guc_push(const char *name, const char *value)
+{
+	int			nest = NewGUCNestLevel();
+
+	(void) set_config_option(name, value, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	return nest;
+}
+
+/* Close the level slime_guc_push opened: the setting is back to what it was. */
+void
+slime_guc_pop(int nest)
+{
+	AtEOXact_GUC(true, nest);
 }
 
 /* The zstd level of the chunks loader saves put in the store (slime.loader_level). */

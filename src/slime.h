@@ -56,6 +56,12 @@ void		slime_become(Oid role, int sec_flags, slime_role_ctx *c);
 /* Back to the caller after slime_become, undoing every setting made meanwhile. */
 void		slime_unbecome(const slime_role_ctx *c);
 
+/* Open a GUC nest level with setting name at value; its level, for slime_guc_pop. */
+int			slime_guc_push(const char *name, const char *value);
+
+/* Close the level slime_guc_push opened: the setting is back to what it was. */
+void		slime_guc_pop(int nest);
+
 /* The zstd level of the chunks loader saves put in the store (slime.loader_level). */
 int			slime_loader_level(void);
 /* Whether loader saves are checked against a whole conversion (slime.loader_verify). */

@@ -33,7 +33,6 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
-#include "utils/guc.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -778,11 +777,9 @@ insert_or_give_up(Relation rel, Datum *hash, Datum *data, int n)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
-	int			nest = NewGUCNestLevel();
+	int			nest = slime_guc_push("lock_timeout", STORE_INSERT_WAIT_MS);
 	bool		done = false;
 
-	(void) set_config_option("lock_timeout", STORE_INSERT_WAIT_MS, PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
@@ -811,7 +808,7 @@ insert_or_give_up(Relation rel, Datum *hash, Datum *data, int n)
 		FreeErrorData(e);
 	}
 	PG_END_TRY();
-	AtEOXact_GUC(true, nest);
+	slime_guc_pop(nest);
 	return done;
 }
 
