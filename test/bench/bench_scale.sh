@@ -41,7 +41,8 @@
 # sessions), BENCH_FILL_BATCH (500), BENCH_SAVE_POOL (8000 next versions
 # per size), BENCH_GC_TIMEOUT (600 s, each GC), BENCH_SETTLE_TIMEOUT (600
 # s, each settle but the fill's), BENCH_SCAN_TIMEOUT (600 s, each scan over
-# every island), BENCH_SCALE_KINDS ("plain loader bytea", or "plain"),
+# every island), BENCH_SCALE_KINDS ("plain loader bytea", "plain" or
+# "loader": one kind alone in the cluster),
 # BENCH_FILES_SETTLE (600 s for the settle of
 # the loader's files at each size), BENCH_DISK_RESERVE (12 GB left free),
 # BENCH_FREEZE (1: time VACUUM (FREEZE)), BENCH_KEEP (0; 1 keeps the
@@ -298,12 +299,13 @@ declare -A TABLES=([plain]="{islands}" [loader]="{ldr,ldr_worlds,ldr_frames}" [b
 declare -A WITHEXT=([plain]=true [loader]=true [bytea]=false)
 declare -A KDB=([plain]=$DBP [loader]=$DBL [bytea]=$DBL)
 declare -A BPI_EST=([plain]=30000 [loader]=180000 [bytea]=170000)
-# BENCH_SCALE_KINDS: "plain loader bytea" (all three) or "plain" (the
-# loader and the bytea table are filled together, from the same files)
+# BENCH_SCALE_KINDS: "plain loader bytea" (all three), "plain" or "loader"
+# (one kind alone in the cluster, as a network keeps its islands one way;
+# the loader and the bytea table are filled together, from the same files)
 KINDS=${BENCH_SCALE_KINDS:-plain loader bytea}
 case $KINDS in
-"plain loader bytea" | plain) ;;
-*) echo "BENCH_SCALE_KINDS must be 'plain loader bytea' or 'plain', not '$KINDS'" >&2; exit 2 ;;
+"plain loader bytea" | plain | loader) ;;
+*) echo "BENCH_SCALE_KINDS must be 'plain loader bytea', 'plain' or 'loader', not '$KINDS'" >&2; exit 2 ;;
 esac
 
 # ---- fill ------------------------------------------------------------------------
@@ -318,22 +320,26 @@ fill_job() {
         t0=$EPOCHREALTIME
         sq "$DBP" -c "INSERT INTO stage_$j SELECT g, slime_bytes(island(g)) FROM generate_series($a, $b) g"
         t1=$EPOCHREALTIME
-        sq "$DBP" -c "INSERT INTO islands SELECT id, slime(v) FROM stage_$j"
-        t2=$EPOCHREALTIME
-        printf 'gen\t%s\t%s\nplain\t%s\t%s\n' $((b - a + 1)) "$(f "$t1 - $t0" %.3f)" $((b - a + 1)) "$(f "$t2 - $t1" %.3f)" >>"$log"
+        printf 'gen\t%s\t%s\n' $((b - a + 1)) "$(f "$t1 - $t0" %.3f)" >>"$log"
+        if [[ " $KINDS " == *" plain "* ]]; then
+            sq "$DBP" -c "INSERT INTO islands SELECT id, slime(v) FROM stage_$j"
+            t2=$EPOCHREALTIME
+            printf 'plain\t%s\t%s\n' $((b - a + 1)) "$(f "$t2 - $t1" %.3f)" >>"$log"
+        fi
         if [[ " $KINDS " == *" loader "* ]]; then
             sq "$DBP" -c "COPY stage_$j TO STDOUT (FORMAT binary)" | sq "$DBL" -c "COPY stage_$j FROM STDIN (FORMAT binary)"
             t3=$EPOCHREALTIME
             sq "$DBL" -c "INSERT INTO fstage_$j SELECT id, slime_to_slimefile(slime(v)) FROM stage_$j"
             t4=$EPOCHREALTIME
-            sq "$DBL" -c "INSERT INTO files SELECT id, file FROM fstage_$j"
+            [[ " $KINDS " != *" bytea "* ]] || sq "$DBL" -c "INSERT INTO files SELECT id, file FROM fstage_$j"
             t5=$EPOCHREALTIME
             sq "$DBL" -c "SELECT count(slime_loader_save('ldr', 'island-' || id,
                 slime_lease_acquire('ldr', 'island-' || id, 'bench', '1 day'), file, 10)) FROM fstage_$j" >/dev/null
             t6=$EPOCHREALTIME
             sq "$DBL" -c "TRUNCATE stage_$j, fstage_$j"
-            printf 'file\t%s\t%s\nbytea\t%s\t%s\nloader\t%s\t%s\n' $((b - a + 1)) "$(f "$t4 - $t3" %.3f)" \
-                $((b - a + 1)) "$(f "$t5 - $t4" %.3f)" $((b - a + 1)) "$(f "$t6 - $t5" %.3f)" >>"$log"
+            printf 'file\t%s\t%s\nloader\t%s\t%s\n' $((b - a + 1)) "$(f "$t4 - $t3" %.3f)" \
+                $((b - a + 1)) "$(f "$t6 - $t5" %.3f)" >>"$log"
+            [[ " $KINDS " != *" bytea "* ]] || printf 'bytea\t%s\t%s\n' $((b - a + 1)) "$(f "$t5 - $t4" %.3f)" >>"$log"
         fi
         sq "$DBP" -c "TRUNCATE stage_$j"
     done
@@ -631,7 +637,9 @@ pool() {
         [ "$b" -lt "$POOL" ] || b=$((POOL - 1))
         (
             export PGOPTIONS="-c synchronous_commit=off"
-            sq "$DBP" -c "INSERT INTO nextv SELECT k, slime_bytes(next_version(k, -($SIZE::bigint * 100000 + k))) FROM generate_series($a, $b) k"
+            if [[ " $KINDS " == *" plain "* ]]; then
+                sq "$DBP" -c "INSERT INTO nextv SELECT k, slime_bytes(next_version(k, -($SIZE::bigint * 100000 + k))) FROM generate_series($a, $b) k"
+            fi
             if [[ " $KINDS " == *" loader "* ]]; then
                 sq "$DBL" -c "INSERT INTO nextf SELECT k, slime_to_slimefile(next_version(k, -($SIZE::bigint * 100000 + k))) FROM generate_series($a, $b) k"
             fi
@@ -817,6 +825,7 @@ for SIZE in $SIZES; do
         msg="the loader and the bytea table stop at $(n_fmt "$prev") islands: $(n_fmt "$SIZE") needs about $(($(need "$KINDS") / 1073741824)) GB with $RESERVE GB kept free, $((free / 1073741824)) GB are free"
         say "$msg"
         detail "$msg"
+        [ "$KINDS" != loader ] || break
         KINDS="plain"
     fi
     if [ "$(need plain)" -gt "$free" ]; then
@@ -845,8 +854,10 @@ for SIZE in $SIZES; do
         settle "$kind" settle_thin
     done
     say "  VACUUM ANALYZE"
-    q "$DBP" 0 "VACUUM ANALYZE"
-    res plain.vacuum "$(secs_cell)"
+    if [[ " $KINDS " == *" plain "* ]]; then
+        q "$DBP" 0 "VACUUM ANALYZE"
+        res plain.vacuum "$(secs_cell)"
+    fi
     if [[ " $KINDS " == *" loader "* ]]; then
         q "$DBL" 0 "VACUUM ANALYZE"
         res loader.vacuum "$(secs_cell)"
@@ -875,7 +886,7 @@ for SIZE in $SIZES; do
         saves "$kind" alone T 0
         saves "$kind" maint T 1
     done
-    scans
+    [[ " $KINDS " != *" plain "* ]] || scans
     for kind in $KINDS; do freeze "$kind"; done
     say "size $SIZE done"
     render >&2
