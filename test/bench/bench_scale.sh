@@ -525,6 +525,31 @@ maint_loop() {
     done
 }
 
+# lockwatch_start DB FILE: every 0.1 s (one session, psql's \watch), the
+# saves in progress (pgbench's active sessions), those of them waiting on a
+# lock, and what each waits on (the relation, else the lock's kind), into FILE
+lockwatch_start() {
+    PGAPPNAME=bench_scale_watch psql -X -q -At -F '|' -d "$1" >"$2" 2>/dev/null <<'EOF' &
+SELECT count(*) FILTER (WHERE a.wait_event_type = 'Lock'), count(*),
+       coalesce(string_agg(coalesce(l.relation::regclass::text, l.locktype), ' ')
+                FILTER (WHERE a.wait_event_type = 'Lock'), '')
+FROM pg_stat_activity a LEFT JOIN pg_locks l ON l.pid = a.pid AND NOT l.granted
+WHERE a.application_name = 'pgbench' AND a.state = 'active'
+\watch 0.1
+EOF
+    LW_PID=$!
+    BGPIDS+=("$LW_PID")
+}
+# lockwatch_stop FILE: the watch ended; a cell: the share of sampled saves
+# in progress that were waiting on a lock, and on what
+lockwatch_stop() {
+    kill "$LW_PID" 2>/dev/null || true
+    wait "$LW_PID" 2>/dev/null || true
+    awk -F'|' 'NF >= 2 { n++; w += $1; a += $2; m = split($3, r, " "); for (i = 1; i <= m; i++) on[r[i]]++ }
+        END { printf "%.1f%% of %d saves in progress (%d samples)", (a ? 100 * w / a : 0), a, n
+              for (k in on) printf "; %s %d", k, on[k] }' "$1"
+}
+
 # saves KIND TAG MODE MAINT: pgbench saves of KIND, MODE t (SAVES_N saves)
 # or T (BENCH_SECONDS), with (MAINT 1) or without the maintenance loop;
 # sets S_N (saves) and a cell: saves/s; p50 / p99 / max ms
@@ -552,6 +577,7 @@ saves() {
         sleep 1
     fi
     mem_start
+    lockwatch_start "$db" "$dir/locks"
     SEED=$((SEED + 1))
     (cd "$dir" && pgbench -n -M prepared -c "$CLIENTS" -j "$((CLIENTS < 2 ? CLIENTS : 2))" "${count[@]}" \
         --random-seed="$SEED" -D n=0 -D off="${OFF[$kind]}" -D pool="$POOL" -D clients="$CLIENTS" \
@@ -559,6 +585,7 @@ saves() {
         { cat "$dir/pgbench.out" >&2; exit 1; }
     mem_stop
     res mem.saves "$MEM_PEAK"
+    res "$kind.locks.$tag" "$(lockwatch_stop "$dir/locks")"
     if [ -n "$mpid" ]; then
         touch "$WORK/maint.stop"
         # cancel the runs in progress (our own sessions, by their name) until the loops end
@@ -753,17 +780,23 @@ ROWS=(
 "plain.alone|(1) saves alone: saves/s; p50 / p99 / max"
 "plain.maint|(1) saves while GC, settle, VACUUM loop"
 "plain.maint_runs|(1) maintenance runs meanwhile"
+"plain.locks.alone|(1) saves alone: waiting on a lock (sampled every 0.1 s)"
+"plain.locks.maint|(1) saves beside maintenance: waiting on a lock"
 "plain.wal.alone|(1) WAL a save, KB"
 "plain.reads.alone|(1) saves alone, a save: blocks read into shared buffers / found there / KB read from disk"
 "loader.s1000|(2) 1,000 saves: saves/s; p50 / p99 / max"
 "loader.alone|(2) saves alone: saves/s; p50 / p99 / max"
 "loader.maint|(2) saves while GC, settle, VACUUM loop"
 "loader.maint_runs|(2) maintenance runs meanwhile"
+"loader.locks.alone|(2) saves alone: waiting on a lock (sampled every 0.1 s)"
+"loader.locks.maint|(2) saves beside maintenance: waiting on a lock"
 "loader.wal.alone|(2) WAL a save, KB"
 "loader.reads.alone|(2) saves alone, a save: blocks read into shared buffers / found there / KB read from disk"
 "bytea.alone|(3) saves alone: saves/s; p50 / p99 / max"
 "bytea.maint|(3) saves while VACUUM loops"
 "bytea.maint_runs|(3) maintenance runs meanwhile"
+"bytea.locks.alone|(3) saves alone: waiting on a lock (sampled every 0.1 s)"
+"bytea.locks.maint|(3) saves beside maintenance: waiting on a lock"
 "bytea.wal.alone|(3) WAL a save, KB"
 "bytea.reads.alone|(3) saves alone, a save: blocks read into shared buffers / found there / KB read from disk"
 "plain.totals|(1) slime_block_totals over every island"
