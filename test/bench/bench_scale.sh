@@ -527,11 +527,11 @@ maint_loop() {
 
 # lockwatch_start DB FILE: every 0.1 s (one session, psql's \watch), the
 # saves in progress (pgbench's active sessions), those of them waiting on a
-# lock, and what each waits on (the relation, else the lock's kind), into FILE
+# lock, and what each waits on (the lock's kind and relation), into FILE
 lockwatch_start() {
     PGAPPNAME=bench_scale_watch psql -X -q -At -F '|' -d "$1" >"$2" 2>/dev/null <<'EOF' &
 SELECT count(*) FILTER (WHERE a.wait_event_type = 'Lock'), count(*),
-       coalesce(string_agg(coalesce(l.relation::regclass::text, l.locktype), ' ')
+       coalesce(string_agg(l.locktype || coalesce(':' || l.relation::regclass::text, ''), ' ')
                 FILTER (WHERE a.wait_event_type = 'Lock'), '')
 FROM pg_stat_activity a LEFT JOIN pg_locks l ON l.pid = a.pid AND NOT l.granted
 WHERE a.application_name = 'pgbench' AND a.state = 'active'
