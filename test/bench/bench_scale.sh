@@ -540,14 +540,18 @@ EOF
     LW_PID=$!
     BGPIDS+=("$LW_PID")
 }
-# lockwatch_stop FILE: the watch ended; a cell: the share of sampled saves
-# in progress that were waiting on a lock, and on what
+# lockwatch_stop FILE: the watch ended (and off the pids cleanup kills);
+# LW_CELL: the share of sampled saves in progress that were waiting on a
+# lock, and on what
 lockwatch_stop() {
+    local p keep=()
     kill "$LW_PID" 2>/dev/null || true
     wait "$LW_PID" 2>/dev/null || true
-    awk -F'|' 'NF >= 2 { n++; w += $1; a += $2; m = split($3, r, " "); for (i = 1; i <= m; i++) on[r[i]]++ }
+    for p in "${BGPIDS[@]}"; do [ "$p" = "$LW_PID" ] || keep+=("$p"); done
+    BGPIDS=("${keep[@]}")
+    LW_CELL=$(awk -F'|' 'NF >= 2 { n++; w += $1; a += $2; m = split($3, r, " "); for (i = 1; i <= m; i++) on[r[i]]++ }
         END { printf "%.1f%% of %d saves in progress (%d samples)", (a ? 100 * w / a : 0), a, n
-              for (k in on) printf "; %s %d", k, on[k] }' "$1"
+              for (k in on) printf "; %s %d", k, on[k] }' "$1")
 }
 
 # saves KIND TAG MODE MAINT: pgbench saves of KIND, MODE t (SAVES_N saves)
@@ -585,7 +589,8 @@ saves() {
         { cat "$dir/pgbench.out" >&2; exit 1; }
     mem_stop
     res mem.saves "$MEM_PEAK"
-    res "$kind.locks.$tag" "$(lockwatch_stop "$dir/locks")"
+    lockwatch_stop "$dir/locks"
+    res "$kind.locks.$tag" "$LW_CELL"
     if [ -n "$mpid" ]; then
         touch "$WORK/maint.stop"
         # cancel the runs in progress (our own sessions, by their name) until the loops end
