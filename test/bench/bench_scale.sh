@@ -112,11 +112,14 @@ fi
 WORK=$(mktemp -d /tmp/slime-benchscale.XXXXXX)
 chmod 777 "$WORK"
 BGPIDS=()
-# stop what this script started in the background (by pid), then the work dir
+# stop what this script started in the background (by pid: those still this
+# shell's children; a pid that ended long ago may be another process's now),
+# then the work dir
 cleanup() {
-    local p
+    local p kids
     touch "$WORK/maint.stop" "$WORK/mem.stop" 2>/dev/null || true
-    for p in "${BGPIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    kids=" $(slime_children $$)"
+    for p in "${BGPIDS[@]}"; do [[ $kids != *" $p "* ]] || kill "$p" 2>/dev/null || true; done
     if [ "$OWN_CLUSTER" = 0 ] && [ "${BENCH_KEEP:-0}" != 1 ]; then
         dropdb --if-exists "$DBP" >/dev/null 2>&1 || true
         dropdb --if-exists "$DBL" >/dev/null 2>&1 || true
@@ -540,15 +543,11 @@ EOF
     LW_PID=$!
     BGPIDS+=("$LW_PID")
 }
-# lockwatch_stop FILE: the watch ended (and off the pids cleanup kills);
-# LW_CELL: the share of sampled saves in progress that were waiting on a
-# lock, and on what
+# lockwatch_stop FILE: the watch ended; LW_CELL: the share of sampled saves
+# in progress that were waiting on a lock, and on what
 lockwatch_stop() {
-    local p keep=()
     kill "$LW_PID" 2>/dev/null || true
     wait "$LW_PID" 2>/dev/null || true
-    for p in "${BGPIDS[@]}"; do [ "$p" = "$LW_PID" ] || keep+=("$p"); done
-    BGPIDS=("${keep[@]}")
     LW_CELL=$(awk -F'|' 'NF >= 2 { n++; w += $1; a += $2; m = split($3, r, " "); for (i = 1; i <= m; i++) on[r[i]]++ }
         END { printf "%.1f%% of %d saves in progress (%d samples)", (a ? 100 * w / a : 0), a, n
               for (k in on) printf "; %s %d", k, on[k] }' "$1")
