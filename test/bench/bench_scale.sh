@@ -75,6 +75,7 @@ FREEZE=${BENCH_FREEZE:-1}
 NICE=${BENCH_NICE:-10}
 SAVES_N=1000
 ROUNDS=${BENCH_ROUNDS:-3}
+STMTS=${BENCH_STATEMENTS:-0}
 DBP=bench_scale_plain
 DBL=bench_scale_loader
 
@@ -105,6 +106,8 @@ max_wal_size = 8GB
 checkpoint_timeout = 15min
 wal_keep_size = 6GB
 maintenance_work_mem = 256MB
+$([ "${BENCH_STATEMENTS:-0}" = 0 ] || printf '%s\n' "shared_preload_libraries = 'pg_stat_statements'" \
+    "pg_stat_statements.track = all" "pg_stat_statements.max = 10000" "track_io_timing = on")
 ${SLIME_PG_CONF:-}"
     slime_cluster_start
     OWN_CLUSTER=1
@@ -242,6 +245,7 @@ for db in "$DBP" "$DBL"; do
     dropdb --if-exists "$db" >/dev/null 2>&1
     createdb "$db"
     sq "$db" -c "CREATE EXTENSION slime" >/dev/null
+    [ "$STMTS" = 0 ] || sq "$db" -c "CREATE EXTENSION pg_stat_statements" >/dev/null
     sq "$db" -v corpus="$CORPUS" -f "$HERE/bench_scale_islands.sql" >/dev/null
     sq "$db" -f "$HERE/bench_scale_util.sql" >/dev/null
 done
@@ -400,6 +404,20 @@ sizes() {
 
 # ---- maintenance -----------------------------------------------------------------
 # gc KIND KEY: slime_gc() timed (BENCH_GC_TIMEOUT); skipped after one that did not finish
+# stmts_reset DB / stmts_detail DB WHAT: with BENCH_STATEMENTS=N, the
+# statement counts start again, and the N statements that took the most
+# time since go to the details (time, calls, blocks found in shared buffers /
+# read into them, ms reading)
+stmts_reset() { [ "$STMTS" = 0 ] || sq "$1" -c "SELECT pg_stat_statements_reset()" >/dev/null; }
+stmts_detail() {
+    [ "$STMTS" = 0 ] && return 0
+    detail "size $SIZE, $2: the $STMTS statements that took the most time (ms, calls, blocks hit / read, ms reading, rows: query)"
+    detail "$(sq "$1" -c "SELECT format('  %s ms, %s calls, %s / %s blocks, %s ms reading, %s rows: %s',
+            round(total_exec_time::numeric, 1), calls, shared_blks_hit, shared_blks_read,
+            round(blk_read_time::numeric, 1), rows, left(regexp_replace(query, '\s+', ' ', 'g'), 220))
+        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+        ORDER BY total_exec_time DESC LIMIT $STMTS")"
+}
 gc() {
     local kind=$1 key=$2 db=${KDB[$1]}
     if [ -n "${GC_DNF[$kind]:-}" ]; then
@@ -411,7 +429,9 @@ gc() {
     local rd0 rd1 dk0 dk1
     rd0=$(sq "$db" -c "$READSTAT")
     dk0=$(disk_read)
+    stmts_reset "$db"
     q "$db" "$GC_TO" "SELECT to_jsonb(g) FROM slime_gc() g"
+    stmts_detail "$db" "$kind, GC $key"
     dk1=$(disk_read)
     rd1=$(sq "$db" -c "$READSTAT")
     res mem.gc "$Q_MEM"
@@ -431,7 +451,9 @@ gc() {
 settle() {
     local kind=$1 key=$2 db=${KDB[$1]}
     say "  $kind: slime_settle('0') ($key)"
+    stmts_reset "$db"
     q "$db" "$SETTLE_TO" "SELECT string_agg(what || ' ' || items, ', ') FROM slime_settle('0', progress => '1 day')"
+    stmts_detail "$db" "$kind, settle $key"
     res mem.settle "$Q_MEM"
     LAST_MS=$Q_MS LAST_OK=$Q_STATUS
     LAST_N=$(echo "$Q_OUT" | sed -n 's/.*store entries \([0-9]*\).*/\1/p')
