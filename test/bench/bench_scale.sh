@@ -17,9 +17,10 @@
 # and indexes, the loader's tables); store entries and packs; TOAST value
 # ids used; the settle of the fill; slime_gc() and slime_settle() after the
 # fill, with nothing to do and after 1,000 saves; saves (pgbench -M
-# prepared, BENCH_CLIENTS) alone and while slime_gc(), slime_settle() and
-# VACUUM each run in a loop of its own (0.5 s between runs); WAL per save; block totals over every island against a
-# header-only read; the "holds X" lookup (through a GIN index on
+# prepared, BENCH_CLIENTS) alone, while slime_gc() and slime_settle() each
+# run in a loop of its own (0.5 s between runs), and while a VACUUM loop
+# (paced as autovacuum is) runs beside those two; WAL per save; block
+# totals over every island against a header-only read; the "holds X" lookup (through a GIN index on
 # slime_block_names(world) when the extension has that function, else
 # slime_block_counts); VACUUM (FREEZE) time; backend memory. It prints the
 # table after each size and all of it at the end (kept in
@@ -530,9 +531,17 @@ settle_files() {
 # ---- saves -----------------------------------------------------------------------
 # maint_loop KIND DIR WHAT: WHAT (gc: slime_gc(), settle: slime_settle('0'),
 # vacuum: VACUUM of KIND's tables, as autovacuum would) back to back, 0.5 s
-# apart, until $WORK/maint.stop; each run in DIR/maint.log
+# apart, until $WORK/maint.stop; each run in DIR/maint.log. A VACUUM paces
+# itself as autovacuum does (the cluster's autovacuum_vacuum_cost_delay and
+# _limit): what runs beside a network's saves is autovacuum, and a manual
+# VACUUM's default is no pause at all (the runs until 2026-12-05: one read
+# 1.2 GB from disk in 20 s)
+VACUUM_COST="SELECT set_config('vacuum_cost_delay', current_setting('autovacuum_vacuum_cost_delay'), false),
+    set_config('vacuum_cost_limit', CASE current_setting('autovacuum_vacuum_cost_limit') WHEN '-1'
+        THEN current_setting('vacuum_cost_limit') ELSE current_setting('autovacuum_vacuum_cost_limit') END, false)"
 maint_loop() {
-    local kind=$1 dir=$2 what=$3 db=${KDB[$1]} t0 st sql
+    local kind=$1 dir=$2 what=$3 db=${KDB[$1]} t0 st sql pre="SELECT 1"
+    [ "$what" != vacuum ] || pre=$VACUUM_COST
     case $what-$kind in
     gc-*) sql="SELECT * FROM slime_gc()" ;;
     settle-*) sql="SELECT * FROM slime_settle('0', progress => '1 day')" ;;
@@ -544,7 +553,7 @@ maint_loop() {
         t0=$EPOCHREALTIME
         st=ok
         PGAPPNAME=bench_scale_maint slime_psql -At -d "$db" -c "SET statement_timeout = '$((SECS + 5))s'" \
-            -c "$sql" >/dev/null 2>>"$dir/maint.err" || st=stopped
+            -c "$pre" -c "$sql" >/dev/null 2>>"$dir/maint.err" || st=stopped
         printf '%s\t%s\t%s\n' "$what" "$st" "$(f "$EPOCHREALTIME - $t0" %.2f)" >>"$dir/maint.log"
         sleep 0.5
     done
@@ -576,7 +585,8 @@ lockwatch_stop() {
 }
 
 # saves KIND TAG MODE MAINT: pgbench saves of KIND, MODE t (SAVES_N saves)
-# or T (BENCH_SECONDS), with (MAINT 1) or without the maintenance loop;
+# or T (BENCH_SECONDS), beside the maintenance loops MAINT names (words of
+# gc, settle, vacuum; none when empty; the bytea table has only vacuum);
 # sets S_N (saves) and a cell: saves/s; p50 / p99 / max ms
 SEED=1
 saves() {
@@ -590,10 +600,10 @@ saves() {
     av0=$(sq "$db" -c "SELECT sum(autovacuum_count) FROM pg_stat_user_tables")
     rd0=$(sq "$db" -c "$READSTAT")
     dk0=$(disk_read)
-    if [ "$maint" = 1 ]; then
+    if [ -n "$maint" ]; then
         rm -f "$WORK/maint.stop"
         local what
-        for what in gc settle vacuum; do
+        for what in $maint; do
             [ "$kind" != bytea ] || [ "$what" = vacuum ] || continue
             maint_loop "$kind" "$dir" "$what" &
             mpid="$mpid $!"
@@ -636,10 +646,10 @@ saves() {
     OFF[$kind]=$((OFF[$kind] + S_N))
     res "$kind.$tag" "$(awk -v tps="$tps" '{ v[NR] = $1 } END { n = NR
         printf "%.0f/s; %.1f / %.1f / %.0f ms", tps, v[int(n * 0.50) + 1], v[int(n * 0.99) + 1], v[n] }' "$dir/lat")"
-    [ "$maint" = 1 ] || res "$kind.wal.$tag" "$(f "$wal / 1024 / $S_N" %.1f)"
-    [ "$maint" = 1 ] || res "$kind.reads.$tag" "$(f "(${rd1%|*} - ${rd0%|*}) / $S_N" %.1f) / $(f "(${rd1#*|} - ${rd0#*|}) / $S_N" %.0f) / $(f "($dk1 - $dk0) / 1024 / $S_N" %.1f)"
-    if [ "$maint" = 1 ]; then
-        res "$kind.maint_runs" "$(awk -F'\t' '{ n[$1]++; if ($2 == "ok") d[$1]++; s[$1] += $3 }
+    [ -n "$maint" ] || res "$kind.wal.$tag" "$(f "$wal / 1024 / $S_N" %.1f)"
+    [ -n "$maint" ] || res "$kind.reads.$tag" "$(f "(${rd1%|*} - ${rd0%|*}) / $S_N" %.1f) / $(f "(${rd1#*|} - ${rd0#*|}) / $S_N" %.0f) / $(f "($dk1 - $dk0) / 1024 / $S_N" %.1f)"
+    if [ -n "$maint" ]; then
+        res "$kind.${tag}_runs" "$(awk -F'\t' '{ n[$1]++; if ($2 == "ok") d[$1]++; s[$1] += $3 }
             END { for (k in n) printf "%s %d (%d done, %.1f s), ", k, n[k], d[k], s[k] }' "$dir/maint.log" | sed 's/, $//'); autovacuum $((av1 - av0))"
     fi
     detail "size $SIZE, $kind, saves $tag: $S_N saves, next versions $((OFF[$kind] - S_N))..$((OFF[$kind] - 1)) of a pool of $POOL (mod), WAL $wal bytes, autovacuum runs $((av1 - av0)), blocks read into shared buffers $((${rd1%|*} - ${rd0%|*})) (found there $((${rd1#*|} - ${rd0#*|}))), read from the machine's disks $((dk1 - dk0)) bytes"
@@ -652,7 +662,7 @@ saves() {
 rounds() {
     local kind=$1 r gms=() gn=() grd=() sms=() sn=() bad=""
     for ((r = 1; r <= ROUNDS; r++)); do
-        saves "$kind" "s1000$([ "$r" = 1 ] || echo "_$r")" t 0
+        saves "$kind" "s1000$([ "$r" = 1 ] || echo "_$r")" t ""
         gc "$kind" "gc_1000_$r"
         [ "$LAST_OK" = ok ] || bad="gc $LAST_OK"
         gms+=("$(f "$LAST_MS / 1000" %.2f)") gn+=("${LAST_N:-0}") grd+=("${LAST_RD:--}")
@@ -804,7 +814,10 @@ ROWS=(
 "loader.settle_1000|(2) slime_settle() after 1,000 saves (median of the rounds)"
 "plain.s1000|(1) 1,000 saves: saves/s; p50 / p99 / max"
 "plain.alone|(1) saves alone: saves/s; p50 / p99 / max"
-"plain.maint|(1) saves while GC, settle, VACUUM loop"
+"plain.gcsettle|(1) saves while GC, settle loops"
+"plain.gcsettle_runs|(1) maintenance runs meanwhile"
+"plain.locks.gcsettle|(1) saves beside GC, settle: waiting on a lock"
+"plain.maint|(1) saves while GC, settle, VACUUM loops"
 "plain.maint_runs|(1) maintenance runs meanwhile"
 "plain.locks.alone|(1) saves alone: waiting on a lock (sampled every 0.1 s)"
 "plain.locks.maint|(1) saves beside maintenance: waiting on a lock"
@@ -812,7 +825,10 @@ ROWS=(
 "plain.reads.alone|(1) saves alone, a save: blocks read into shared buffers / found there / KB read from disk"
 "loader.s1000|(2) 1,000 saves: saves/s; p50 / p99 / max"
 "loader.alone|(2) saves alone: saves/s; p50 / p99 / max"
-"loader.maint|(2) saves while GC, settle, VACUUM loop"
+"loader.gcsettle|(2) saves while GC, settle loops"
+"loader.gcsettle_runs|(2) maintenance runs meanwhile"
+"loader.locks.gcsettle|(2) saves beside GC, settle: waiting on a lock"
+"loader.maint|(2) saves while GC, settle, VACUUM loops"
 "loader.maint_runs|(2) maintenance runs meanwhile"
 "loader.locks.alone|(2) saves alone: waiting on a lock (sampled every 0.1 s)"
 "loader.locks.maint|(2) saves beside maintenance: waiting on a lock"
@@ -942,8 +958,9 @@ for SIZE in $SIZES; do
         rounds "$kind"
     done
     for kind in $KINDS; do
-        saves "$kind" alone T 0
-        saves "$kind" maint T 1
+        saves "$kind" alone T ""
+        [ "$kind" = bytea ] || saves "$kind" gcsettle T "gc settle"
+        saves "$kind" maint T "gc settle vacuum"
     done
     [[ " $KINDS " != *" plain "* ]] || scans
     for kind in $KINDS; do freeze "$kind"; done
