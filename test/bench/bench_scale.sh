@@ -48,7 +48,16 @@
 # the loader's files at each size), BENCH_DISK_RESERVE (12 GB left free),
 # BENCH_FREEZE (1: time VACUUM (FREEZE)), BENCH_KEEP (0; 1 keeps the
 # databases of a cluster given by PG*), BENCH_ROUNDS (3 rounds of 1,000
-# saves, each with the GC and the settle after it; their medians).
+# saves, each with the GC and the settle after it; their medians),
+# BENCH_STATEMENTS (0; N > 0 is a diagnosis, not a figure run: the
+# throwaway cluster loads pg_stat_statements with track = all, and after
+# each GC and settle the details list the N statements, nested ones
+# included, that took the most time in it), BENCH_HUGE_PAGES (0; 1: the
+# throwaway cluster's shared memory in 2 MB pages, huge_pages = on, the
+# pages it needs added to vm.nr_hugepages for the run and given back at
+# its end; needs root. A new backend maps shared memory page by page as it
+# first touches it: in 4 kB pages, the first touches of a GC in a store
+# ten times larger cost more than its work; bench README section 18).
 #
 # A statement that runs out of its time is reported as "did not finish in
 # N s"; a GC that did not finish is not run again at that size. The loader
@@ -97,6 +106,28 @@ if [ "${SLIME_BENCH_BUILT:-0}" != 1 ]; then
     slime_build_install || { echo "bench_scale: the build failed" >&2; exit 1; }
 fi
 OWN_CLUSTER=0
+HUGE0=""
+# huge_pages_for SIZE: 2 MB pages for shared_buffers of SIZE (kB, MB or GB)
+# and the rest of the server's shared memory (a tenth more, and 128 MB)
+huge_pages_for() {
+    local n=${1%[kMG]B} u=${1##*[0-9]}
+    case $u in kB) n=$((n / 1024)) ;; GB) n=$((n * 1024)) ;; MB) ;; *) return 1 ;; esac
+    echo $((n * 11 / 10 / 2 + 64))
+}
+if [ -z "${PGHOST:-}" ] && [ "${BENCH_HUGE_PAGES:-0}" = 1 ]; then
+    need=$(huge_pages_for "${BENCH_SHARED_BUFFERS:-1GB}") ||
+        { echo "bench_scale: BENCH_SHARED_BUFFERS must end in kB, MB or GB" >&2; exit 2; }
+    HUGE0=$(cat /proc/sys/vm/nr_hugepages)
+    echo $((HUGE0 + need)) >/proc/sys/vm/nr_hugepages ||
+        { echo "bench_scale: BENCH_HUGE_PAGES=1 needs root (vm.nr_hugepages)" >&2; exit 2; }
+    if [ "$(awk '/^HugePages_Free/ { print $2 }' /proc/meminfo)" -lt "$need" ]; then
+        echo "$HUGE0" >/proc/sys/vm/nr_hugepages
+        echo "bench_scale: the kernel could not reserve $need huge pages" >&2
+        exit 1
+    fi
+    export SLIME_PG_CONF="huge_pages = on
+${SLIME_PG_CONF:-}"
+fi
 if [ -z "${PGHOST:-}" ]; then
     export SLIME_LOADER_VERIFY=${SLIME_LOADER_VERIFY:-off}
     export SLIME_PG_CONF="fsync = on
@@ -124,6 +155,8 @@ cleanup() {
     touch "$WORK/maint.stop" "$WORK/mem.stop" 2>/dev/null || true
     kids=" $(slime_children $$)"
     for p in "${BGPIDS[@]}"; do [[ $kids != *" $p "* ]] || kill "$p" 2>/dev/null || true; done
+    # the huge pages go back (those the server holds, once it has stopped)
+    [ -z "$HUGE0" ] || echo "$HUGE0" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
     if [ "$OWN_CLUSTER" = 0 ] && [ "${BENCH_KEEP:-0}" != 1 ]; then
         dropdb --if-exists "$DBP" >/dev/null 2>&1 || true
         dropdb --if-exists "$DBL" >/dev/null 2>&1 || true
@@ -238,7 +271,7 @@ mem_stop() {
 say "bench_scale: sizes $SIZES; $CLIENTS clients, $SECS s a save phase, fill $JOBS sessions x $BATCH islands"
 sq postgres -c "SELECT 'server ' || version()" -c "SELECT name || ' = ' || setting FROM pg_settings
     WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_wal_size',
-                   'autovacuum', 'max_parallel_workers_per_gather') ORDER BY name" >"$WORK/settings.txt"
+                   'autovacuum', 'max_parallel_workers_per_gather', 'huge_pages') ORDER BY name" >"$WORK/settings.txt"
 for s in fsync synchronous_commit full_page_writes; do
     grep -q "^$s = on" "$WORK/settings.txt" || slime_warn "$s is not on in this cluster: figures are not durable ones"
 done
