@@ -37,7 +37,7 @@ lookups() {
 
 # measure MODE: a cluster with huge_pages = MODE, both tables, the rounds
 measure() {
-    local mode=$1 t n r out first=() third=() hits
+    local mode=$1 t n r out first=() third=() hits ms
     SLIME_PG_CONF="shared_buffers = 1GB
 huge_pages = $mode" slime_cluster_start 2>/dev/null
     slime_psql -d postgres >/dev/null <<'EOF'
@@ -54,7 +54,8 @@ EOF
         first=() third=()
         for ((r = 0; r < ROUNDS; r++)); do
             out=$(slime_psql -At -d postgres -c "SET enable_seqscan = off" -c "SET enable_bitmapscan = off" \
-                -c "$(lookups $t $n $((r * 3 + 1)))" -c "$(lookups $t $n $((r * 3 + 2)))" -c "$(lookups $t $n $((r * 3 + 3)))")
+                -c "$(lookups "$t" "$n" $((r * 3 + 1)))" -c "$(lookups "$t" "$n" $((r * 3 + 2)))" \
+                -c "$(lookups "$t" "$n" $((r * 3 + 3)))")
             mapfile -t ms < <(sed -n 's/^Execution Time: \([0-9.]*\) ms/\1/p' <<<"$out")
             first+=("${ms[0]}") third+=("${ms[2]}")
             hits=$(sed -n 's/^ *Buffers: shared hit=\([0-9]*\).*/\1/p' <<<"$out" | head -n 1)

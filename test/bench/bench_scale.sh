@@ -129,6 +129,11 @@ if [ -z "${PGHOST:-}" ] && [ "${BENCH_HUGE_PAGES:-0}" = 1 ]; then
 ${SLIME_PG_CONF:-}"
 fi
 if [ -z "${PGHOST:-}" ]; then
+    STMTS_CONF=""
+    [ "$STMTS" = 0 ] || STMTS_CONF="shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = all
+pg_stat_statements.max = 10000
+track_io_timing = on"
     export SLIME_LOADER_VERIFY=${SLIME_LOADER_VERIFY:-off}
     export SLIME_PG_CONF="fsync = on
 synchronous_commit = on
@@ -138,8 +143,7 @@ max_wal_size = 8GB
 checkpoint_timeout = 15min
 wal_keep_size = 6GB
 maintenance_work_mem = 256MB
-$([ "${BENCH_STATEMENTS:-0}" = 0 ] || printf '%s\n' "shared_preload_libraries = 'pg_stat_statements'" \
-    "pg_stat_statements.track = all" "pg_stat_statements.max = 10000" "track_io_timing = on")
+$STMTS_CONF
 ${SLIME_PG_CONF:-}"
     slime_cluster_start
     OWN_CLUSTER=1
