@@ -20,7 +20,8 @@
 # prepared, BENCH_CLIENTS) alone, while slime_gc() and slime_settle() each
 # run in a loop of its own (0.5 s between runs), and while a VACUUM loop
 # (paced as autovacuum is) runs beside those two; WAL per save; block
-# totals over every island against a header-only read; the "holds X" lookup (through a GIN index on
+# totals over every island against a header-only read; the "holds X"
+# lookup (through a GIN index on
 # slime_block_names(world) when the extension has that function, else
 # slime_block_counts); VACUUM (FREEZE) time; backend memory. It prints the
 # table after each size and all of it at the end (kept in
@@ -114,7 +115,9 @@ huge_pages_for() {
     case $u in kB) n=$((n / 1024)) ;; GB) n=$((n * 1024)) ;; MB) ;; *) return 1 ;; esac
     echo $((n * 11 / 10 / 2 + 64))
 }
-if [ -z "${PGHOST:-}" ] && [ "${BENCH_HUGE_PAGES:-0}" = 1 ]; then
+if [ -n "${PGHOST:-}" ] && [ "${BENCH_HUGE_PAGES:-0}" = 1 ]; then
+    slime_warn "BENCH_HUGE_PAGES=1 is for the throwaway cluster: the cluster of PGHOST keeps its own pages"
+elif [ "${BENCH_HUGE_PAGES:-0}" = 1 ]; then
     need=$(huge_pages_for "${BENCH_SHARED_BUFFERS:-1GB}") ||
         { echo "bench_scale: BENCH_SHARED_BUFFERS must end in kB, MB or GB" >&2; exit 2; }
     HUGE0=$(cat /proc/sys/vm/nr_hugepages)
@@ -441,7 +444,6 @@ sizes() {
 }
 
 # ---- maintenance -----------------------------------------------------------------
-# gc KIND KEY: slime_gc() timed (BENCH_GC_TIMEOUT); skipped after one that did not finish
 # stmts_reset DB / stmts_detail DB WHAT: with BENCH_STATEMENTS=N, the
 # statement counts start again, and the N statements that took the most
 # time since go to the details (time, calls, blocks found in shared buffers /
@@ -456,6 +458,7 @@ stmts_detail() {
         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
         ORDER BY total_exec_time DESC LIMIT $STMTS")"
 }
+# gc KIND KEY: slime_gc() timed (BENCH_GC_TIMEOUT); skipped after one that did not finish
 gc() {
     local kind=$1 key=$2 db=${KDB[$1]}
     if [ -n "${GC_DNF[$kind]:-}" ]; then
