@@ -592,7 +592,7 @@ maint_loop() {
     while [ ! -e "$WORK/maint.stop" ]; do
         t0=$EPOCHREALTIME
         st=ok
-        PGAPPNAME=bench_scale_maint slime_psql -At -d "$db" -c "SET statement_timeout = '$((SECS + 5))s'" \
+        PGAPPNAME=bench_scale_maint_$what slime_psql -At -d "$db" -c "SET statement_timeout = '$((SECS + 5))s'" \
             -c "$pre" -c "$sql" >/dev/null 2>>"$dir/maint.err" || st=stopped
         printf '%s\t%s\t%s\n' "$what" "$st" "$(f "$EPOCHREALTIME - $t0" %.2f)" >>"$dir/maint.log"
         sleep 0.5
@@ -601,13 +601,16 @@ maint_loop() {
 
 # lockwatch_start DB FILE: every 0.1 s (one session, psql's \watch), the
 # saves in progress (pgbench's active sessions), those of them waiting on a
-# lock, and what each waits on (the lock's kind and relation), into FILE
+# lock, and what each waits on (the lock's kind and relation, and the
+# application of the first session holding it up), into FILE
 lockwatch_start() {
     PGAPPNAME=bench_scale_watch psql -X -q -At -F '|' -d "$1" >"$2" 2>/dev/null <<'EOF' &
 SELECT count(*) FILTER (WHERE a.wait_event_type = 'Lock'), count(*),
-       coalesce(string_agg(l.locktype || coalesce(':' || l.relation::regclass::text, ''), ' ')
+       coalesce(string_agg(l.locktype || coalesce(':' || l.relation::regclass::text, '')
+                           || '<-' || coalesce(nullif(b.application_name, ''), '?'), ' ')
                 FILTER (WHERE a.wait_event_type = 'Lock'), '')
 FROM pg_stat_activity a LEFT JOIN pg_locks l ON l.pid = a.pid AND NOT l.granted
+LEFT JOIN pg_stat_activity b ON b.pid = (pg_blocking_pids(a.pid))[1]
 WHERE a.application_name = 'pgbench' AND a.state = 'active'
 \watch 0.1
 EOF
@@ -668,7 +671,7 @@ saves() {
         for p in $mpid; do
             while slime_alive "$p"; do
                 sq "$db" -c "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity
-                    WHERE application_name = 'bench_scale_maint'" >/dev/null
+                    WHERE application_name LIKE 'bench\_scale\_maint\_%'" >/dev/null
                 sleep 0.3
             done
             wait "$p" || true
