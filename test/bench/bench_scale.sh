@@ -159,6 +159,16 @@ BGPIDS=()
 # then the work dir
 cleanup() {
     local p kids
+    # a run that ends early says so, and keeps its server's log (rc: the
+    # exit status test/lib.sh's exit hooks keep)
+    if [ "$FINISHED" != 1 ]; then
+        echo "bench_scale: ended early (exit status ${rc:-?}${SIGNAL:+, $SIGNAL})" >&2
+        if [ "$OWN_CLUSTER" = 1 ] && [ -n "${SLIME_PGTMP:-}" ] && [ -f "$SLIME_PGTMP/server.log" ]; then
+            mkdir -p "$SLIME_ROOT/build/bench"
+            cp "$SLIME_PGTMP/server.log" "$SLIME_ROOT/build/bench/bench_scale-server-last.log" &&
+                echo "bench_scale: its server's log is in build/bench/bench_scale-server-last.log" >&2
+        fi
+    fi
     touch "$WORK/maint.stop" "$WORK/mem.stop" 2>/dev/null || true
     kids=" $(slime_children $$)"
     for p in "${BGPIDS[@]}"; do [[ $kids != *" $p "* ]] || kill "$p" 2>/dev/null || true; done
@@ -171,6 +181,8 @@ cleanup() {
     rm -rf "$WORK"
 }
 slime_on_exit cleanup
+FINISHED=0 SIGNAL=""
+for s in HUP INT TERM; do trap "SIGNAL=SIG$s; exit 1" "$s"; done
 RES=$WORK/results.tsv
 DETAIL=$WORK/detail.txt
 : >"$RES"
@@ -1022,3 +1034,4 @@ done
     printf '\nDetails:\n'
     cat "$DETAIL"
 } | tee "$OUTDIR/bench_scale-last.txt"
+FINISHED=1
