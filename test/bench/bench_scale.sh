@@ -182,6 +182,7 @@ cleanup() {
 }
 slime_on_exit cleanup
 FINISHED=0 SIGNAL=""
+# shellcheck disable=SC2064  # the signal's name is expanded when the trap is set
 for s in HUP INT TERM; do trap "SIGNAL=SIG$s; exit 1" "$s"; done
 RES=$WORK/results.tsv
 DETAIL=$WORK/detail.txt
