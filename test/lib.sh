@@ -32,6 +32,20 @@ _slime_run_exit_hooks() {
     return $rc
 }
 
+# slime_huge_pages N: N more 2 MB huge pages reserved (vm.nr_hugepages),
+# given back on EXIT, after the clusters started later have stopped; fails,
+# reserving nothing, without root or when the kernel cannot find N free
+slime_huge_pages() {
+    local before
+    before=$(cat /proc/sys/vm/nr_hugepages) || return 1
+    echo $((before + $1)) >/proc/sys/vm/nr_hugepages 2>/dev/null || return 1
+    if [ "$(awk '/^HugePages_Free/ { print $2 }' /proc/meminfo)" -lt "$1" ]; then
+        echo "$before" >/proc/sys/vm/nr_hugepages
+        return 1
+    fi
+    slime_on_exit "echo $before >/proc/sys/vm/nr_hugepages 2>/dev/null || true"
+}
+
 # ---- dependencies -----------------------------------------------------------
 # Installs only the Debian packages that are missing; a no-op (fast, no
 # network) when everything is there already.

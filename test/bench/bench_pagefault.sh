@@ -21,9 +21,6 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../lib.sh
 . "$HERE/../lib.sh"
 ROUNDS=${BENCH_PF_ROUNDS:-3}
-HUGE0=$(cat /proc/sys/vm/nr_hugepages)
-# the huge pages go back at the end
-slime_on_exit "echo $HUGE0 >/proc/sys/vm/nr_hugepages 2>/dev/null || true"
 OUT=$(mktemp /tmp/slime-bench-pf.XXXXXX)
 slime_on_exit "rm -f '$OUT'"
 
@@ -66,8 +63,7 @@ EOF
 }
 
 measure off
-if echo $((HUGE0 + 640)) >/proc/sys/vm/nr_hugepages 2>/dev/null &&
-    [ "$(awk '/^HugePages_Free/ { print $2 }' /proc/meminfo)" -ge 640 ]; then
+if slime_huge_pages 640; then
     measure on
 else
     echo "bench_pagefault: no huge pages (needs root and 1.3 GB the kernel can reserve): 2 MB pages not measured" >&2

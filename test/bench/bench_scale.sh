@@ -107,7 +107,6 @@ if [ "${SLIME_BENCH_BUILT:-0}" != 1 ]; then
     slime_build_install || { echo "bench_scale: the build failed" >&2; exit 1; }
 fi
 OWN_CLUSTER=0
-HUGE0=""
 # huge_pages_for SIZE: 2 MB pages for shared_buffers of SIZE (kB, MB or GB)
 # and the rest of the server's shared memory (a tenth more, and 128 MB)
 huge_pages_for() {
@@ -120,14 +119,8 @@ if [ -n "${PGHOST:-}" ] && [ "${BENCH_HUGE_PAGES:-0}" = 1 ]; then
 elif [ "${BENCH_HUGE_PAGES:-0}" = 1 ]; then
     need=$(huge_pages_for "${BENCH_SHARED_BUFFERS:-1GB}") ||
         { echo "bench_scale: BENCH_SHARED_BUFFERS must end in kB, MB or GB" >&2; exit 2; }
-    HUGE0=$(cat /proc/sys/vm/nr_hugepages)
-    echo $((HUGE0 + need)) >/proc/sys/vm/nr_hugepages ||
-        { echo "bench_scale: BENCH_HUGE_PAGES=1 needs root (vm.nr_hugepages)" >&2; exit 2; }
-    if [ "$(awk '/^HugePages_Free/ { print $2 }' /proc/meminfo)" -lt "$need" ]; then
-        echo "$HUGE0" >/proc/sys/vm/nr_hugepages
-        echo "bench_scale: the kernel could not reserve $need huge pages" >&2
-        exit 1
-    fi
+    slime_huge_pages "$need" ||
+        { echo "bench_scale: could not reserve $need huge pages (BENCH_HUGE_PAGES=1 needs root and the memory free)" >&2; exit 1; }
     export SLIME_PG_CONF="huge_pages = on
 ${SLIME_PG_CONF:-}"
 fi
@@ -172,8 +165,6 @@ cleanup() {
     touch "$WORK/maint.stop" "$WORK/mem.stop" 2>/dev/null || true
     kids=" $(slime_children $$)"
     for p in "${BGPIDS[@]}"; do [[ $kids != *" $p "* ]] || kill "$p" 2>/dev/null || true; done
-    # the huge pages go back (those the server holds, once it has stopped)
-    [ -z "$HUGE0" ] || echo "$HUGE0" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
     if [ "$OWN_CLUSTER" = 0 ] && [ "${BENCH_KEEP:-0}" != 1 ]; then
         dropdb --if-exists "$DBP" >/dev/null 2>&1 || true
         dropdb --if-exists "$DBL" >/dev/null 2>&1 || true
