@@ -1,7 +1,7 @@
 # slime: PostgreSQL extension for Minecraft worlds (PGXS build)
 
 EXTENSION = slime
-EXTVERSION = 0.11.0
+EXTVERSION = 0.12.0
 MODULE_big = slime
 DATA = $(wildcard sql/slime--*.sql)
 

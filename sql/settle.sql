@@ -576,6 +576,18 @@ SELECT 3, slime_agg(slime_put_chunk(NULL, x, z, terrain_chunk(x, z)))
 FROM generate_series(10, 12) x, generate_series(0, 2) z;
 SELECT items FROM slime_settle('0', batch_size => 2, max_batches => 1) WHERE what = 'store entries';
 SELECT items FROM slime_settle('0') WHERE what = 'store entries';
+-- a batch of a loader's worlds is a batch too (0.11.0 settled every cold
+-- world in one call, whatever max_batches): three worlds saved, then given
+-- back, settle a world a call at batch_size 1, the first by name first
+SELECT count(slime_loader_save('cold_isl', w, slime_lease_acquire('cold_isl', w, 'srv', '1 hour'), f)) AS saved
+FROM settle_files, (VALUES ('m1'), ('m2'), ('m3')) v(w);
+SELECT items FROM slime_settle('0') WHERE what = 'loader files';   -- leased: none
+SELECT count(slime_lease_release('cold_isl', world, token)) AS released FROM cold_isl_worlds WHERE world LIKE 'm_';
+SELECT what, items FROM slime_settle('0', batch_size => 1, max_batches => 1) WHERE items > 0;
+SELECT world, substring(file, 1, 4) = 'SLCF'::bytea AS cold_form FROM cold_isl_worlds WHERE world LIKE 'm_' ORDER BY world;
+SELECT what, items FROM slime_settle('0', batch_size => 2, max_batches => 1) WHERE items > 0;
+SELECT count(*) FILTER (WHERE substring(file, 1, 4) = 'SLCF'::bytea) AS cold_forms FROM cold_isl_worlds WHERE world LIKE 'm_';
+SELECT w, sf_same_file(slime_loader_load('cold_isl', w), f) AS same_file FROM settle_files, (VALUES ('m1'), ('m2'), ('m3')) v(w);
 
 -- slime_settle_batches: the same work, each batch committed on its own (a
 -- cancel keeps what is done); it leaves the caller's search_path as it was
@@ -585,6 +597,12 @@ FROM generate_series(20, 22) x, generate_series(0, 2) z;
 SHOW search_path;
 CALL slime_settle_batches('0', batch_size => 4) \gset
 SELECT :entries AS entries, :bytes_after < :bytes_before AS smaller, :files AS files;
+-- a call does one batch, of store entries, then of a loader's worlds (three at batch_size 1)
+SELECT count(slime_loader_save('cold_isl', w, slime_lease_acquire('cold_isl', w, 'srv', '1 hour'), f)) AS saved
+FROM settle_files, (VALUES ('m1'), ('m2'), ('m3')) v(w);
+SELECT count(slime_lease_release('cold_isl', world, token)) AS released FROM cold_isl_worlds WHERE world LIKE 'm_';
+CALL slime_settle_batches('0', batch_size => 1) \gset
+SELECT :entries AS entries, :files AS files;
 SHOW search_path;
 SELECT count(*) FILTER (WHERE NOT settled) AS unsettled FROM slime_store;
 CALL slime_settle_batches('0');
@@ -598,6 +616,7 @@ CREATE ROLE regress_settle_user;
 SET ROLE regress_settle_user;
 SELECT * FROM slime_settle('0');
 SELECT * FROM slime_settle_loader_files('cold_isl', now(), 10);
+SELECT slime_settle_loader_refs('cold_isl', now(), 10);
 CALL slime_settle_batches('0');
 RESET ROLE;
 DROP ROLE regress_settle_user;

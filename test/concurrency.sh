@@ -620,4 +620,61 @@ if [ "$n" -gt 0 ] && [ "$bad" = 0 ] && [ "$sv" = 0 ]; then
 else
     result FAIL "loader: $bad of $n saves bad, slime_store_verify() lists $sv entries"
 fi
+# ---- a settle batch holds only its own worlds --------------------------------
+# Four worlds saved (their store entries settled while they are leased).
+# slime_settle(batch_size => 1, max_batches => 1) puts one cold loader
+# world's file in its cold form (the first by name) and holds that world's
+# row until its transaction ends; while it is held open, every other cold
+# world's lease is taken at once (0.11.0 settled every cold world in the
+# call, whatever max_batches, so each lease waited for the whole call), and
+# the settled one's lease waits (lock_timeout: 55P03). Then
+# CALL slime_settle_batches(batch_size => 1) settles every world left, a
+# commit each.
+slime_psql -d "$SDB" >/dev/null <<SQL
+SELECT slime_loader_create('held');
+SELECT slime_loader_save('held', 'h' || k, slime_lease_acquire('held', 'h' || k, 'setup', '1 min'), f, 3)
+FROM ldr_files ORDER BY k;
+SELECT count(*) FROM slime_settle('0');   -- the saves' store entries (the worlds leased)
+UPDATE held_worlds SET holder = NULL, expires = NULL;
+SQL
+"$SLIME_PG_BIN/psql" -X -q -d "$SDB" -At -v ON_ERROR_STOP=1 >"$WORK/held-settle.out" 2>&1 <<'SQL' &
+SET application_name = 'held_settle';
+BEGIN;
+SELECT items FROM slime_settle('0', batch_size => 1, max_batches => 1) WHERE what = 'loader files';
+SELECT pg_sleep(300);
+COMMIT;
+SQL
+held_pid=$!
+for _ in $(seq 1 300); do
+    st=$(slime_psql -d "$SDB" -At -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'held_settle' AND query LIKE 'SELECT pg_sleep%'")
+    [ "$st" = 1 ] && break
+    sleep 0.1
+done
+got=$(slime_psql -d "$SDB" -At -F ' ' 2>&1 <<'SQL'
+SET lock_timeout = '10s';
+SELECT string_agg(world, ',' ORDER BY world) FROM held_worlds w
+WHERE w.world <> 'h0' AND slime_lease_acquire('held', w.world, 'other', '1 min') IS NOT NULL;
+SET lock_timeout = '200ms';
+SELECT slime_lease_acquire('held', 'h0', 'other', '1 min');
+SQL
+) || true
+slime_psql -d "$SDB" -At -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'held_settle'" >/dev/null
+wait "$held_pid" 2>/dev/null || true
+if [ "$(head -n 1 "$WORK/held-settle.out")" = 1 ] && printf '%s\n' "$got" | grep -qx 'h1,h2,h3' &&
+   printf '%s\n' "$got" | grep -q 'canceling statement due to lock timeout'; then
+    result OK "settle: a batch of one held open locks its world only (the other 3 leased at once; its own lease waits)"
+else
+    result FAIL "settle: a batch of one held open: settled $(head -n 1 "$WORK/held-settle.out"), leases: $got"
+fi
+read -r files cold <<<"$(slime_psql -d "$SDB" -q -At -F ' ' <<'SQL'
+UPDATE held_worlds SET holder = NULL, expires = NULL;
+CALL slime_settle_batches('0', batch_size => 1) \gset
+SELECT :files, count(*) FROM held_worlds WHERE substring(file, 1, 4) = 'SLCF'::bytea;
+SQL
+)"
+if [ "$files" = 4 ] && [ "$cold" = 4 ]; then
+    result OK "settle: CALL slime_settle_batches(batch_size => 1) settled all 4 cold files, a batch a commit"
+else
+    result FAIL "settle: CALL slime_settle_batches(batch_size => 1) settled ${files:-?} files; ${cold:-?} of 4 in cold form"
+fi
 finish

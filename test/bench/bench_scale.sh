@@ -17,7 +17,7 @@
 # and indexes, the loader's tables); store entries and packs; TOAST value
 # ids used; the settle of the fill; slime_gc() and slime_settle() after the
 # fill, with nothing to do and after 1,000 saves; saves (pgbench -M
-# prepared, BENCH_CLIENTS) alone, while slime_gc() and slime_settle() each
+# prepared, BENCH_CLIENTS) alone, while slime_gc() and slime_settle_batches() each
 # run in a loop of its own (0.5 s between runs), and while a VACUUM loop
 # (paced as autovacuum is) runs beside those two; WAL per save; block
 # totals over every island against a header-only read; the "holds X"
@@ -573,8 +573,11 @@ settle_files() {
 }
 
 # ---- saves -----------------------------------------------------------------------
-# maint_loop KIND DIR WHAT: WHAT (gc: slime_gc(), settle: slime_settle('0'),
-# vacuum: VACUUM of KIND's tables, as autovacuum would) back to back, 0.5 s
+# maint_loop KIND DIR WHAT: WHAT (gc: slime_gc(), settle: CALL
+# slime_settle_batches('0'), a batch a transaction, as the README's schedule
+# runs it (until 2026-12-06 slime_settle('0'): one transaction, whose cold
+# loader worlds' leases waited for its end), vacuum: VACUUM of KIND's
+# tables, as autovacuum would) back to back, 0.5 s
 # apart, until $WORK/maint.stop; each run in DIR/maint.log. A VACUUM paces
 # itself as autovacuum does (the cluster's autovacuum_vacuum_cost_delay and
 # _limit): what runs beside a network's saves is autovacuum, and a manual
@@ -588,7 +591,7 @@ maint_loop() {
     [ "$what" != vacuum ] || pre=$VACUUM_COST
     case $what-$kind in
     gc-*) sql="SELECT * FROM slime_gc()" ;;
-    settle-*) sql="SELECT * FROM slime_settle('0', progress => '1 day')" ;;
+    settle-*) sql="CALL slime_settle_batches('0', progress => '1 day')" ;;
     vacuum-plain) sql="VACUUM islands, slime_store, slime_store_packs" ;;
     vacuum-loader) sql="VACUUM ldr, ldr_worlds, ldr_frames, slime_store, slime_store_packs" ;;
     vacuum-bytea) sql="VACUUM files" ;;
