@@ -298,7 +298,9 @@ L=$(leader)
 res=$(on "$L" -At -c "SELECT current_setting('session_preload_libraries'), current_setting('synchronous_commit'),
                               (SELECT extversion FROM pg_extension WHERE extname = 'slime'),
                               current_setting('slime.loader_verify')")
-[ "$res" = "slime|on|0.11.0|on" ] && result OK "setup: the extension (post_bootstrap), session_preload_libraries = slime, synchronous_commit = on ($res)" ||
+# the version slime.control installs (this checkout's)
+ver=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" "$SLIME_ROOT/slime.control")
+[ "$res" = "slime|on|$ver|on" ] && result OK "setup: the extension (post_bootstrap), session_preload_libraries = slime, synchronous_commit = on ($res)" ||
     result FAIL "setup: settings on the leader: $res"
 res=$(curl -s "http://${ADDR[$L]}:$RP/config" | jq -c '{ttl, loop_wait, retry_timeout, synchronous_mode, synchronous_mode_strict, primary_start_timeout}')
 echo "  dynamic configuration in etcd: $res"
