@@ -347,10 +347,7 @@ slime_settle_pack(PG_FUNCTION_ARGS)
 	Datum		args[2] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
 	Oid			types[2] = {TIMESTAMPTZOID, INT4OID};
 
-	slime_require_sql("slime_settle", NULL);
-	if (PG_GETARG_INT32(1) < 1)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("batch size must be positive, not %d", PG_GETARG_INT32(1))));
+	slime_settle_check_batch(PG_GETARG_INT32(1));
 	return settle_rows(fcinfo, PQ_BATCH, 2, types, args, PG_GETARG_INT32(1), false);
 }
 
@@ -372,9 +369,6 @@ slime_settle_gather(PG_FUNCTION_ARGS)
 	Datum		args[1] = {PG_GETARG_DATUM(0)};
 	Oid			types[1] = {BYTEAARRAYOID};
 
-	slime_require_sql("slime_settle", NULL);
-	if (PG_GETARG_INT32(1) < 1)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("batch size must be positive, not %d", PG_GETARG_INT32(1))));
+	slime_settle_check_batch(PG_GETARG_INT32(1));
 	return settle_rows(fcinfo, PQ_GATHER, 1, types, args, PG_GETARG_INT32(1), true);
 }

@@ -332,16 +332,6 @@ settle_ext(FunctionCallInfo fcinfo)
 	return quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
 }
 
-/* Check slime_settle's building block's batch size. */
-static void
-settle_check_batch(int32 batch)
-{
-	slime_require_sql("slime_settle", NULL);
-	if (batch < 1)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("batch size must be positive, not %d", batch)));
-}
-
 PG_FUNCTION_INFO_V1(slime_settle_loader_refs);
 /*
  * slime_settle_loader_refs(saves regclass, cutoff timestamptz, batch int)
@@ -358,7 +348,7 @@ slime_settle_loader_refs(PG_FUNCTION_ARGS)
 	bool		isnull = true;
 	Datum		refs = (Datum) 0;
 
-	settle_check_batch(PG_GETARG_INT32(2));
+	slime_settle_check_batch(PG_GETARG_INT32(2));
 	if (settle_loader_of(saves, &worlds))
 	{
 		slime_role_ctx rc;
@@ -393,7 +383,7 @@ slime_settle_loader_files(PG_FUNCTION_ARGS)
 	Datum		vals[3];
 	bool		nulls[3] = {false, false, false};
 
-	settle_check_batch(PG_GETARG_INT32(2));
+	slime_settle_check_batch(PG_GETARG_INT32(2));
 	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE || td->natts != 3)
 		elog(ERROR, "slime_settle_loader_files must return a record of 3 columns");
 	if (settle_loader_of(saves, &worlds))

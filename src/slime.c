@@ -442,6 +442,19 @@ slime_settle_dense(void)
 	return settle_codec == 1;
 }
 
+/*
+ * Check a building block of slime_settle(): the database's SQL objects are
+ * this library's release, and its batch size is positive.
+ */
+void
+slime_settle_check_batch(int32 batch)
+{
+	slime_require_sql("slime_settle", NULL);
+	if (batch < 1)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("batch size must be positive, not %d", batch)));
+}
+
 /* Whether reads hash store entries against their keys (slime.store_read_check = hash). */
 bool
 slime_store_read_hash(void)

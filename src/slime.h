@@ -205,6 +205,7 @@ size_t		slime_pack_cache_bytes(void);
 
 /* Whether slime_settle() packs with the block codec (slime.settle_codec = dense) rather than zstd. */
 bool		slime_settle_dense(void);
+void		slime_settle_check_batch(int32 batch);
 
 /*
  * A packed store entry (data: u8 0x02, u32le index) of pack id read out of
