@@ -27,6 +27,8 @@
 #include "slime.h"
 
 #include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "tcop/dest.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -335,36 +337,118 @@ assemble_framed(bytea *dir, framed_rows *rows, sl_buf *out, sl_err *err)
 }
 
 /*
- * The file a load gives back from a framed form (dir, the world's row's
- * file column) and the frames the same statement read (n rows: key[i],
- * frame[i]) for the save whose value is world, allocated in cxt; for a
- * damaged or missing frame or directory, the file written from that save
- * (from_the_save).
+ * The receiver of a load's frame rows: the directory opened, the file's
+ * bytes allocated once at their final size in the caller's context, each
+ * frame copied once to its place (sl_sffr_placer) from the row as the
+ * executor holds it. Until then a load copied every frame into SPI's
+ * tuple table, then into a growing buffer, then into the result.
+ */
+typedef struct framed_dest
+{
+	DestReceiver pub;
+	bool		open;			/* the directory opened and the file allocated */
+	sl_sffr_dir d;
+	sl_sffr_placer p;
+	bytea	   *file;			/* VARHDRSZ + sl_sffr_file_len(&d) bytes */
+	sl_err		err;			/* why not open */
+} framed_dest;
+
+/* Place one frame row (key, frame) of a load (DestReceiver.receiveSlot). */
+static bool
+framed_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	framed_dest *fd = (framed_dest *) self;
+	bool		kn,
+				fn;
+	Datum		k,
+				f;
+	bytea	   *kb,
+			   *fb;
+
+	if (!fd->open)
+		return true;
+	k = slot_getattr(slot, 1, &kn);
+	f = slot_getattr(slot, 2, &fn);
+	if (kn || fn)
+		return true;
+	kb = DatumGetByteaPP(k);
+	fb = DatumGetByteaPP(f);	/* a frame over a page is TOASTed: read out once */
+	sl_sffr_place(&fd->p, (const uint8_t *) VARDATA_ANY(kb), VARSIZE_ANY_EXHDR(kb),
+				  (const uint8_t *) VARDATA_ANY(fb), VARSIZE_ANY_EXHDR(fb));
+	if ((Pointer) fb != DatumGetPointer(f))
+		pfree(fb);
+	return true;
+}
+
+/* Nothing to do at the start or end of the statement (DestReceiver.rStartup, rShutdown, rDestroy). */
+static void
+framed_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+}
+
+static void
+framed_noop(DestReceiver *self)
+{
+}
+
+/* A receiver of the frame rows of framed form dir, making the file in cxt (slime.h). */
+DestReceiver *
+slime_loader_framed_dest(bytea *dir, MemoryContext cxt)
+{
+	framed_dest *fd = palloc0(sizeof(framed_dest));
+	size_t		len;
+
+	fd->pub.receiveSlot = framed_receive;
+	fd->pub.rStartup = framed_startup;
+	fd->pub.rShutdown = framed_noop;
+	fd->pub.rDestroy = framed_noop;
+	/* not DestNone (SPI would call the statement no SELECT) nor DestSPI (it would count a tuple table) */
+	fd->pub.mydest = DestTuplestore;
+	if (sl_sffr_open((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir), &fd->d, &fd->err))
+		return &fd->pub;
+	len = sl_sffr_file_len(&fd->d);
+	if (len > MaxAllocSize - VARHDRSZ)
+	{
+		sl_fail(&fd->err, SL_ERR_CORRUPT, "its directory names %zu bytes of file", len);
+		sl_sffr_dir_free(&fd->d);
+		return &fd->pub;
+	}
+	fd->file = MemoryContextAlloc(cxt, VARHDRSZ + len);
+	SET_VARSIZE(fd->file, VARHDRSZ + len);
+	if (sl_sffr_placer_init(&fd->p, &fd->d, (uint8_t *) VARDATA(fd->file), &fd->err))
+	{
+		pfree(fd->file);
+		sl_sffr_dir_free(&fd->d);
+		return &fd->pub;
+	}
+	fd->open = true;
+	return &fd->pub;
+}
+
+/*
+ * The file the frames dest received make (slime.h): every frame the
+ * directory names placed, else (a directory that does not open, a frame
+ * missing or damaged) the file written from the save whose value is
+ * world (from_the_save).
  */
 bytea *
-slime_loader_framed_file(bytea *dir, bytea *const *key, bytea *const *frame, int n, Datum world,
-						 Oid tbl, const char *name, MemoryContext cxt)
+slime_loader_framed_file(DestReceiver *dest, Datum world, Oid tbl, const char *name, MemoryContext cxt)
 {
+	framed_dest *fd = (framed_dest *) dest;
 	kept_of		of = {tbl, name};
-	framed_rows rows = {palloc(sizeof(framed_row) * (n ? n : 1)), 0};
-	sl_buf		out = {0};
-	sl_err		err;
-	bytea	   *r;
-	MemoryContext old;
+	int			rc = -1;
 
-	for (int i = 0; i < n; i++)
-		add_row(&rows, (const uint8_t *) VARDATA_ANY(key[i]), VARSIZE_ANY_EXHDR(key[i]),
-				(const uint8_t *) VARDATA_ANY(frame[i]), VARSIZE_ANY_EXHDR(frame[i]));
-	if (sl_buf_put_u32be(&out, 0, &err) || assemble_framed(dir, &rows, &out, &err))
+	if (fd->open)
 	{
-		sl_buf_free(&out);
-		return from_the_save(&err, world, &of, cxt);
+		rc = sl_sffr_placer_finish(&fd->p, &fd->err);
+		sl_sffr_placer_free(&fd->p);
+		sl_sffr_dir_free(&fd->d);
+		if (rc)
+			pfree(fd->file);
 	}
-	old = MemoryContextSwitchTo(cxt);
-	r = bytea_of(out.data + VARHDRSZ, out.len - VARHDRSZ);
-	MemoryContextSwitchTo(old);
-	sl_buf_free(&out);
-	return r;
+	if (rc)
+		return from_the_save(&fd->err, world, &of, cxt);
+	return fd->file;
 }
 
 PG_FUNCTION_INFO_V1(slime_loader_file_framed);

@@ -355,7 +355,7 @@ typedef enum save_query
 	LQ_FRAMES_PUT,				/* the frames a save made */
 	LQ_FRAMES_DROP,				/* frames of the previous directory the new one lacks */
 	LQ_FRAMES_ONLY,				/* every frame of the world but the new directory's */
-	LQ_LOAD_FRAMED,				/* LQ_LOAD_FILE, with the world's frames, one row each */
+	LQ_LOAD_FRAMES,				/* the world's frames, one row each */
 	LQ_COUNT
 } save_query;
 
@@ -386,22 +386,16 @@ static const char *const save_sql[LQ_COUNT] = {
 	"DELETE FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND key OPERATOR(pg_catalog.=) ANY ($2)",
 	"DELETE FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND NOT key OPERATOR(pg_catalog.=) ANY ($2)",
 	/*
-	 * one statement, one snapshot: the directory and the frames of one
-	 * save. Whether the file is a framed form is asked once (OFFSET 0 keeps
-	 * the subquery apart): in the join's condition it was asked for every
-	 * frame row, each time reading the directory's first bytes out of
-	 * TOAST (a directory of many frames is TOASTed: the hub's 124 are)
+	 * after LQ_LOAD_FILE, under the same snapshot (the load's statements
+	 * run read-only: every one sees the snapshot the load began with). One
+	 * statement joining the frames to the world's row and save copied the
+	 * directory and the save's value into every frame's row
 	 */
-	"SELECT w.file, s.data, f.key, f.frame FROM (SELECT w.world, w.saves, w.file, "
-	"pg_catalog.substring(w.file, 1, 4) OPERATOR(pg_catalog.=) '\\x534c4652'::pg_catalog.bytea AS framed "
-	"FROM %s w WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL OFFSET 0) w "
-	"JOIN %s s ON s.world OPERATOR(pg_catalog.=) w.world "
-	"AND s.save OPERATOR(pg_catalog.=) w.saves LEFT JOIN %s f ON f.world OPERATOR(pg_catalog.=) w.world "
-	"AND w.framed"
+	"SELECT key, frame FROM %s WHERE world OPERATOR(pg_catalog.=) $1"
 };
 
-/* The table save_sql[q] names: (w)orlds, (s)aves, (f)rames, (e)xtension's schema, (l)oad: worlds and saves, (j) and frames. */
-static const char save_on[LQ_COUNT] = {'w', 'e', 'w', 's', 'l', 's', 'f', 'f', 'f', 'j'};
+/* The table save_sql[q] names: (w)orlds, (s)aves, (f)rames, (e)xtension's schema, (l)oad: worlds and saves. */
+static const char save_on[LQ_COUNT] = {'w', 'e', 'w', 's', 'l', 's', 'f', 'f', 'f', 'f'};
 
 /* Plans of save_sql for the saves table last saved to, with the names they were made for. */
 static struct
@@ -461,7 +455,7 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, FunctionCallInfo fcinfo, save_quer
 		char	   *sql;
 		SPIPlanPtr	plan;
 
-		if (save_plans.plans[q] || (!OidIsValid(frames) && (save_on[q] == 'f' || save_on[q] == 'j')))
+		if (save_plans.plans[q] || (!OidIsValid(frames) && save_on[q] == 'f'))
 			continue;
 		switch (save_on[q])
 		{
@@ -477,11 +471,8 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, FunctionCallInfo fcinfo, save_quer
 			case 'e':
 				sql = psprintf(save_sql[q], ext_name);
 				break;
-			case 'l':
-				sql = psprintf(save_sql[q], worlds_name, saves_name);
-				break;
 			default:
-				sql = psprintf(save_sql[q], worlds_name, saves_name, frames_name);
+				sql = psprintf(save_sql[q], worlds_name, saves_name);
 				break;
 		}
 		/*
@@ -504,14 +495,19 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, FunctionCallInfo fcinfo, save_quer
  * scans: their rows lie a page each (a frame fills one), which makes a
  * bitmap heap scan look cheaper than the index scan it is not (its
  * prefetch looks up every page twice: a load of hub.slime's 124 frames
- * took 0.43-0.44 ms with it, 0.32-0.36 ms without). The setting is in
+ * took 0.43-0.44 ms with it, 0.32-0.36 ms without). So does the save's
+ * insert, whose retention deletes the world's saves older than keep: a
+ * bitmap scan never marks the index entries of the rows it finds dead, so
+ * each save visited every save of its world deleted since the table's
+ * last VACUUM again (8% of a save's CPU, a world saved in a loop); an
+ * index scan marks them, and the next save skips them. The setting is in
  * force for the statement alone, so also whenever its plan is made again.
  */
 static Datum
 run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
 {
-	bool		read_only = q == LQ_LOAD_FILE || q == LQ_LOAD_VALUE || q == LQ_LOAD_FRAMED;
-	bool		by_key = q == LQ_LOAD_FRAMED || q == LQ_FRAMES_DROP || q == LQ_FRAMES_ONLY;
+	bool		read_only = q == LQ_LOAD_FILE || q == LQ_LOAD_VALUE || q == LQ_LOAD_FRAMES;
+	bool		by_key = q == LQ_LOAD_FRAMES || q == LQ_FRAMES_DROP || q == LQ_FRAMES_ONLY || q == LQ_INSERT;
 	int			nest = by_key ? slime_guc_push("enable_bitmapscan", "off") : 0;
 	int			rc = SPI_execute_plan(save_plans.plans[q], args, nulls, read_only, 0);
 
@@ -524,6 +520,33 @@ run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
 	if (SPI_tuptable == NULL || SPI_processed == 0)
 		return (Datum) 0;
 	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
+}
+
+/*
+ * Run the read-only statement q of one text argument (a world's name),
+ * its rows going to dest rather than into SPI's tuple table; as run_save
+ * runs it (by key: no bitmap scan).
+ */
+static void
+run_save_into(save_query q, Datum arg, DestReceiver *dest)
+{
+	ParamListInfo params = makeParamList(1);
+	SPIExecuteOptions opts;
+	int			nest = slime_guc_push("enable_bitmapscan", "off");
+	int			rc;
+
+	params->params[0].value = arg;
+	params->params[0].isnull = false;
+	params->params[0].pflags = PARAM_FLAG_CONST;
+	params->params[0].ptype = TEXTOID;
+	memset(&opts, 0, sizeof(opts));
+	opts.params = params;
+	opts.read_only = true;
+	opts.dest = dest;
+	rc = SPI_execute_plan_extended(save_plans.plans[q], &opts);
+	slime_guc_pop(nest);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "loader load statement failed (SPI %d): %s", rc, save_sql[q]);
 }
 
 /*
@@ -809,40 +832,26 @@ load_as_owner(PG_FUNCTION_ARGS)
 	Datum		arg = PG_GETARG_DATUM(1);
 	bool		isnull;
 	Datum		r;
+	bytea	   *dir;
 	MemoryContext outer = CurrentMemoryContext;
 	MemoryContext spi;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	prepare_save(tbl, worlds, frames, fcinfo, LQ_LOAD_FILE, LQ_LOAD_VALUE);
-	prepare_save(tbl, worlds, frames, fcinfo, LQ_LOAD_FRAMED, LQ_LOAD_FRAMED);
-	r = run_save(OidIsValid(frames) ? LQ_LOAD_FRAMED : LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
-	if (!isnull && sl_sffr_is((const uint8_t *) VARDATA_ANY(DatumGetByteaPP(r)),
-							  VARSIZE_ANY_EXHDR(DatumGetByteaPP(r))))
+	prepare_save(tbl, worlds, frames, fcinfo, LQ_LOAD_FRAMES, LQ_LOAD_FRAMES);
+	r = run_save(LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
+	dir = isnull ? NULL : DatumGetByteaPP(r);	/* read out of TOAST once */
+	if (dir && sl_sffr_is((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir)))
 	{
-		/* the framed form: its directory and its frames, read by one statement */
-		int			n = (int) SPI_processed;
-		bytea	  **key = palloc(sizeof(bytea *) * n);
-		bytea	  **frame = palloc(sizeof(bytea *) * n);
-		int			m = 0;
+		/* the framed form: its directory and save, then its frames (none without the table) */
+		Datum		world = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+		DestReceiver *dest = slime_loader_framed_dest(dir, outer);
 		bytea	   *f;
 
-		for (int i = 0; i < n; i++)
-		{
-			bool		kn,
-						fn;
-			Datum		k = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &kn);
-			Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 4, &fn);
-
-			if (kn || fn)
-				continue;
-			key[m] = DatumGetByteaPP(k);
-			frame[m] = DatumGetByteaPP(d);
-			m++;
-		}
-		f = slime_loader_framed_file(DatumGetByteaPP(r), key, frame, m,
-									 SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull),
-									 tbl, text_to_cstring(DatumGetTextPP(arg)), outer);
+		if (OidIsValid(frames))
+			run_save_into(LQ_LOAD_FRAMES, arg, dest);
+		f = slime_loader_framed_file(dest, world, tbl, text_to_cstring(DatumGetTextPP(arg)), outer);
 		SPI_finish();
 		PG_RETURN_BYTEA_P(f);
 	}
@@ -851,7 +860,7 @@ load_as_owner(PG_FUNCTION_ARGS)
 	else
 	{
 		/* checked, warmed or written again; the save it was kept for, read by the same statement */
-		bytea	   *f = slime_loader_kept_file(r, SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull),
+		bytea	   *f = slime_loader_kept_file(PointerGetDatum(dir), SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull),
 											   tbl, text_to_cstring(DatumGetTextPP(arg)), outer);
 
 		SPI_finish();

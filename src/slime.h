@@ -305,13 +305,21 @@ bytea	   *slime_loader_kept_file(Datum kept, Datum world, Oid tbl, const char *n
 									MemoryContext cxt);
 
 /*
- * The file a load gives back from a framed form (dir) and the n frames
- * (key[i], frame[i]) the load read with it, for the save whose value is
- * world, allocated in cxt; when they are damaged, a WARNING naming the
- * loader tbl and world name, and the file written from world (keptfile.c).
+ * A receiver for the rows (key, frame) of the frames of a framed form
+ * (dir), which puts each frame, checked, straight into the file a load
+ * gives back, allocated in cxt (keptfile.c); then
+ * slime_loader_framed_file() gives that file.
  */
-bytea	   *slime_loader_framed_file(bytea *dir, bytea *const *key, bytea *const *frame, int n,
-									  Datum world, Oid tbl, const char *name, MemoryContext cxt);
+struct _DestReceiver *slime_loader_framed_dest(bytea *dir, MemoryContext cxt);
+
+/*
+ * The file the frames received by dest (slime_loader_framed_dest) make,
+ * for the save whose value is world; when the directory or a frame is
+ * damaged or missing, a WARNING naming the loader tbl and world name, and
+ * the file written from world, allocated in cxt (keptfile.c).
+ */
+bytea	   *slime_loader_framed_file(struct _DestReceiver *dest, Datum world, Oid tbl, const char *name,
+									  MemoryContext cxt);
 
 /* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
 Datum		slime_to_slimefile(PG_FUNCTION_ARGS);

@@ -289,53 +289,184 @@ sl_sffr_built_free(sl_sffr_built *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* Append the file of a directory, its frames found by key and checked. */
+/* The bytes of the file a directory's frames make: header, the chunk block's lengths and frames, extra block. */
+size_t
+sl_sffr_file_len(const sl_sffr_dir *d)
+{
+	size_t		len = SL_SFFR_HEAD + 8 + (size_t) d->extra_len;
+
+	for (uint32_t i = 0; i < d->n; i++)
+		len += d->f[i].clen;
+	return len;
+}
+
+/* The directory whose entries a sort of entry indexes compares (qsort has no context). */
+static const sl_sffr_dir *sort_dir;
+
+/* Order entry indexes by their key, then by index. */
+static int
+cmp_entry(const void *a, const void *b)
+{
+	uint32_t	i = *(const uint32_t *) a,
+				j = *(const uint32_t *) b;
+	int			c = memcmp(sort_dir->f[i].key, sort_dir->f[j].key, SL_SFFR_KEY);
+
+	return c ? c : (i > j) - (i < j);
+}
+
+/* Start placing d's frames into out (sl_sffr_file_len(d) bytes): its header, lengths and extra block written. */
+int
+sl_sffr_placer_init(sl_sffr_placer *p, const sl_sffr_dir *d, uint8_t *out, sl_err *err)
+{
+	size_t		at = SL_SFFR_HEAD + 8;
+	uint64_t	comp = 0;
+	uint32_t	n = d->n ? d->n : 1;
+
+	memset(p, 0, sizeof(*p));
+	p->d = d;
+	p->out = out;
+	p->order = sl_alloc_err(sizeof(uint32_t) * n, err);
+	p->off = p->order ? sl_alloc_err(sizeof(size_t) * n, err) : NULL;
+	p->state = p->off ? sl_alloc_err(n, err) : NULL;
+	if (p->state == NULL)
+	{
+		sl_sffr_placer_free(p);
+		return -1;
+	}
+	for (uint32_t i = 0; i < d->n; i++)
+	{
+		p->order[i] = i;
+		p->off[i] = at;
+		p->state[i] = SL_SFFR_MISSING;
+		at += d->f[i].clen;
+		comp += d->f[i].clen;
+	}
+	sort_dir = d;
+	qsort(p->order, d->n, sizeof(uint32_t), cmp_entry);
+	sort_dir = NULL;
+	memcpy(out, d->head, SL_SFFR_HEAD);
+	sl_put_u32be(out + SL_SFFR_HEAD, (uint32_t) comp);
+	sl_put_u32be(out + SL_SFFR_HEAD + 4, d->raw_len);
+	if (d->extra_len)
+		memcpy(out + at, d->extra, d->extra_len);
+	return 0;
+}
+
+/*
+ * Place a frame row (its key of klen bytes, its len bytes) at every entry
+ * of the directory that names its key, each checked against its length and
+ * XXH64 first (an entry whose check fails is noted, not written). A key the
+ * directory does not name is ignored, as is another length than a key's.
+ */
+void
+sl_sffr_place(sl_sffr_placer *p, const uint8_t *key, size_t klen, const uint8_t *data, size_t len)
+{
+	const sl_sffr_dir *d = p->d;
+	uint32_t	lo = 0,
+				hi = d->n;
+	uint64_t	sum = 0;
+	int			summed = 0;
+
+	if (klen != SL_SFFR_KEY)
+		return;
+	/* the first entry of the key, then every one after it */
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (memcmp(d->f[p->order[mid]].key, key, SL_SFFR_KEY) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < d->n && memcmp(d->f[p->order[lo]].key, key, SL_SFFR_KEY) == 0; lo++)
+	{
+		uint32_t	i = p->order[lo];
+
+		if (p->state[i] == SL_SFFR_PLACED)
+			continue;
+		if (len != d->f[i].clen)
+		{
+			p->state[i] = SL_SFFR_BAD_LENGTH;
+			continue;
+		}
+		if (!summed)
+		{
+			sum = XXH64(data, len, 0);
+			summed = 1;
+		}
+		if (sum != d->f[i].sum)
+		{
+			p->state[i] = SL_SFFR_BAD_SUM;
+			continue;
+		}
+		memcpy(p->out + p->off[i], data, len);
+		p->state[i] = SL_SFFR_PLACED;
+	}
+}
+
+/* Whether every frame was placed; else SL_ERR_CORRUPT naming the first (in the file's order) that was not. */
+int
+sl_sffr_placer_finish(const sl_sffr_placer *p, sl_err *err)
+{
+	char		hex[2 * SL_SFFR_KEY + 1];
+
+	for (uint32_t i = 0; i < p->d->n; i++)
+	{
+		if (p->state[i] == SL_SFFR_PLACED)
+			continue;
+		sl_hex(p->d->f[i].key, SL_SFFR_KEY, hex);
+		if (p->state[i] == SL_SFFR_MISSING)
+			return sl_fail(err, SL_ERR_CORRUPT, "frame %u of the chunk block (key %s) is missing", i, hex);
+		return sl_fail(err, SL_ERR_CORRUPT, "frame %u of the chunk block (key %s): %s mismatch", i, hex,
+					   p->state[i] == SL_SFFR_BAD_LENGTH ? "length" : "checksum");
+	}
+	return 0;
+}
+
+/* Free what sl_sffr_placer_init allocated. */
+void
+sl_sffr_placer_free(sl_sffr_placer *p)
+{
+	sl_free(p->order);
+	sl_free(p->off);
+	sl_free(p->state);
+	p->order = NULL;
+	p->off = NULL;
+	p->state = NULL;
+}
+
+/* Append the file of a directory, its frames found by key and checked (sl_sffr_placer). */
 int
 sl_sffr_assemble(const sl_sffr_dir *d, sl_sffr_find_fn find, void *ctx, sl_buf *out, sl_err *err)
 {
-	size_t		start = out->len;
-	uint64_t	comp = 0;
-	uint8_t		lens[8];
-	char		hex[2 * SL_SFFR_KEY + 1];
+	size_t		len = sl_sffr_file_len(d);
+	sl_sffr_placer p;
+	int			rc = -1;
 
-	for (uint32_t i = 0; i < d->n; i++)
-		comp += d->f[i].clen;
-	if (sl_buf_reserve(out, SL_SFFR_HEAD + 8 + comp + d->extra_len, err) ||
-		sl_buf_put(out, d->head, SL_SFFR_HEAD, err))
+	if (sl_buf_reserve(out, len, err) || sl_sffr_placer_init(&p, d, out->data + out->len, err))
 		return -1;
-	sl_put_u32be(lens, (uint32_t) comp);
-	sl_put_u32be(lens + 4, d->raw_len);
-	if (sl_buf_put(out, lens, sizeof(lens), err))
-		goto fail;
 	for (uint32_t i = 0; i < d->n; i++)
 	{
-		const uint8_t *p;
+		const uint8_t *data;
 		size_t		n;
-		int			rc;
+		int			found;
 
 		sl_interrupt();
-		rc = find(ctx, d->f[i].key, &p, &n, err);
-		if (rc < 0)
-			goto fail;
-		sl_hex(d->f[i].key, SL_SFFR_KEY, hex);
-		if (rc > 0)
-		{
-			sl_fail(err, SL_ERR_CORRUPT, "frame %u of the chunk block (key %s) is missing", i, hex);
-			goto fail;
-		}
-		if (n != d->f[i].clen || XXH64(p, n, 0) != d->f[i].sum)
-		{
-			sl_fail(err, SL_ERR_CORRUPT, "frame %u of the chunk block (key %s): %s mismatch", i, hex,
-					n != d->f[i].clen ? "length" : "checksum");
-			goto fail;
-		}
-		if (sl_buf_put(out, p, n, err))
-			goto fail;
+		if (p.state[i] != SL_SFFR_MISSING)
+			continue;			/* placed (or found damaged) with an earlier entry of its key */
+		found = find(ctx, d->f[i].key, &data, &n, err);
+		if (found < 0)
+			goto done;
+		if (found == 0)
+			sl_sffr_place(&p, d->f[i].key, SL_SFFR_KEY, data, n);
 	}
-	if (sl_buf_put(out, d->extra, d->extra_len, err))
-		goto fail;
-	return 0;
-fail:
-	out->len = start;
-	return -1;
+	if (sl_sffr_placer_finish(&p, err) == 0)
+	{
+		out->len += len;
+		rc = 0;
+	}
+done:
+	sl_sffr_placer_free(&p);
+	return rc;
 }

@@ -112,6 +112,46 @@ int			sl_sffr_build(const uint8_t *file, size_t len, const uint8_t *raw, size_t 
 
 void		sl_sffr_built_free(sl_sffr_built *b);
 
+/* What became of a directory entry's frame while placing (sl_sffr_placer.state). */
+#define SL_SFFR_MISSING 0		/* no row named it */
+#define SL_SFFR_PLACED 1
+#define SL_SFFR_BAD_LENGTH 2	/* a row of its key, another length */
+#define SL_SFFR_BAD_SUM 3		/* a row of its key and length, another XXH64 */
+
+/*
+ * A directory's file being written straight into its final bytes, its
+ * frames placed in whatever order the rows come (a load's rows come in
+ * key order): each checked against its length and XXH64, then copied once
+ * to its offset. sl_sffr_placer_finish says whether every frame came.
+ */
+typedef struct sl_sffr_placer
+{
+	const sl_sffr_dir *d;
+	uint8_t    *out;			/* sl_sffr_file_len(d) bytes */
+	uint32_t   *order;			/* the directory's entries sorted by key */
+	size_t	   *off;			/* each entry's offset in out */
+	uint8_t    *state;			/* each entry's SL_SFFR_MISSING, _PLACED, _BAD_LENGTH, _BAD_SUM */
+} sl_sffr_placer;
+
+/* The bytes of the file of directory d (its header, lengths, frames and extra block). */
+size_t		sl_sffr_file_len(const sl_sffr_dir *d);
+
+/* Start placing d's frames into out (sl_sffr_file_len(d) bytes): writes all but the frames. */
+int			sl_sffr_placer_init(sl_sffr_placer *p, const sl_sffr_dir *d, uint8_t *out, sl_err *err);
+
+/*
+ * Place a frame row (a key of klen bytes, len bytes of frame) at every
+ * entry that names its key, each checked first; rows of keys the directory
+ * does not name are ignored.
+ */
+void		sl_sffr_place(sl_sffr_placer *p, const uint8_t *key, size_t klen, const uint8_t *data,
+						  size_t len);
+
+/* 0 when every frame was placed; else SL_ERR_CORRUPT naming the first, in the file's order, that was not. */
+int			sl_sffr_placer_finish(const sl_sffr_placer *p, sl_err *err);
+
+void		sl_sffr_placer_free(sl_sffr_placer *p);
+
 /* Find a frame's bytes by its key (sl_sffr_assemble): 0 found, 1 absent, -1 error. */
 typedef int (*sl_sffr_find_fn) (void *ctx, const uint8_t key[SL_SFFR_KEY], const uint8_t **data,
 								size_t *len, sl_err *err);

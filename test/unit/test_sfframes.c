@@ -311,6 +311,40 @@ test_sfframes_damage(void)
 	s.hide = -1;
 	out.len = 0;
 	CHECK_OK(sl_sffr_assemble(&d, ff_find, &s, &out, &err), &err);
+	/* the placer (a load's rows), given the rows backwards and a key the directory lacks, makes the same bytes */
+	{
+		sl_sffr_placer p;
+		uint8_t    *file = sl_alloc(out.len);
+		uint8_t		stray[SL_SFFR_KEY];
+
+		memset(stray, 0xA5, sizeof(stray));
+		CHECK(sl_sffr_file_len(&d) == out.len);
+		CHECK_OK(sl_sffr_placer_init(&p, &d, file, &err), &err);
+		sl_sffr_place(&p, stray, SL_SFFR_KEY, s.bytes[0].data, s.bytes[0].len);
+		sl_sffr_place(&p, s.key[0], SL_SFFR_KEY - 1, s.bytes[0].data, s.bytes[0].len);
+		for (int i = s.n - 1; i >= 0; i--)
+			sl_sffr_place(&p, s.key[i], SL_SFFR_KEY, s.bytes[i].data, s.bytes[i].len);
+		CHECK_OK(sl_sffr_placer_finish(&p, &err), &err);
+		CHECK(memcmp(file, out.data, out.len) == 0);
+		sl_sffr_placer_free(&p);
+		/* the file's first frame missing and its last damaged: the first is named, in the file's order */
+		CHECK(d.n >= 2);
+		CHECK_OK(sl_sffr_placer_init(&p, &d, file, &err), &err);
+		for (int i = s.n - 1; i >= 0; i--)
+		{
+			int			last = memcmp(s.key[i], d.f[d.n - 1].key, SL_SFFR_KEY) == 0;
+
+			if (memcmp(s.key[i], d.f[0].key, SL_SFFR_KEY) == 0)
+				continue;
+			s.bytes[i].data[0] ^= (uint8_t) last;
+			sl_sffr_place(&p, s.key[i], SL_SFFR_KEY, s.bytes[i].data, s.bytes[i].len);
+			s.bytes[i].data[0] ^= (uint8_t) last;
+		}
+		CHECK(sl_sffr_placer_finish(&p, &err) != 0 && err.code == SL_ERR_CORRUPT &&
+			  strncmp(err.msg, "frame 0 ", 8) == 0 && strstr(err.msg, "missing") != NULL);
+		sl_sffr_placer_free(&p);
+		sl_free(file);
+	}
 	sl_sffr_dir_free(&d);
 	CHECK(ff_gives(&b.dir, &s, &f));
 	sl_sffr_built_free(&b);
