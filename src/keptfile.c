@@ -340,8 +340,8 @@ assemble_framed(bytea *dir, framed_rows *rows, sl_buf *out, sl_err *err)
  * The receiver of a load's frame rows: the directory opened, the file's
  * bytes allocated once at their final size in the caller's context, each
  * frame copied once to its place (sl_sffr_placer) from the row as the
- * executor holds it. Until then a load copied every frame into SPI's
- * tuple table, then into a growing buffer, then into the result.
+ * executor holds it, rather than into SPI's tuple table, then into a
+ * growing buffer, then into the result.
  */
 typedef struct framed_dest
 {
