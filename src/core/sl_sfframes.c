@@ -300,18 +300,15 @@ sl_sffr_file_len(const sl_sffr_dir *d)
 	return len;
 }
 
-/* The directory whose entries a sort of entry indexes compares (qsort has no context). */
-static const sl_sffr_dir *sort_dir;
-
-/* Order entry indexes by their key, then by index. */
+/* Order a directory's entries by key, then by index. */
 static int
-cmp_entry(const void *a, const void *b)
+cmp_keyed(const void *a, const void *b)
 {
-	uint32_t	i = *(const uint32_t *) a,
-				j = *(const uint32_t *) b;
-	int			c = memcmp(sort_dir->f[i].key, sort_dir->f[j].key, SL_SFFR_KEY);
+	const sl_sffr_keyed *x = a,
+			   *y = b;
+	int			c = memcmp(x->key, y->key, SL_SFFR_KEY);
 
-	return c ? c : (i > j) - (i < j);
+	return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
 /* Start placing d's frames into out (sl_sffr_file_len(d) bytes): its header, lengths and extra block written. */
@@ -325,7 +322,7 @@ sl_sffr_placer_init(sl_sffr_placer *p, const sl_sffr_dir *d, uint8_t *out, sl_er
 	memset(p, 0, sizeof(*p));
 	p->d = d;
 	p->out = out;
-	p->order = sl_alloc_err(sizeof(uint32_t) * n, err);
+	p->order = sl_alloc_err(sizeof(sl_sffr_keyed) * n, err);
 	p->off = p->order ? sl_alloc_err(sizeof(size_t) * n, err) : NULL;
 	p->state = p->off ? sl_alloc_err(n, err) : NULL;
 	if (p->state == NULL)
@@ -335,15 +332,14 @@ sl_sffr_placer_init(sl_sffr_placer *p, const sl_sffr_dir *d, uint8_t *out, sl_er
 	}
 	for (uint32_t i = 0; i < d->n; i++)
 	{
-		p->order[i] = i;
+		memcpy(p->order[i].key, d->f[i].key, SL_SFFR_KEY);
+		p->order[i].index = i;
 		p->off[i] = at;
 		p->state[i] = SL_SFFR_MISSING;
 		at += d->f[i].clen;
 		comp += d->f[i].clen;
 	}
-	sort_dir = d;
-	qsort(p->order, d->n, sizeof(uint32_t), cmp_entry);
-	sort_dir = NULL;
+	qsort(p->order, d->n, sizeof(sl_sffr_keyed), cmp_keyed);
 	memcpy(out, d->head, SL_SFFR_HEAD);
 	sl_put_u32be(out + SL_SFFR_HEAD, (uint32_t) comp);
 	sl_put_u32be(out + SL_SFFR_HEAD + 4, d->raw_len);
@@ -374,14 +370,14 @@ sl_sffr_place(sl_sffr_placer *p, const uint8_t *key, size_t klen, const uint8_t 
 	{
 		uint32_t	mid = lo + (hi - lo) / 2;
 
-		if (memcmp(d->f[p->order[mid]].key, key, SL_SFFR_KEY) < 0)
+		if (memcmp(p->order[mid].key, key, SL_SFFR_KEY) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < d->n && memcmp(d->f[p->order[lo]].key, key, SL_SFFR_KEY) == 0; lo++)
+	for (; lo < d->n && memcmp(p->order[lo].key, key, SL_SFFR_KEY) == 0; lo++)
 	{
-		uint32_t	i = p->order[lo];
+		uint32_t	i = p->order[lo].index;
 
 		if (p->state[i] == SL_SFFR_PLACED)
 			continue;

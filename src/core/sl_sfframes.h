@@ -118,6 +118,13 @@ void		sl_sffr_built_free(sl_sffr_built *b);
 #define SL_SFFR_BAD_LENGTH 2	/* a row of its key, another length */
 #define SL_SFFR_BAD_SUM 3		/* a row of its key and length, another XXH64 */
 
+/* A directory entry's key and index, to find the entries of a key. */
+typedef struct sl_sffr_keyed
+{
+	uint8_t		key[SL_SFFR_KEY];
+	uint32_t	index;
+} sl_sffr_keyed;
+
 /*
  * A directory's file being written straight into its final bytes, its
  * frames placed in whatever order the rows come (a load's rows come in
@@ -128,7 +135,7 @@ typedef struct sl_sffr_placer
 {
 	const sl_sffr_dir *d;
 	uint8_t    *out;			/* sl_sffr_file_len(d) bytes */
-	uint32_t   *order;			/* the directory's entries sorted by key */
+	sl_sffr_keyed *order;		/* the directory's entries sorted by key */
 	size_t	   *off;			/* each entry's offset in out */
 	uint8_t    *state;			/* each entry's SL_SFFR_MISSING, _PLACED, _BAD_LENGTH, _BAD_SUM */
 } sl_sffr_placer;
