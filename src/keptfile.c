@@ -28,6 +28,7 @@
 
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "tcop/dest.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -267,81 +268,13 @@ slime_loader_kept_file(Datum kept, Datum world, Oid tbl, const char *name, Memor
 	return r;
 }
 
-/* One frame a load read: its key and its bytes. */
-typedef struct framed_row
-{
-	const uint8_t *key;
-	const uint8_t *data;
-	size_t		len;
-} framed_row;
-
-/* The rows of a framed file's frames, sorted by key. */
-typedef struct framed_rows
-{
-	framed_row *r;
-	int			n;
-} framed_rows;
-
-/* Order frame rows by key. */
-static int
-cmp_row(const void *a, const void *b)
-{
-	return memcmp(((const framed_row *) a)->key, ((const framed_row *) b)->key, SL_SFFR_KEY);
-}
-
-/* Find a frame's bytes among the rows (sl_sffr_find_fn). */
-static int
-find_row(void *ctx, const uint8_t key[SL_SFFR_KEY], const uint8_t **data, size_t *len, sl_err *err)
-{
-	framed_rows *rows = ctx;
-	framed_row	want = {key, NULL, 0};
-	framed_row *hit = bsearch(&want, rows->r, rows->n, sizeof(framed_row), cmp_row);
-
-	if (hit == NULL)
-		return 1;
-	*data = hit->data;
-	*len = hit->len;
-	return 0;
-}
-
-/* Take a frame row of key (klen bytes; another length than SL_SFFR_KEY is no frame) and its bytes. */
-static void
-add_row(framed_rows *rows, const uint8_t *key, size_t klen, const uint8_t *data, size_t len)
-{
-	if (klen != SL_SFFR_KEY)
-		return;
-	rows->r[rows->n].key = key;
-	rows->r[rows->n].data = data;
-	rows->r[rows->n].len = len;
-	rows->n++;
-}
-
-/*
- * The file of a framed form: directory dir, and its frames' rows (sorted
- * here). Appended to out; err as sl_sffr_assemble gives it. Frees rows.
- */
-static int
-assemble_framed(bytea *dir, framed_rows *rows, sl_buf *out, sl_err *err)
-{
-	sl_sffr_dir d;
-	int			rc = -1;
-
-	qsort(rows->r, rows->n, sizeof(framed_row), cmp_row);
-	if (sl_sffr_open((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir), &d, err) == 0)
-	{
-		rc = sl_sffr_assemble(&d, find_row, rows, out, err);
-		sl_sffr_dir_free(&d);
-	}
-	pfree(rows->r);
-	return rc;
-}
-
 /*
  * The receiver of a load's frame rows: the directory opened, the file's
  * bytes allocated once at their final size in the caller's context, each
  * frame copied once to its place (sl_sffr_placer) from the row as the
  * executor holds it, rather than into SPI's tuple table, then into a
- * growing buffer, then into the result.
+ * growing buffer, then into the result. slime_settle()'s frames, given as
+ * an array, go through the same begin, place and end.
  */
 typedef struct framed_dest
 {
@@ -350,7 +283,7 @@ typedef struct framed_dest
 	sl_sffr_dir d;
 	sl_sffr_placer p;
 	bytea	   *file;			/* VARHDRSZ + sl_sffr_file_len(&d) bytes */
-	sl_err		err;			/* why not open */
+	sl_err		err;			/* why not open, or which frame did not come */
 } framed_dest;
 
 /* Place one frame row (key, frame) of a load (DestReceiver.receiveSlot). */
@@ -391,27 +324,23 @@ framed_noop(DestReceiver *self)
 {
 }
 
-/* A receiver of the frame rows of framed form dir, making the file in cxt (slime.h). */
-DestReceiver *
-slime_loader_framed_dest(bytea *dir, MemoryContext cxt)
+/*
+ * Open directory dir and allocate its file in cxt, ready for its frames
+ * (fd->open); else fd->err says why.
+ */
+static void
+framed_begin(framed_dest *fd, bytea *dir, MemoryContext cxt)
 {
-	framed_dest *fd = palloc0(sizeof(framed_dest));
 	size_t		len;
 
-	fd->pub.receiveSlot = framed_receive;
-	fd->pub.rStartup = framed_startup;
-	fd->pub.rShutdown = framed_noop;
-	fd->pub.rDestroy = framed_noop;
-	/* not DestNone (SPI would call the statement no SELECT) nor DestSPI (it would count a tuple table) */
-	fd->pub.mydest = DestTuplestore;
 	if (sl_sffr_open((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir), &fd->d, &fd->err))
-		return &fd->pub;
+		return;
 	len = sl_sffr_file_len(&fd->d);
 	if (len > MaxAllocSize - VARHDRSZ)
 	{
 		sl_fail(&fd->err, SL_ERR_CORRUPT, "its directory names %zu bytes of file", len);
 		sl_sffr_dir_free(&fd->d);
-		return &fd->pub;
+		return;
 	}
 	fd->file = MemoryContextAlloc(cxt, VARHDRSZ + len);
 	SET_VARSIZE(fd->file, VARHDRSZ + len);
@@ -419,9 +348,42 @@ slime_loader_framed_dest(bytea *dir, MemoryContext cxt)
 	{
 		pfree(fd->file);
 		sl_sffr_dir_free(&fd->d);
-		return &fd->pub;
+		return;
 	}
 	fd->open = true;
+}
+
+/* The file once every frame came (fd->file), else NULL and fd->err says which did not. */
+static bytea *
+framed_end(framed_dest *fd)
+{
+	int			rc;
+
+	if (!fd->open)
+		return NULL;
+	rc = sl_sffr_placer_finish(&fd->p, &fd->err);
+	sl_sffr_placer_free(&fd->p);
+	sl_sffr_dir_free(&fd->d);
+	fd->open = false;
+	if (rc == 0)
+		return fd->file;
+	pfree(fd->file);
+	return NULL;
+}
+
+/* A receiver of the frame rows of framed form dir, making the file in cxt (slime.h). */
+DestReceiver *
+slime_loader_framed_dest(bytea *dir, MemoryContext cxt)
+{
+	framed_dest *fd = palloc0(sizeof(framed_dest));
+
+	fd->pub.receiveSlot = framed_receive;
+	fd->pub.rStartup = framed_startup;
+	fd->pub.rShutdown = framed_noop;
+	fd->pub.rDestroy = framed_noop;
+	/* not DestNone (SPI would call the statement no SELECT) nor DestSPI (it would count a tuple table) */
+	fd->pub.mydest = DestTuplestore;
+	framed_begin(fd, dir, cxt);
 	return &fd->pub;
 }
 
@@ -436,19 +398,9 @@ slime_loader_framed_file(DestReceiver *dest, Datum world, Oid tbl, const char *n
 {
 	framed_dest *fd = (framed_dest *) dest;
 	kept_of		of = {tbl, name};
-	int			rc = -1;
+	bytea	   *r = framed_end(fd);
 
-	if (fd->open)
-	{
-		rc = sl_sffr_placer_finish(&fd->p, &fd->err);
-		sl_sffr_placer_free(&fd->p);
-		sl_sffr_dir_free(&fd->d);
-		if (rc)
-			pfree(fd->file);
-	}
-	if (rc)
-		return from_the_save(&fd->err, world, &of, cxt);
-	return fd->file;
+	return r ? r : from_the_save(&fd->err, world, &of, cxt);
 }
 
 PG_FUNCTION_INFO_V1(slime_loader_file_framed);
@@ -467,35 +419,35 @@ slime_loader_file_framed(PG_FUNCTION_ARGS)
 	Datum	   *elems;
 	bool	   *nulls;
 	int			n;
-	framed_rows rows = {NULL, 0};
-	sl_buf		out = {0};
-	sl_err		err;
+	framed_dest fd;
+	bytea	   *file;
 	bytea	   *r;
 
+	memset(&fd, 0, sizeof(fd));
+	framed_begin(&fd, dir, CurrentMemoryContext);
 	deconstruct_array(arr, BYTEAOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
-	rows.r = palloc(sizeof(framed_row) * (n ? n : 1));
-	for (int i = 0; i < n; i++)
+	for (int i = 0; fd.open && i < n; i++)
 	{
 		bytea	   *e;
 
+		CHECK_FOR_INTERRUPTS();
 		if (nulls[i])
 			continue;
 		e = DatumGetByteaPP(elems[i]);
-		/* key || frame: the key's 16 bytes, then the frame's bytes, not copied */
+		/* key || frame: the key's 16 bytes, then the frame's bytes */
 		if (VARSIZE_ANY_EXHDR(e) >= SL_SFFR_KEY)
-			add_row(&rows, (const uint8_t *) VARDATA_ANY(e), SL_SFFR_KEY,
-					(const uint8_t *) VARDATA_ANY(e) + SL_SFFR_KEY, VARSIZE_ANY_EXHDR(e) - SL_SFFR_KEY);
+			sl_sffr_place(&fd.p, (const uint8_t *) VARDATA_ANY(e), SL_SFFR_KEY,
+						  (const uint8_t *) VARDATA_ANY(e) + SL_SFFR_KEY, VARSIZE_ANY_EXHDR(e) - SL_SFFR_KEY);
 	}
-	if (assemble_framed(dir, &rows, &out, &err))
+	if ((file = framed_end(&fd)) == NULL)
 	{
-		sl_buf_free(&out);
 		ereport(WARNING,
 				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("a loader world's kept slime file is damaged and is dropped: %s", err.msg),
+				 errmsg("a loader world's kept slime file is damaged and is dropped: %s", fd.err.msg),
 				 errdetail("A load writes the file from the world's newest save.")));
 		PG_RETURN_NULL();
 	}
-	r = slime_loader_hot(out.data, out.len);
-	sl_buf_free(&out);
+	r = slime_loader_hot((const uint8_t *) VARDATA(file), VARSIZE(file) - VARHDRSZ);
+	pfree(file);
 	PG_RETURN_BYTEA_P(r);
 }
