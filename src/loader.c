@@ -177,6 +177,7 @@ typedef struct converted_file
 	int			version;		/* the file's format version */
 	sl_buf		chunks;			/* version 13: the raw chunk block */
 	size_t	   *rec_end;		/* version 13: where each chunk record ends in it */
+	uint8_t		(*rec_key)[SL_SFFR_KEY];	/* version 13: each record's XXH3-128 (the memo's) */
 	size_t		nrec;
 } converted_file;
 
@@ -290,8 +291,12 @@ convert(bytea *file, bytea *prev, converted_file *c)
 		size_t		at = 4;
 
 		c->rec_end = palloc(sizeof(size_t) * (out.n ? out.n : 1));
+		c->rec_key = palloc(SL_SFFR_KEY * (out.n ? out.n : 1));
 		for (size_t i = 0; i < out.n; i++)
+		{
 			c->rec_end[i] = (at += out.e[i].rec_len);
+			memcpy(c->rec_key[i], out.e[i].xxh, SL_SFFR_KEY);
+		}
 		c->nrec = out.n;
 	}
 	if (sl_lmemo_store_chunks(&b, &out, slime_loader_level(), slime_limits(),
@@ -622,7 +627,7 @@ keep_framed(bytea *file, const converted_file *c, bytea *prev, Datum world)
 	if (prev)
 		have_prev = sl_sffr_open((const uint8_t *) VARDATA_ANY(prev), VARSIZE_ANY_EXHDR(prev), &pd, &err) == 0;
 	if (sl_sffr_build((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
-					  c->chunks.data, c->chunks.len, c->rec_end, c->nrec,
+					  c->chunks.data, c->chunks.len, c->rec_end, (const uint8_t (*)[SL_SFFR_KEY]) c->rec_key, c->nrec,
 					  have_prev ? &pd : NULL, SL_DEFAULT_LEVEL, &b, &err))
 		slime_raise(&err, false);
 	args[0] = world;

@@ -137,10 +137,14 @@ put_entry(sl_buf *out, const sl_sffr_frame *f, sl_err *err)
 	return sl_buf_put(out, e, sizeof(e), err);
 }
 
-/* Add group raw[start..end) as the next frame: the previous directory's when it has its key, else compressed. */
+/*
+ * Add group raw[start..end) as the next frame, its key given (key, NULL:
+ * hashed here): the previous directory's when it has its key, else
+ * compressed.
+ */
 static int
-add_group(sl_sffr_built *b, const uint8_t *raw, size_t start, size_t end, const sl_sffr_frame *prev,
-		  uint32_t nprev, int level, size_t *cap, size_t *newcap, sl_err *err)
+add_group(sl_sffr_built *b, const uint8_t *raw, size_t start, size_t end, const uint8_t *key,
+		  const sl_sffr_frame *prev, uint32_t nprev, int level, size_t *cap, size_t *newcap, sl_err *err)
 {
 	sl_sffr_frame f;
 	const sl_sffr_frame *old = NULL;
@@ -148,7 +152,10 @@ add_group(sl_sffr_built *b, const uint8_t *raw, size_t start, size_t end, const 
 
 	sl_interrupt();
 	memset(&f, 0, sizeof(f));
-	group_key(raw + start, end - start, f.key);
+	if (key)
+		memcpy(f.key, key, SL_SFFR_KEY);
+	else
+		group_key(raw + start, end - start, f.key);
 	f.rlen = (uint32_t) (end - start);
 	if (prev)
 		old = bsearch(&f, prev, nprev, sizeof(*prev), cmp_key);
@@ -182,8 +189,8 @@ add_group(sl_sffr_built *b, const uint8_t *raw, size_t start, size_t end, const 
 /* The framed form of a version-13 file. */
 int
 sl_sffr_build(const uint8_t *file, size_t len, const uint8_t *raw, size_t raw_len,
-			  const size_t *rec_end, size_t nrec, const sl_sffr_dir *prev, int level,
-			  sl_sffr_built *out, sl_err *err)
+			  const size_t *rec_end, const uint8_t (*rec_key)[SL_SFFR_KEY], size_t nrec,
+			  const sl_sffr_dir *prev, int level, sl_sffr_built *out, sl_err *err)
 {
 	const uint8_t head[5] = {'S', 'L', 'F', 'R', SL_SFFR_VERSION};
 	sl_sffr_frame *sorted = NULL;
@@ -235,7 +242,7 @@ sl_sffr_build(const uint8_t *file, size_t len, const uint8_t *raw, size_t raw_le
 		if (big && rs > gs)
 		{
 			/* a large record after small ones: they go without it */
-			if (add_group(out, raw, gs, rs, sorted, nprev, level, &cap, &newcap, err))
+			if (add_group(out, raw, gs, rs, NULL, sorted, nprev, level, &cap, &newcap, err))
 				goto done;
 			gs = rs;
 		}
@@ -243,14 +250,16 @@ sl_sffr_build(const uint8_t *file, size_t len, const uint8_t *raw, size_t raw_le
 		if (big || group_ends_after((int32_t) sl_get_u32be(raw + at), (int32_t) sl_get_u32be(raw + at + 4)) ||
 			rs - gs >= SL_SFFR_GROUP_MAX)
 		{
-			if (add_group(out, raw, gs, rs, sorted, nprev, level, &cap, &newcap, err))
+			/* a record alone after the count: its group's key is the record's */
+			if (add_group(out, raw, gs, rs, rec_key && i > 0 && gs == rec_end[i - 1] ? rec_key[i] : NULL,
+						  sorted, nprev, level, &cap, &newcap, err))
 				goto done;
 			gs = rs;
 		}
 	}
 	if (gs < raw_len || out->n == 0)
 	{
-		if (add_group(out, raw, gs, raw_len, sorted, nprev, level, &cap, &newcap, err))
+		if (add_group(out, raw, gs, raw_len, NULL, sorted, nprev, level, &cap, &newcap, err))
 			goto done;
 	}
 	if (sl_buf_put(&out->dir, head, sizeof(head), err) ||

@@ -10,6 +10,7 @@
 
 #include <zstd.h>
 
+#include "sl_lmemo.h"
 #include "sl_sfframes.h"
 
 /* A made-up version-13 file: its raw chunk block and where each record ends. */
@@ -134,17 +135,33 @@ ff_store_free(ff_store *s)
 		sl_buf_free(&s->bytes[i]);
 }
 
-/* Build the framed form of f (prev: a directory's bytes, or NULL). */
+/*
+ * Build the framed form of f (prev: a directory's bytes, or NULL), given
+ * each record's key as a save gives them (the memo's XXH3-128); the same
+ * built with no keys given (each group hashed) must have the same
+ * directory.
+ */
 static int
 ff_build(const ff_file *f, const sl_buf *prev, sl_sffr_built *b, sl_err *err)
 {
 	sl_sffr_dir pd;
+	sl_sffr_built unkeyed;
+	uint8_t		keys[64][SL_SFFR_KEY];
 	int			rc;
 
+	for (size_t i = 0; i < f->n; i++)
+		sl_lmemo_xxh(f->raw.data + (i ? f->ends[i - 1] : 4), f->ends[i] - (i ? f->ends[i - 1] : 4), keys[i]);
 	if (prev && sl_sffr_open(prev->data, prev->len, &pd, err))
 		return -1;
-	rc = sl_sffr_build(f->file.data, f->file.len, f->raw.data, f->raw.len, f->ends, f->n,
-					   prev ? &pd : NULL, 3, b, err);
+	rc = sl_sffr_build(f->file.data, f->file.len, f->raw.data, f->raw.len, f->ends,
+					   (const uint8_t (*)[SL_SFFR_KEY]) keys, f->n, prev ? &pd : NULL, 3, b, err);
+	if (rc == 0 && sl_sffr_build(f->file.data, f->file.len, f->raw.data, f->raw.len, f->ends, NULL, f->n,
+								 prev ? &pd : NULL, 3, &unkeyed, err) == 0)
+	{
+		if (unkeyed.dir.len != b->dir.len || memcmp(unkeyed.dir.data, b->dir.data, b->dir.len) != 0)
+			rc = sl_fail(err, SL_ERR_CORRUPT, "the records' keys given make another directory");
+		sl_sffr_built_free(&unkeyed);
+	}
 	if (prev)
 		sl_sffr_dir_free(&pd);
 	return rc;
@@ -350,10 +367,10 @@ test_sfframes_damage(void)
 	sl_sffr_built_free(&b);
 	/* a file that is not version 13, or whose blocks are not the ones read, is refused */
 	f.file.data[2] = 12;
-	CHECK(sl_sffr_build(f.file.data, f.file.len, f.raw.data, f.raw.len, f.ends, f.n, NULL, 3, &b, &err) != 0 ||
+	CHECK(sl_sffr_build(f.file.data, f.file.len, f.raw.data, f.raw.len, f.ends, NULL, f.n, NULL, 3, &b, &err) != 0 ||
 		  (sl_sffr_built_free(&b), 0));
 	f.file.data[2] = 13;
-	CHECK(sl_sffr_build(f.file.data, f.file.len, f.raw.data, f.raw.len - 1, f.ends, f.n, NULL, 3, &b, &err) != 0 ||
+	CHECK(sl_sffr_build(f.file.data, f.file.len, f.raw.data, f.raw.len - 1, f.ends, NULL, f.n, NULL, 3, &b, &err) != 0 ||
 		  (sl_sffr_built_free(&b), 0));
 	sl_buf_free(&out);
 	sl_sffr_built_free(&b);
