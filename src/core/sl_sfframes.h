@@ -101,12 +101,13 @@ void		sl_sffr_dir_free(sl_sffr_dir *d);
 /*
  * The framed form of a version-13 file (len bytes) whose raw chunk block
  * is raw[0..raw_len) and whose chunk records end at rec_end[0..nrec)
- * (ascending offsets into raw; the last is raw_len), rec_key[i] (NULL:
- * none given) the XXH3-128 of record i as a key is written (the loader's
- * memo has it: sl_lmemo_xxh), so that a record that is a group alone is
- * not hashed again: the groups prev (a directory, may be NULL) has are
- * named as it names them, the others compressed at level. The file is one
- * a reader accepted: its header and blocks are taken as they lie.
+ * (ascending offsets into raw; the last is raw_len): the groups prev (a
+ * directory, may be NULL) has are named as it names them, the others
+ * compressed at level. rec_key (may be NULL) gives record i's key as a
+ * group's is written (XXH3-128 of its bytes: the loader's memo has it,
+ * sl_lmemo_xxh), so that a record alone in its group is not hashed again.
+ * The file is one a reader accepted: its header and blocks are taken as
+ * they lie.
  */
 int			sl_sffr_build(const uint8_t *file, size_t len, const uint8_t *raw, size_t raw_len,
 						  const size_t *rec_end, const uint8_t (*rec_key)[SL_SFFR_KEY], size_t nrec,

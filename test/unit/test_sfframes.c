@@ -155,12 +155,19 @@ ff_build(const ff_file *f, const sl_buf *prev, sl_sffr_built *b, sl_err *err)
 		return -1;
 	rc = sl_sffr_build(f->file.data, f->file.len, f->raw.data, f->raw.len, f->ends,
 					   (const uint8_t (*)[SL_SFFR_KEY]) keys, f->n, prev ? &pd : NULL, 3, b, err);
-	if (rc == 0 && sl_sffr_build(f->file.data, f->file.len, f->raw.data, f->raw.len, f->ends, NULL, f->n,
-								 prev ? &pd : NULL, 3, &unkeyed, err) == 0)
+	if (rc == 0)
 	{
-		if (unkeyed.dir.len != b->dir.len || memcmp(unkeyed.dir.data, b->dir.data, b->dir.len) != 0)
-			rc = sl_fail(err, SL_ERR_CORRUPT, "the records' keys given make another directory");
-		sl_sffr_built_free(&unkeyed);
+		if (sl_sffr_build(f->file.data, f->file.len, f->raw.data, f->raw.len, f->ends, NULL, f->n,
+						  prev ? &pd : NULL, 3, &unkeyed, err))
+			rc = -1;
+		else
+		{
+			if (unkeyed.dir.len != b->dir.len || memcmp(unkeyed.dir.data, b->dir.data, b->dir.len) != 0)
+				rc = sl_fail(err, SL_ERR_CORRUPT, "the records' keys given make another directory");
+			sl_sffr_built_free(&unkeyed);
+		}
+		if (rc)
+			sl_sffr_built_free(b);
 	}
 	if (prev)
 		sl_sffr_dir_free(&pd);
