@@ -400,6 +400,11 @@ slime_loader_framed_file(DestReceiver *dest, Datum world, Oid tbl, const char *n
 	kept_of		of = {tbl, name};
 	bytea	   *r = framed_end(fd);
 
+	if (r == NULL && world == (Datum) 0)
+	{
+		/* a pending save's frames: nothing to write the file from */
+		raise_kept(&fd->err, &of);
+	}
 	return r ? r : from_the_save(&fd->err, world, &of, cxt);
 }
 

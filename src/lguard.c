@@ -57,6 +57,21 @@ slime_loader_frames_of(Oid tbl)
 	return f;
 }
 
+/* The <name>_pending table of the saves table tbl, of its owner (InvalidOid: none). */
+Oid
+slime_loader_pending_of(Oid tbl)
+{
+	char	   *name = get_rel_name(tbl);
+	Oid			f;
+
+	if (name == NULL)
+		return InvalidOid;
+	f = get_relname_relid(psprintf("%s_pending", name), get_rel_namespace(tbl));
+	if (!OidIsValid(f) || get_rel_relkind(f) != RELKIND_RELATION || slime_rel_owner(f) != slime_rel_owner(tbl))
+		return InvalidOid;
+	return f;
+}
+
 /* The <name>_worlds table of the saves table tbl; raise when there is none. */
 Oid
 slime_loader_worlds_required(Oid tbl)

@@ -179,6 +179,7 @@ typedef struct converted_file
 	size_t	   *rec_end;		/* version 13: where each chunk record ends in it */
 	uint8_t		(*rec_key)[SL_SFFR_KEY];	/* version 13: each record's XXH3-128 (the memo's) */
 	size_t		nrec;
+	bytea	   *records;		/* deferred (value NULL): the file's records list (sl_lmemo_encode_records) */
 } converted_file;
 
 /* The entries of a save another transaction is storing too, which the value keeps inline. */
@@ -260,7 +261,7 @@ keep_busy_inline(struct varlena *value, const put_list *puts, const bool *busy, 
  * still holds; the entries of the others go into the store.
  */
 static void
-convert(bytea *file, bytea *prev, converted_file *c)
+convert(bytea *file, bytea *prev, bytea *pending, bool defer, converted_file *c)
 {
 	sl_lmemo	memo,
 				out;
@@ -279,7 +280,25 @@ convert(bytea *file, bytea *prev, converted_file *c)
 	/* a memo is a cache: one that does not decode is no memo */
 	if (prev && sl_lmemo_decode((const uint8_t *) VARDATA_ANY(prev), VARSIZE_ANY_EXHDR(prev),
 								&memo, &err) == 0)
-		check_memo(&memo);
+	{
+		/*
+		 * a deferred save uses the memo to skip the records it knows, not
+		 * their store entries: the records the newest pending save checked
+		 * are skipped too (a list that does not decode is none)
+		 */
+		if (defer)
+		{
+			for (size_t i = 0; i < memo.n; i++)
+				memo.e[i].usable = 1;
+			if (pending)
+				(void) sl_lmemo_add_records(&memo, (const uint8_t *) VARDATA_ANY(pending),
+											VARSIZE_ANY_EXHDR(pending), &err);
+		}
+		else
+			check_memo(&memo);
+	}
+	else
+		defer = false;			/* the first save of a world, or one after a damaged memo, converts */
 	if (sl_slimefile_read_memo((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
 							   slime_limits(), &b, &info, &memo, &out, &c->chunks, &err))
 		raise_file_error(&err, info.version);
@@ -298,6 +317,19 @@ convert(bytea *file, bytea *prev, converted_file *c)
 			memcpy(c->rec_key[i], out.e[i].xxh, SL_SFFR_KEY);
 		}
 		c->nrec = out.n;
+	}
+	if (defer && info.version == SL_SLIMEFILE_WRITE_VERSION && out.has_ctx)
+	{
+		/* checked, not converted: the records list goes with the pending save */
+		if (sl_buf_put_u32be(&mbuf, 0, &err) || sl_lmemo_encode_records(&out, &mbuf, &err))
+			slime_raise(&err, false);
+		SET_VARSIZE(mbuf.data, mbuf.len);
+		c->records = (bytea *) mbuf.data;
+		c->version = info.version;
+		sl_builder_free(&b);
+		sl_lmemo_free(&memo);
+		sl_lmemo_free(&out);
+		return;
 	}
 	if (sl_lmemo_store_chunks(&b, &out, slime_loader_level(), slime_limits(),
 							  put_entry, &puts, &err))
@@ -340,7 +372,7 @@ slime_loader_convert(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "slime_loader_convert must return a record");
-	convert(PG_GETARG_BYTEA_PP(0), PG_ARGISNULL(1) ? NULL : PG_GETARG_BYTEA_PP(1), &c);
+	convert(PG_GETARG_BYTEA_PP(0), PG_ARGISNULL(1) ? NULL : PG_GETARG_BYTEA_PP(1), NULL, false, &c);
 	vals[0] = PointerGetDatum(c.value);
 	vals[1] = PointerGetDatum(c.memo);
 	nulls[1] = c.memo == NULL;
@@ -361,6 +393,16 @@ typedef enum save_query
 	LQ_FRAMES_DROP,				/* frames of the previous directory the new one lacks */
 	LQ_FRAMES_ONLY,				/* every frame of the world but the new directory's */
 	LQ_LOAD_FRAMES,				/* the world's frames, one row each */
+	LQ_PENDING_LAST,			/* the records list of the world's newest pending save */
+	LQ_PENDING_PUT,				/* a pending save */
+	LQ_PENDING_ROWS,			/* the world's pending saves, oldest first */
+	LQ_PENDING_DONE,			/* a pending save converted (or past keep) */
+	LQ_CATCH_LOCK,				/* the world's memo and kept file, its row locked */
+	LQ_CATCH_TRY,				/* the same, or no row when another holds the lock */
+	LQ_MEMO_SET,				/* the world's memo after a catch-up */
+	LQ_INSERT_AT,				/* a caught-up save (its time given) and the retention */
+	LQ_LOAD_FILE_P,				/* LQ_LOAD_FILE, the newest save pending or not */
+	LQ_PENDING_WORLDS,			/* the worlds with a pending save */
 	LQ_COUNT
 } save_query;
 
@@ -396,11 +438,34 @@ static const char *const save_sql[LQ_COUNT] = {
 	 * statement joining the frames to the world's row and save copied the
 	 * directory and the save's value into every frame's row
 	 */
-	"SELECT key, frame FROM %s WHERE world OPERATOR(pg_catalog.=) $1"
+	"SELECT key, frame FROM %s WHERE world OPERATOR(pg_catalog.=) $1",
+	"SELECT records FROM %s WHERE world OPERATOR(pg_catalog.=) $1 ORDER BY save DESC LIMIT 1",
+	"INSERT INTO %s (world, save, saved_at, token, keep, dir, records) "
+	"VALUES ($1, $2, pg_catalog.clock_timestamp(), $3, $4, $5, $6)",
+	"SELECT save, saved_at, token, keep, dir FROM %s WHERE world OPERATOR(pg_catalog.=) $1 ORDER BY save",
+	"DELETE FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND save OPERATOR(pg_catalog.=) $2",
+	"SELECT memo, file FROM %s WHERE world OPERATOR(pg_catalog.=) $1 FOR UPDATE",
+	"SELECT memo, file FROM %s WHERE world OPERATOR(pg_catalog.=) $1 FOR UPDATE SKIP LOCKED",
+	"UPDATE %s SET memo = $2 WHERE world OPERATOR(pg_catalog.=) $1",
+	"WITH ins AS (INSERT INTO %1$s (world, save, saved_at, token, data) "
+	"VALUES ($1, $5, $6, $2, $3) RETURNING save), "
+	"gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 "
+	"AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) "
+	"SELECT save FROM ins",
+	"SELECT w.file, s.data FROM %1$s w LEFT JOIN %2$s s ON s.world OPERATOR(pg_catalog.=) w.world "
+	"AND s.save OPERATOR(pg_catalog.=) w.saves WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL "
+	"AND (s.save IS NOT NULL OR EXISTS (SELECT FROM %3$s p WHERE p.world OPERATOR(pg_catalog.=) w.world "
+	"AND p.save OPERATOR(pg_catalog.=) w.saves))",
+	"SELECT DISTINCT world FROM %s"
 };
 
-/* The table save_sql[q] names: (w)orlds, (s)aves, (f)rames, (e)xtension's schema, (l)oad: worlds and saves. */
-static const char save_on[LQ_COUNT] = {'w', 'e', 'w', 's', 'l', 's', 'f', 'f', 'f', 'f'};
+/*
+ * The table save_sql[q] names: (w)orlds, (s)aves, (f)rames, (p)ending,
+ * (e)xtension's schema, (l)oad: worlds and saves, (L)oad: worlds, saves
+ * and pending.
+ */
+static const char save_on[LQ_COUNT] = {'w', 'e', 'w', 's', 'l', 's', 'f', 'f', 'f', 'f',
+'p', 'p', 'p', 'p', 'w', 'w', 'w', 's', 'L', 'p'};
 
 /* Plans of save_sql for the saves table last saved to, with the names they were made for. */
 static struct
@@ -422,15 +487,17 @@ slime_type_in(Oid ext)
  * whose worlds table is worlds: a session that only loads prepares no save.
  */
 static void
-prepare_save(Oid tbl, Oid worlds, Oid frames, FunctionCallInfo fcinfo, save_query first, save_query last)
+prepare_save(Oid tbl, Oid worlds, Oid frames, Oid pending, FunctionCallInfo fcinfo, save_query first,
+			 save_query last)
 {
 	Oid			ext = get_func_namespace(fcinfo->flinfo->fn_oid);
 	char	   *saves_name = slime_rel_qualified(tbl);
 	char	   *worlds_name = slime_rel_qualified(worlds);
 	char	   *frames_name = OidIsValid(frames) ? slime_rel_qualified(frames) : "-";
+	char	   *pending_name = OidIsValid(pending) ? slime_rel_qualified(pending) : "-";
 	const char *ext_name = quote_identifier(get_namespace_name(ext));
-	char	   *names = psprintf("%s %s %s %s", saves_name, worlds_name, frames_name, ext_name);
-	Oid			types[LQ_COUNT][5] = {
+	char	   *names = psprintf("%s %s %s %s %s", saves_name, worlds_name, frames_name, pending_name, ext_name);
+	Oid			types[LQ_COUNT][6] = {
 		{TEXTOID, INT8OID, NAMEOID},
 		{REGCLASSOID, TEXTOID, INT8OID},
 		{TEXTOID, BYTEAOID, BYTEAOID},
@@ -440,9 +507,19 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, FunctionCallInfo fcinfo, save_quer
 		{TEXTOID, BYTEAARRAYOID, BYTEAARRAYOID},
 		{TEXTOID, BYTEAARRAYOID},
 		{TEXTOID, BYTEAARRAYOID},
-		{TEXTOID}
+		{TEXTOID},
+		{TEXTOID},
+		{TEXTOID, INT8OID, INT8OID, INT4OID, BYTEAOID, BYTEAOID},
+		{TEXTOID},
+		{TEXTOID, INT8OID},
+		{TEXTOID},
+		{TEXTOID},
+		{TEXTOID, BYTEAOID},
+		{TEXTOID, INT8OID, slime_type_in(ext), INT4OID, INT8OID, TIMESTAMPTZOID},
+		{TEXTOID},
+		{0}
 	};
-	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1, 3, 2, 2, 1};
+	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1, 3, 2, 2, 1, 1, 6, 1, 2, 1, 1, 2, 6, 1, 0};
 
 	if (save_plans.tbl != tbl || save_plans.names == NULL || strcmp(save_plans.names, names) != 0)
 	{
@@ -460,7 +537,8 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, FunctionCallInfo fcinfo, save_quer
 		char	   *sql;
 		SPIPlanPtr	plan;
 
-		if (save_plans.plans[q] || (!OidIsValid(frames) && save_on[q] == 'f'))
+		if (save_plans.plans[q] || (!OidIsValid(frames) && save_on[q] == 'f') ||
+			(!OidIsValid(pending) && (save_on[q] == 'p' || save_on[q] == 'L')))
 			continue;
 		switch (save_on[q])
 		{
@@ -473,8 +551,14 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, FunctionCallInfo fcinfo, save_quer
 			case 'f':
 				sql = psprintf(save_sql[q], frames_name);
 				break;
+			case 'p':
+				sql = psprintf(save_sql[q], pending_name);
+				break;
 			case 'e':
 				sql = psprintf(save_sql[q], ext_name);
+				break;
+			case 'L':
+				sql = psprintf(save_sql[q], worlds_name, saves_name, pending_name);
 				break;
 			default:
 				sql = psprintf(save_sql[q], worlds_name, saves_name);
@@ -511,8 +595,9 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, FunctionCallInfo fcinfo, save_quer
 static Datum
 run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
 {
-	bool		read_only = q == LQ_LOAD_FILE || q == LQ_LOAD_VALUE || q == LQ_LOAD_FRAMES;
-	bool		by_key = q == LQ_LOAD_FRAMES || q == LQ_FRAMES_DROP || q == LQ_FRAMES_ONLY || q == LQ_INSERT;
+	bool		read_only = q == LQ_LOAD_FILE || q == LQ_LOAD_VALUE || q == LQ_LOAD_FRAMES || q == LQ_LOAD_FILE_P;
+	bool		by_key = q == LQ_LOAD_FRAMES || q == LQ_FRAMES_DROP || q == LQ_FRAMES_ONLY || q == LQ_INSERT ||
+		q == LQ_INSERT_AT;
 	int			nest = by_key ? slime_guc_push("enable_bitmapscan", "off") : 0;
 	int			rc = SPI_execute_plan(save_plans.plans[q], args, nulls, read_only, 0);
 
@@ -611,7 +696,7 @@ cmp_key16(const void *a, const void *b)
  * write a file's blocks.
  */
 static bytea *
-keep_framed(bytea *file, const converted_file *c, bytea *prev, Datum world)
+keep_framed(bytea *file, const converted_file *c, bytea *prev, Datum world, bool drop)
 {
 	sl_sffr_dir pd;
 	bool		have_prev = false;
@@ -652,7 +737,13 @@ keep_framed(bytea *file, const converted_file *c, bytea *prev, Datum world)
 	for (uint32_t i = 0; i < b.n; i++)
 		memcpy(keys + (size_t) SL_SFFR_KEY * i, b.f[i].key, SL_SFFR_KEY);
 	qsort(keys, b.n, SL_SFFR_KEY, cmp_key16);
-	if (have_prev)
+	if (!drop)
+	{
+		/* a pending save's: the frames stay until its world is caught up */
+		if (have_prev)
+			sl_sffr_dir_free(&pd);
+	}
+	else if (have_prev)
 	{
 		kd = palloc(sizeof(Datum) * (pd.n ? pd.n : 1));
 		for (uint32_t i = 0; i < pd.n; i++)
@@ -716,13 +807,151 @@ slime_loader_fenced(PG_FUNCTION_ARGS)
 				   memcmp(VARDATA_ANY(world), VARDATA_ANY(fenced.world), VARSIZE_ANY_EXHDR(world)) == 0);
 }
 
+/* Run the insert q of save (args[4]) of world (args[0]) into tbl, its row let through the fence trigger. */
+static void
+insert_fenced(save_query q, Datum *args, const char *nulls, Oid tbl)
+{
+	bool		isnull;
+
+	if (fenced.world)
+		pfree(fenced.world);
+	fenced.world = (text *) MemoryContextAlloc(TopMemoryContext, VARSIZE_ANY(DatumGetPointer(args[0])));
+	memcpy(fenced.world, DatumGetPointer(args[0]), VARSIZE_ANY(DatumGetPointer(args[0])));
+	fenced.saves = tbl;
+	fenced.save = DatumGetInt64(args[4]);
+	fenced.at = slime_subxact_now();
+	PG_TRY();
+	{
+		run_save(q, args, nulls, SPI_OK_SELECT, &isnull);
+	}
+	PG_FINALLY();
+	{
+		unfence();
+	}
+	PG_END_TRY();
+}
+
+/* A copy in cxt of column col of row r of the last SPI result, or NULL. */
+static bytea *
+spi_bytea(int r, int col, MemoryContext cxt)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, col, &isnull);
+	MemoryContext old;
+	bytea	   *b;
+
+	if (isnull)
+		return NULL;
+	old = MemoryContextSwitchTo(cxt);
+	b = (bytea *) PG_DETOAST_DATUM_COPY(d);
+	MemoryContextSwitchTo(old);
+	return b;
+}
+
+/*
+ * Convert the pending saves of world (its row locked, memo its memo, kept
+ * the file its row keeps) in order: each one's file placed from its
+ * directory and the world's frames, converted against the memo of the one
+ * before, inserted into the saves table with its time and token and its
+ * keep applied, its pending row deleted; those its newest pending save's
+ * keep leaves out are deleted unconverted. Then the world's memo is the
+ * last one's, and the frames its kept file does not name go. With SPI
+ * connected and the statements prepared. How many were converted.
+ */
+static int64
+catch_up_world(Oid tbl, Datum world, bytea *memo, bytea *kept, MemoryContext cxt)
+{
+	SPITupleTable *rows;
+	uint64		n;
+	bool		isnull;
+	int64		done = 0;
+	int64		newest;
+	Datum		keepd;
+	bool		keep_null;
+
+	run_save(LQ_PENDING_ROWS, &world, NULL, SPI_OK_SELECT, &isnull);
+	rows = SPI_tuptable;
+	n = SPI_processed;
+	if (n == 0)
+		return 0;
+	newest = DatumGetInt64(SPI_getbinval(rows->vals[n - 1], rows->tupdesc, 1, &isnull));
+	keepd = SPI_getbinval(rows->vals[n - 1], rows->tupdesc, 4, &keep_null);
+	for (uint64 i = 0; i < n; i++)
+	{
+		HeapTuple	t = rows->vals[i];
+		Datum		save = SPI_getbinval(t, rows->tupdesc, 1, &isnull);
+		Datum		del[2] = {world, save};
+
+		CHECK_FOR_INTERRUPTS();
+		if (keep_null || DatumGetInt64(save) > newest - DatumGetInt32(keepd))
+		{
+			Datum		at = SPI_getbinval(t, rows->tupdesc, 2, &isnull);
+			Datum		token = SPI_getbinval(t, rows->tupdesc, 3, &isnull);
+			Datum		keep;
+			bool		knull;
+			bytea	   *dir = DatumGetByteaPP(SPI_getbinval(t, rows->tupdesc, 5, &isnull));
+			DestReceiver *dest = slime_loader_framed_dest(dir, cxt);
+			bytea	   *file;
+			converted_file c;
+			Datum		args[6];
+			char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+
+			keep = SPI_getbinval(t, rows->tupdesc, 4, &knull);
+			run_save_into(LQ_LOAD_FRAMES, world, dest);
+			/* the frames are the pending save's only copy: one damaged is an error */
+			file = slime_loader_framed_file(dest, (Datum) 0, tbl, text_to_cstring(DatumGetTextPP(world)), cxt);
+			convert(file, memo, NULL, false, &c);
+			sl_buf_free(&c.chunks);
+			args[0] = world;
+			args[1] = token;
+			args[2] = PointerGetDatum(c.value);
+			args[3] = keep;
+			nulls[3] = knull ? 'n' : ' ';
+			args[4] = save;
+			args[5] = at;
+			insert_fenced(LQ_INSERT_AT, args, nulls, tbl);
+			memo = c.memo;
+			done++;
+		}
+		run_save(LQ_PENDING_DONE, del, NULL, SPI_OK_DELETE, &isnull);
+	}
+	{
+		Datum		args[2] = {world, PointerGetDatum(memo)};
+		char		nulls[2] = {' ', memo ? ' ' : 'n'};
+		sl_sffr_dir d;
+		sl_err		err;
+		Datum	   *kd;
+		uint32_t	nk = 0;
+
+		run_save(LQ_MEMO_SET, args, nulls, SPI_OK_UPDATE, &isnull);
+		/* the frames the kept file names stay; none when it is not framed */
+		if (kept && sl_sffr_open((const uint8_t *) VARDATA_ANY(kept), VARSIZE_ANY_EXHDR(kept), &d, &err) == 0)
+		{
+			kd = palloc(sizeof(Datum) * (d.n ? d.n : 1));
+			for (uint32_t i = 0; i < d.n; i++)
+				kd[nk++] = PointerGetDatum(slime_from_bytes(d.f[i].key, SL_SFFR_KEY));
+			sl_sffr_dir_free(&d);
+		}
+		else
+			kd = palloc(sizeof(Datum));
+		args[1] = bytea_array(kd, nk);
+		run_save(LQ_FRAMES_ONLY, args, NULL, SPI_OK_DELETE, &isnull);
+	}
+	return done;
+}
+
 /*
  * Save a slime file (any version) as world's next save under lease token and
  * keep the newest keep saves (NULL: all); the save's number. The world's
  * row is locked and its lease checked first; only the chunks that differ
  * from the world's memo are converted; the next save number, the file a
  * load gives back and the new memo go into the world's row in one update.
- * The statements are prepared once per saves table.
+ * With slime.loader_defer on and the loader's _pending table, a save of a
+ * version-13 file to a world with a memo converts nothing: it checks the
+ * records that differ from the memo and from its newest pending save,
+ * keeps its frames and directory and a pending row, and the memo stays
+ * (slime_loader_catch_up converts). A save that converts catches its world
+ * up first. The statements are prepared once per saves table.
  */
 static Datum
 save_as_owner(PG_FUNCTION_ARGS)
@@ -730,25 +959,29 @@ save_as_owner(PG_FUNCTION_ARGS)
 	Oid			tbl;
 	Oid			worlds;
 	Oid			frames;
-	Datum		args[5];
-	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	Oid			pending;
+	Datum		args[6];
+	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
 	bool		isnull;
 	Datum		saved;
-	Datum		kept;
 	bytea	   *file;
 	bytea	   *prev = NULL;
 	bytea	   *prev_dir = NULL;
+	bytea	   *last = NULL;
+	bool		defer;
 	converted_file c;
 	MemoryContext outer = CurrentMemoryContext;
 
 	tbl = PG_GETARG_OID(0);
 	worlds = slime_loader_worlds_required(tbl);
 	frames = slime_loader_frames_of(tbl);
+	pending = OidIsValid(frames) ? slime_loader_pending_of(tbl) : InvalidOid;
+	defer = OidIsValid(pending) && slime_loader_defer();
 	file = PG_GETARG_BYTEA_PP(3);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	prepare_save(tbl, worlds, frames, fcinfo, LQ_LOCK, LQ_INSERT);
-	prepare_save(tbl, worlds, frames, fcinfo, LQ_FRAMES_PUT, LQ_FRAMES_ONLY);
+	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOCK, LQ_INSERT);
+	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_FRAMES_PUT, LQ_COUNT - 1);
 	args[0] = PointerGetDatum(PG_GETARG_TEXT_PP(1));
 	args[1] = PG_GETARG_DATUM(2);
 	args[2] = slime_loader_caller_name();
@@ -764,32 +997,56 @@ save_as_owner(PG_FUNCTION_ARGS)
 				 errmsg("lease of world \"%s\" is not held by token " INT64_FORMAT,
 						text_to_cstring(PG_GETARG_TEXT_PP(1)), PG_GETARG_INT64(2))));
 	}
-	kept = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
-	if (!isnull)
+	prev_dir = spi_bytea(0, 2, outer);
+	prev = spi_bytea(0, 1, outer);
+	if (OidIsValid(pending))
 	{
-		MemoryContext spi = MemoryContextSwitchTo(outer);
+		run_save(LQ_PENDING_LAST, args, NULL, SPI_OK_SELECT, &isnull);
+		if (SPI_processed > 0)
+			last = spi_bytea(0, 1, outer);
+		/* a save that converts comes after its world's pending saves */
+		if (last && !defer)
+		{
+			MemoryContext spi = MemoryContextSwitchTo(outer);
 
-		prev_dir = (bytea *) PG_DETOAST_DATUM_COPY(kept);
-		MemoryContextSwitchTo(spi);
-	}
-	saved = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	if (!isnull)
-	{
-		MemoryContext spi = MemoryContextSwitchTo(outer);
-
-		prev = (bytea *) PG_DETOAST_DATUM_COPY(saved);
-		MemoryContextSwitchTo(spi);
+			catch_up_world(tbl, args[0], prev, prev_dir, outer);
+			MemoryContextSwitchTo(spi);
+			run_save(LQ_LOCK, args, nulls, SPI_OK_SELECT, &isnull);
+			prev = spi_bytea(0, 1, outer);
+			last = NULL;
+		}
 	}
 	SPI_finish();
-	convert(file, prev, &c);
+	convert(file, prev, last, defer, &c);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	/* the framed form where the loader has its frames table, for a version-13 file */
 	if (OidIsValid(frames) && c.version == SL_SLIMEFILE_WRITE_VERSION)
-		args[1] = PointerGetDatum(keep_framed(file, &c, prev_dir, args[0]));
+		args[1] = PointerGetDatum(keep_framed(file, &c, prev_dir, args[0], c.value != NULL));
 	else
 		args[1] = PointerGetDatum(file_to_keep(file, &c));
 	sl_buf_free(&c.chunks);
+	if (c.value == NULL)
+	{
+		/* pending: the memo stays the converter's */
+		Datum		dir = args[1];
+
+		args[2] = PointerGetDatum(prev);
+		nulls[2] = prev ? ' ' : 'n';
+		saved = run_save(LQ_FILE, args, nulls, SPI_OK_UPDATE_RETURNING, &isnull);
+		if (isnull)
+			elog(ERROR, "the world row of \"%s\" gave no save number", text_to_cstring(PG_GETARG_TEXT_PP(1)));
+		args[1] = saved;
+		args[2] = PG_GETARG_DATUM(2);
+		args[3] = PG_GETARG_DATUM(4);
+		nulls[2] = ' ';
+		nulls[3] = PG_ARGISNULL(4) ? 'n' : ' ';
+		args[4] = dir;
+		args[5] = PointerGetDatum(c.records);
+		run_save(LQ_PENDING_PUT, args, nulls, SPI_OK_INSERT, &isnull);
+		SPI_finish();
+		PG_RETURN_DATUM(saved);
+	}
 	args[2] = PointerGetDatum(c.memo);
 	nulls[2] = c.memo ? ' ' : 'n';
 	saved = run_save(LQ_FILE, args, nulls, SPI_OK_UPDATE_RETURNING, &isnull);
@@ -801,24 +1058,66 @@ save_as_owner(PG_FUNCTION_ARGS)
 	args[4] = saved;
 	nulls[2] = ' ';
 	nulls[3] = PG_ARGISNULL(4) ? 'n' : ' ';
-	if (fenced.world)
-		pfree(fenced.world);
-	fenced.world = (text *) MemoryContextAlloc(TopMemoryContext, VARSIZE_ANY(DatumGetPointer(args[0])));
-	memcpy(fenced.world, DatumGetPointer(args[0]), VARSIZE_ANY(DatumGetPointer(args[0])));
-	fenced.saves = tbl;
-	fenced.save = DatumGetInt64(saved);
-	fenced.at = slime_subxact_now();
-	PG_TRY();
-	{
-		run_save(LQ_INSERT, args, nulls, SPI_OK_SELECT, &isnull);
-	}
-	PG_FINALLY();
-	{
-		unfence();
-	}
-	PG_END_TRY();
+	insert_fenced(LQ_INSERT, args, nulls, tbl);
 	SPI_finish();
 	PG_RETURN_DATUM(saved);
+}
+
+/*
+ * slime_loader_catch_up(tbl, world): convert the pending saves of world,
+ * or (world NULL) of every world whose row no one holds locked; how many
+ * were converted. As the loader's owner.
+ */
+static Datum
+catch_up_as_owner(PG_FUNCTION_ARGS)
+{
+	Oid			tbl = PG_GETARG_OID(0);
+	Oid			worlds = slime_loader_worlds_required(tbl);
+	Oid			frames = slime_loader_frames_of(tbl);
+	Oid			pending = OidIsValid(frames) ? slime_loader_pending_of(tbl) : InvalidOid;
+	MemoryContext outer = CurrentMemoryContext;
+	int64		done = 0;
+	SPITupleTable *todo;
+	uint64		n;
+	bool		isnull;
+
+	if (!OidIsValid(pending))
+		PG_RETURN_INT64(0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOCK, LQ_COUNT - 1);
+	if (PG_ARGISNULL(1))
+	{
+		run_save(LQ_PENDING_WORLDS, NULL, NULL, SPI_OK_SELECT, &isnull);
+		todo = SPI_tuptable;
+		n = SPI_processed;
+	}
+	else
+	{
+		todo = NULL;
+		n = 1;
+	}
+	for (uint64 i = 0; i < n; i++)
+	{
+		Datum		world = todo ? SPI_getbinval(todo->vals[i], todo->tupdesc, 1, &isnull) : PG_GETARG_DATUM(1);
+
+		run_save(todo ? LQ_CATCH_TRY : LQ_CATCH_LOCK, &world, NULL, SPI_OK_SELECT, &isnull);
+		if (SPI_processed == 0)
+			continue;
+		done += catch_up_world(tbl, world, spi_bytea(0, 1, outer), spi_bytea(0, 2, outer), outer);
+	}
+	SPI_finish();
+	PG_RETURN_INT64(done);
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_catch_up);
+/* slime_loader_catch_up(tbl, world): as the loader's owner, for a role with INSERT on tbl. */
+Datum
+slime_loader_catch_up(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	return slime_loader_as_owner(fcinfo, ACL_INSERT, catch_up_as_owner);
 }
 
 /*
@@ -834,6 +1133,7 @@ load_as_owner(PG_FUNCTION_ARGS)
 	Oid			tbl = PG_GETARG_OID(0);
 	Oid			worlds = slime_loader_worlds_required(tbl);
 	Oid			frames = slime_loader_frames_of(tbl);
+	Oid			pending = OidIsValid(frames) ? slime_loader_pending_of(tbl) : InvalidOid;
 	Datum		arg = PG_GETARG_DATUM(1);
 	bool		isnull;
 	Datum		r;
@@ -843,9 +1143,10 @@ load_as_owner(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	prepare_save(tbl, worlds, frames, fcinfo, LQ_LOAD_FILE, LQ_LOAD_VALUE);
-	prepare_save(tbl, worlds, frames, fcinfo, LQ_LOAD_FRAMES, LQ_LOAD_FRAMES);
-	r = run_save(LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
+	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FILE, LQ_LOAD_VALUE);
+	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FRAMES, LQ_LOAD_FRAMES);
+	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FILE_P, LQ_LOAD_FILE_P);
+	r = run_save(OidIsValid(pending) ? LQ_LOAD_FILE_P : LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
 	dir = isnull ? NULL : DatumGetByteaPP(r);	/* read out of TOAST once */
 	if (dir && sl_sffr_is((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir)))
 	{
@@ -854,6 +1155,8 @@ load_as_owner(PG_FUNCTION_ARGS)
 		DestReceiver *dest = slime_loader_framed_dest(dir, outer);
 		bytea	   *f;
 
+		if (isnull)
+			world = (Datum) 0;	/* the newest save is pending: its frames are its only copy */
 		if (OidIsValid(frames))
 			run_save_into(LQ_LOAD_FRAMES, arg, dest);
 		f = slime_loader_framed_file(dest, world, tbl, text_to_cstring(DatumGetTextPP(arg)), outer);

@@ -62,8 +62,24 @@ static const char cold_worlds_sql[] =
 	"   OR pg_catalog.substring(w.file, 1, 3) OPERATOR(pg_catalog.=) '\\xb10b0d'::pg_catalog.bytea)"
 	"  AND (w.holder IS NULL OR w.expires OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp())"
 	"  AND NOT EXISTS (SELECT 1 FROM %2$s s WHERE s.world OPERATOR(pg_catalog.=) w.world"
-	"                   AND s.saved_at OPERATOR(pg_catalog.>) $1)"
+	"                   AND s.saved_at OPERATOR(pg_catalog.>) $1)%3$s"
 	" ORDER BY w.world LIMIT $2";
+
+/*
+ * The clause of cold_worlds_sql (%3$s) that leaves out the worlds of saves
+ * table saves with a pending save (their frames are its only copy; see
+ * slime_loader_catch_up), empty when the loader has no _pending table.
+ */
+static char *
+not_pending(Oid saves)
+{
+	Oid			p = slime_loader_pending_of(saves);
+
+	if (!OidIsValid(p))
+		return "";
+	return psprintf(" AND NOT EXISTS (SELECT FROM %s p WHERE p.world OPERATOR(pg_catalog.=) w.world)",
+					slime_rel_qualified(p));
+}
 
 /* Run q (cold_worlds_sql's $1 cutoff and $2 batch) in a new SPI connection; one statement. */
 static void
@@ -89,7 +105,7 @@ static Datum
 cold_world_refs(Oid saves, Oid worlds, const char *ext, Datum cutoff, int32 batch, bool *isnull)
 {
 	const char *s = slime_rel_qualified(saves);
-	char	   *cand = psprintf(cold_worlds_sql, slime_rel_qualified(worlds), s);
+	char	   *cand = psprintf(cold_worlds_sql, slime_rel_qualified(worlds), s, not_pending(saves));
 	char	   *q = psprintf(
 		"WITH g AS MATERIALIZED (SELECT w.world, w.saves%3$s) "
 		"SELECT pg_catalog.array_agg(r.h ORDER BY g.world, r.i) FROM g,"
@@ -180,7 +196,7 @@ settle_cold_files(Oid saves, Oid worlds, const char *ext, Datum cutoff, int32 ba
 		"   AND s.save OPERATOR(pg_catalog.=) c.saves))"
 		" FROM (SELECT w.world, w.ctid AS t, w.saves, w.file,"
 		"  (pg_catalog.octet_length(w.file)%5$s)::pg_catalog.int8 AS n%1$s) c",
-		psprintf(cold_worlds_sql, w, s), s, ext, file, size);
+		psprintf(cold_worlds_sql, w, s, not_pending(saves)), s, ext, file, size);
 	char	   *write = psprintf(
 		"WITH c AS (SELECT * FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.text[]),"
 		"  pg_catalog.unnest($2::pg_catalog.tid[]), pg_catalog.unnest($3::pg_catalog.int8[]),"

@@ -86,6 +86,7 @@ static int	max_render_pixels = SLIME_DEFAULT_MAX_RENDER_PIXELS;
 static int	gc_lock_wait = 10000;
 static int	pack_cache_kb = 64 * 1024;
 static bool loader_verify = false;
+static bool loader_defer = false;
 static bool write_summaries = true;
 static bool read_summaries = true;
 static int	loader_level = 1;
@@ -180,6 +181,11 @@ slime_define_settings(void)
 							"are not held up; read by slime_gc() (SQL).",
 							&gc_lock_wait, 10000, 0, PG_INT32_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomBoolVariable("slime.loader_defer",
+							 "Whether a loader save whose loader has its _pending table leaves its conversion to slime_loader_catch_up().",
+							 "The save checks the file, keeps its frames and directory and a pending row; "
+							 "the saves table gets its row when the world is caught up.",
+							 &loader_defer, false, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("slime.loader_verify",
 							 "Check every loader save against a conversion of the whole file.",
 							 "On: slime_loader_save also converts every chunk of the file and "
@@ -477,6 +483,13 @@ size_t
 slime_kept_counts_bytes(void)
 {
 	return slime_kept_counts_size;
+}
+
+/* Whether loader saves leave their conversion to a catch-up (slime.loader_defer). */
+bool
+slime_loader_defer(void)
+{
+	return loader_defer;
 }
 
 /* Whether loader saves are checked against a whole conversion (slime.loader_verify). */

@@ -66,6 +66,10 @@ void		slime_guc_pop(int nest);
 int			slime_loader_level(void);
 /* Whether loader saves are checked against a whole conversion (slime.loader_verify). */
 bool		slime_loader_verify(void);
+/* Whether loader saves leave their conversion to a catch-up (slime.loader_defer). */
+bool		slime_loader_defer(void);
+/* The <name>_pending table of the saves table tbl (InvalidOid: none). */
+Oid			slime_loader_pending_of(Oid tbl);
 
 /* Whether output writes the hex text form (slime.text_output = hex). */
 bool		slime_text_hex(void);

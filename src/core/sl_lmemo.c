@@ -306,7 +306,7 @@ sl_lmemo_find(const sl_lmemo *m, const uint8_t ctx[SL_LMEMO_CTX], int32_t x, int
 	if (m == NULL || !m->has_ctx || memcmp(m->ctx, ctx, SL_LMEMO_CTX) != 0)
 		return NULL;
 	e = find(m, x, z);
-	return e && e->usable && e->known ? e : NULL;
+	return e && e->usable && (e->known || e->checked) ? e : NULL;
 }
 
 /* Encode one chunk (a run of inline pieces) as a store entry; fill d and hash, and count it into sum (its raw bytes). */
@@ -437,6 +437,95 @@ done:
 	if (rc)
 		sl_builder_free(&nb);
 	return rc;
+}
+
+/* The records list of m (sl_lmemo.h). */
+int
+sl_lmemo_encode_records(const sl_lmemo *m, sl_buf *out, sl_err *err)
+{
+	size_t		start = out->len;
+	uint8_t		head[17];
+	uint8_t		sum[8];
+
+	memcpy(head, SL_LMEMO_RECORDS_MAGIC, 4);
+	head[4] = 1;
+	memcpy(head + 5, m->ctx, SL_LMEMO_CTX);
+	sl_put_u32le(head + 13, (uint32_t) m->n);
+	if (sl_buf_put(out, head, sizeof(head), err))
+		return -1;
+	for (size_t i = 0; i < m->n; i++)
+	{
+		uint8_t		q[28];
+
+		sl_put_u32le(q, (uint32_t) m->e[i].x);
+		sl_put_u32le(q + 4, (uint32_t) m->e[i].z);
+		sl_put_u32le(q + 8, m->e[i].rec_len);
+		memcpy(q + 12, m->e[i].xxh, 16);
+		if (sl_buf_put(out, q, sizeof(q), err))
+			return -1;
+	}
+	sl_put_u64le(sum, XXH64(out->data + start, out->len - start, 0));
+	return sl_buf_put(out, sum, sizeof(sum), err);
+}
+
+/* Add a records list to m as checked entries (sl_lmemo.h). */
+int
+sl_lmemo_add_records(sl_lmemo *m, const uint8_t *p, size_t len, sl_err *err)
+{
+	uint32_t	n;
+	size_t		had;
+
+	if (len < 25 || memcmp(p, SL_LMEMO_RECORDS_MAGIC, 4) != 0 || p[4] != 1)
+		return sl_fail(err, SL_ERR_FORMAT, "records list: not one of version 1");
+	if (XXH64(p, len - 8, 0) != sl_get_u64le(p + len - 8))
+		return sl_fail(err, SL_ERR_FORMAT, "records list: checksum mismatch");
+	n = sl_get_u32le(p + 13);
+	if ((uint64_t) n * 28 != len - 25)
+		return sl_fail(err, SL_ERR_FORMAT, "records list: %u entries in %zu bytes", n, len);
+	if (m->has_ctx && memcmp(m->ctx, p + 5, SL_LMEMO_CTX) != 0)
+		return 0;
+	if (!m->sorted)
+	{
+		qsort(m->e, m->n, sizeof(sl_lmemo_ent), cmp_ent);
+		m->sorted = 1;
+	}
+	memcpy(m->ctx, p + 5, SL_LMEMO_CTX);
+	m->has_ctx = 1;
+	had = m->n;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		const uint8_t *q = p + 17 + (size_t) 28 * i;
+		sl_lmemo_ent e;
+		sl_lmemo_ent *old;
+
+		memset(&e, 0, sizeof(e));
+		e.x = (int32_t) sl_get_u32le(q);
+		e.z = (int32_t) sl_get_u32le(q + 4);
+		e.rec_len = sl_get_u32le(q + 8);
+		memcpy(e.xxh, q + 12, 16);
+		e.checked = 1;
+		e.usable = 1;
+		/* looked up among the entries m had: the list names each position once */
+		old = NULL;
+		if (had > 0)
+		{
+			sl_lmemo_ent key = e;
+
+			old = bsearch(&key, m->e, had, sizeof(sl_lmemo_ent), cmp_ent);
+		}
+		if (old && memcmp(old->xxh, e.xxh, 16) == 0 && old->rec_len == e.rec_len)
+			continue;
+		if (old)
+		{
+			*old = e;
+			continue;
+		}
+		if (sl_lmemo_add(m, &e, err))
+			return -1;
+	}
+	qsort(m->e, m->n, sizeof(sl_lmemo_ent), cmp_ent);
+	m->sorted = 1;
+	return 0;
 }
 
 /* Free a memo's entries and their summaries. */

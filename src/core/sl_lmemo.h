@@ -61,6 +61,7 @@ typedef struct sl_lmemo_ent
 	uint32_t	sum_len;
 	uint8_t		known;			/* hash, lengths and summary set (a record converted: after sl_lmemo_store_chunks) */
 	uint8_t		usable;			/* may be reused (the caller found hash in the store) */
+	uint8_t		checked;		/* read and found sound by a save that kept it unconverted (a pending save): only x, z, rec_len and xxh are set */
 } sl_lmemo_ent;
 
 typedef struct sl_lmemo
@@ -93,6 +94,24 @@ int			sl_lmemo_add(sl_lmemo *m, const sl_lmemo_ent *e, sl_err *err);
 /* The usable entry of chunk (x,z) whose context is ctx, or NULL. */
 const sl_lmemo_ent *sl_lmemo_find(const sl_lmemo *m, const uint8_t ctx[SL_LMEMO_CTX],
 								  int32_t x, int32_t z);
+
+/*
+ * The records list of a memo (every entry, converted or only checked:
+ * position, record length, XXH3-128), as a pending save keeps it:
+ * "SLRL", u8 version 1, the context, u32le n, n entries of i32le x,
+ * i32le z, u32le rec_len, 16 bytes XXH3-128, then u64le XXH64 (seed 0)
+ * of every byte before it.
+ */
+#define SL_LMEMO_RECORDS_MAGIC	"SLRL"
+int			sl_lmemo_encode_records(const sl_lmemo *m, sl_buf *out, sl_err *err);
+
+/*
+ * Add a records list (sl_lmemo_encode_records) to m as checked entries: a
+ * record m has with the same XXH3-128 stays as it is, another replaces
+ * m's entry of its position (m sorted after). A list of another context
+ * than m's adds nothing; a malformed one is SL_ERR_FORMAT (m unchanged).
+ */
+int			sl_lmemo_add_records(sl_lmemo *m, const uint8_t *p, size_t len, sl_err *err);
 
 /* XXH3-128 of a record, as the memo keeps it. */
 void		sl_lmemo_xxh(const uint8_t *p, size_t len, uint8_t out[16]);

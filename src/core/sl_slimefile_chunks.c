@@ -671,6 +671,12 @@ rd_chunk_noted(sf *s, rd *r, seen_set *seen)
 	if (m && m->rec_len <= r->len - r->pos)
 	{
 		sl_lmemo_xxh(r->p + r->pos, m->rec_len, e.xxh);
+		if (memcmp(e.xxh, m->xxh, 16) == 0 && !m->known)
+		{
+			/* checked by a pending save, not converted: skipped (the value built is not used) */
+			r->pos += m->rec_len;
+			return sl_lmemo_add(s->memo_out, m, s->err);
+		}
 		if (memcmp(e.xxh, m->xxh, 16) == 0)
 		{
 			sl_dirent	d;
