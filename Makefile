@@ -1,7 +1,7 @@
 # slime: PostgreSQL extension for Minecraft worlds (PGXS build)
 
 EXTENSION = slime
-EXTVERSION = 0.12.0
+EXTVERSION = 0.13.0
 MODULE_big = slime
 DATA = $(wildcard sql/slime--*.sql)
 
@@ -17,7 +17,7 @@ SHLIB_LINK = $(LIBS_CORE) -Wl,-Bsymbolic
 PG_CPPFLAGS = -Isrc/core -DSLIME_EXTVERSION='"$(EXTVERSION)"'
 PG_CFLAGS = -std=gnu99 -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-REGRESS = setup type region contents blocks summary limits store upgrade slimefile schem lease loader render shard settle gc corpus worldfile
+REGRESS = setup type region contents blocks summary limits store upgrade slimefile schem lease loader defer render shard settle gc corpus worldfile
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress-out
 
 # the shared corpus of real world files, read in place by the corpus tests

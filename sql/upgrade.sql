@@ -57,6 +57,8 @@ ALTER EXTENSION slime UPDATE TO '0.11.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
 ALTER EXTENSION slime UPDATE TO '0.12.0';
 SELECT extversion FROM pg_extension WHERE extname = 'slime';
+ALTER EXTENSION slime UPDATE TO '0.13.0';
+SELECT extversion FROM pg_extension WHERE extname = 'slime';
 -- 0.10.0 tracks the tables that have the store trigger (the loader's saves
 -- table among them); its first slime_gc() finds no counts and reads every
 -- table once (removing nothing they refer to), the next reads no value

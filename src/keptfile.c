@@ -408,6 +408,17 @@ slime_loader_framed_file(DestReceiver *dest, Datum world, Oid tbl, const char *n
 	return r ? r : from_the_save(&fd->err, world, &of, cxt);
 }
 
+/* The file the frames dest received make, or NULL and *why (slime.h). */
+bytea *
+slime_loader_framed_try(DestReceiver *dest, char **why)
+{
+	framed_dest *fd = (framed_dest *) dest;
+	bytea	   *r = framed_end(fd);
+
+	*why = r ? NULL : pstrdup(fd->err.msg);
+	return r;
+}
+
 PG_FUNCTION_INFO_V1(slime_loader_file_framed);
 /*
  * slime_loader_file_framed(dir bytea, frames bytea[]): the hot form of the

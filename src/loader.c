@@ -397,12 +397,13 @@ typedef enum save_query
 	LQ_PENDING_PUT,				/* a pending save */
 	LQ_PENDING_ROWS,			/* the world's pending saves, oldest first */
 	LQ_PENDING_DONE,			/* a pending save converted (or past keep) */
-	LQ_CATCH_LOCK,				/* the world's memo and kept file, its row locked */
+	LQ_CATCH_LOCK,				/* the world's memo, kept file and newest save, its row locked */
 	LQ_CATCH_TRY,				/* the same, or no row when another holds the lock */
 	LQ_MEMO_SET,				/* the world's memo after a catch-up */
 	LQ_INSERT_AT,				/* a caught-up save (its time given) and the retention */
-	LQ_LOAD_FILE_P,				/* LQ_LOAD_FILE, the newest save pending or not */
-	LQ_PENDING_WORLDS,			/* the worlds with a pending save */
+	LQ_LOAD_FILE_P,				/* LQ_LOAD_FILE, the newest save pending or not, and whether any is pending */
+	LQ_PENDING_WORLDS,			/* the worlds with a pending save, the longest waiting first */
+	LQ_LOAD_FRAMES_K,			/* the frames of the world a directory names (others may be a pending save's) */
 	LQ_COUNT
 } save_query;
 
@@ -444,19 +445,21 @@ static const char *const save_sql[LQ_COUNT] = {
 	"VALUES ($1, $2, pg_catalog.clock_timestamp(), $3, $4, $5, $6)",
 	"SELECT save, saved_at, token, keep, dir FROM %s WHERE world OPERATOR(pg_catalog.=) $1 ORDER BY save",
 	"DELETE FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND save OPERATOR(pg_catalog.=) $2",
-	"SELECT memo, file FROM %s WHERE world OPERATOR(pg_catalog.=) $1 FOR UPDATE",
-	"SELECT memo, file FROM %s WHERE world OPERATOR(pg_catalog.=) $1 FOR UPDATE SKIP LOCKED",
+	"SELECT memo, file, saves FROM %s WHERE world OPERATOR(pg_catalog.=) $1 FOR UPDATE",
+	"SELECT memo, file, saves FROM %s WHERE world OPERATOR(pg_catalog.=) $1 FOR UPDATE SKIP LOCKED",
 	"UPDATE %s SET memo = $2 WHERE world OPERATOR(pg_catalog.=) $1",
 	"WITH ins AS (INSERT INTO %1$s (world, save, saved_at, token, data) "
 	"VALUES ($1, $5, $6, $2, $3) RETURNING save), "
 	"gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 "
 	"AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) "
 	"SELECT save FROM ins",
-	"SELECT w.file, s.data FROM %1$s w LEFT JOIN %2$s s ON s.world OPERATOR(pg_catalog.=) w.world "
-	"AND s.save OPERATOR(pg_catalog.=) w.saves WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL "
-	"AND (s.save IS NOT NULL OR EXISTS (SELECT FROM %3$s p WHERE p.world OPERATOR(pg_catalog.=) w.world "
-	"AND p.save OPERATOR(pg_catalog.=) w.saves))",
-	"SELECT DISTINCT world FROM %s"
+	"SELECT w.file, s.data, p.save IS NOT NULL FROM %1$s w LEFT JOIN %2$s s ON s.world OPERATOR(pg_catalog.=) w.world "
+	"AND s.save OPERATOR(pg_catalog.=) w.saves LEFT JOIN LATERAL (SELECT p.save FROM %3$s p "
+	"WHERE p.world OPERATOR(pg_catalog.=) w.world ORDER BY p.save DESC LIMIT 1) p ON true "
+	"WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL "
+	"AND (s.save IS NOT NULL OR p.save OPERATOR(pg_catalog.=) w.saves)",
+	"SELECT world FROM %s GROUP BY world ORDER BY pg_catalog.min(saved_at) LIMIT $1",
+	"SELECT key, frame FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND key OPERATOR(pg_catalog.=) ANY ($2)"
 };
 
 /*
@@ -465,7 +468,7 @@ static const char *const save_sql[LQ_COUNT] = {
  * and pending.
  */
 static const char save_on[LQ_COUNT] = {'w', 'e', 'w', 's', 'l', 's', 'f', 'f', 'f', 'f',
-'p', 'p', 'p', 'p', 'w', 'w', 'w', 's', 'L', 'p'};
+'p', 'p', 'p', 'p', 'w', 'w', 'w', 's', 'L', 'p', 'f'};
 
 /* Plans of save_sql for the saves table last saved to, with the names they were made for. */
 static struct
@@ -517,9 +520,10 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, Oid pending, FunctionCallInfo fcin
 		{TEXTOID, BYTEAOID},
 		{TEXTOID, INT8OID, slime_type_in(ext), INT4OID, INT8OID, TIMESTAMPTZOID},
 		{TEXTOID},
-		{0}
+		{INT4OID},
+		{TEXTOID, BYTEAARRAYOID}
 	};
-	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1, 3, 2, 2, 1, 1, 6, 1, 2, 1, 1, 2, 6, 1, 0};
+	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1, 3, 2, 2, 1, 1, 6, 1, 2, 1, 1, 2, 6, 1, 1, 2};
 
 	if (save_plans.tbl != tbl || save_plans.names == NULL || strcmp(save_plans.names, names) != 0)
 	{
@@ -597,7 +601,7 @@ run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
 {
 	bool		read_only = q == LQ_LOAD_FILE || q == LQ_LOAD_VALUE || q == LQ_LOAD_FRAMES || q == LQ_LOAD_FILE_P;
 	bool		by_key = q == LQ_LOAD_FRAMES || q == LQ_FRAMES_DROP || q == LQ_FRAMES_ONLY || q == LQ_INSERT ||
-		q == LQ_INSERT_AT;
+		q == LQ_INSERT_AT || q == LQ_LOAD_FRAMES_K;
 	int			nest = by_key ? slime_guc_push("enable_bitmapscan", "off") : 0;
 	int			rc = SPI_execute_plan(save_plans.plans[q], args, nulls, read_only, 0);
 
@@ -613,14 +617,15 @@ run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
 }
 
 /*
- * Run the read-only statement q of one text argument (a world's name),
- * its rows going to dest rather than into SPI's tuple table; as run_save
- * runs it (by key: no bitmap scan).
+ * Run the read-only statement q of a text argument (a world's name) and,
+ * unless (Datum) 0, a bytea[] one (keys), its rows going to dest rather
+ * than into SPI's tuple table; as run_save runs it (by key: no bitmap
+ * scan).
  */
 static void
-run_save_into(save_query q, Datum arg, DestReceiver *dest)
+run_save_into(save_query q, Datum arg, Datum keys, DestReceiver *dest)
 {
-	ParamListInfo params = makeParamList(1);
+	ParamListInfo params = makeParamList(keys ? 2 : 1);
 	SPIExecuteOptions opts;
 	int			nest = slime_guc_push("enable_bitmapscan", "off");
 	int			rc;
@@ -629,6 +634,13 @@ run_save_into(save_query q, Datum arg, DestReceiver *dest)
 	params->params[0].isnull = false;
 	params->params[0].pflags = PARAM_FLAG_CONST;
 	params->params[0].ptype = TEXTOID;
+	if (keys)
+	{
+		params->params[1].value = keys;
+		params->params[1].isnull = false;
+		params->params[1].pflags = PARAM_FLAG_CONST;
+		params->params[1].ptype = BYTEAARRAYOID;
+	}
 	memset(&opts, 0, sizeof(opts));
 	opts.params = params;
 	opts.read_only = true;
@@ -673,6 +685,38 @@ static Datum
 bytea_array(Datum *elems, int n)
 {
 	return PointerGetDatum(construct_array(elems, n, BYTEAOID, -1, false, TYPALIGN_INT));
+}
+
+/* The keys of framed directory dir as a bytea[] (empty when it does not open). */
+static Datum
+dir_keys(bytea *dir)
+{
+	sl_sffr_dir d;
+	sl_err		err;
+	Datum	   *kd;
+	uint32_t	n = 0;
+
+	if (dir == NULL || sl_sffr_open((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir), &d, &err))
+		return bytea_array(palloc(sizeof(Datum)), 0);
+	kd = palloc(sizeof(Datum) * (d.n ? d.n : 1));
+	for (uint32_t i = 0; i < d.n; i++)
+		kd[n++] = PointerGetDatum(slime_from_bytes(d.f[i].key, SL_SFFR_KEY));
+	sl_sffr_dir_free(&d);
+	return bytea_array(kd, n);
+}
+
+/*
+ * Read the frames of world's directory dir into dest: those it names when
+ * the loader has a _pending table (the frames of pending saves lie beside
+ * them), else every frame of the world (one range of the index).
+ */
+static void
+read_frames(Datum world, bytea *dir, bool pending, DestReceiver *dest)
+{
+	if (pending)
+		run_save_into(LQ_LOAD_FRAMES_K, world, dir_keys(dir), dest);
+	else
+		run_save_into(LQ_LOAD_FRAMES, world, (Datum) 0, dest);
 }
 
 /* Order 16-byte keys. */
@@ -848,18 +892,33 @@ spi_bytea(int r, int col, MemoryContext cxt)
 	return b;
 }
 
+/* Column col (int8) of row r of the last SPI result. */
+static int64
+spi_int8(int r, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, col, &isnull);
+
+	return isnull ? 0 : DatumGetInt64(d);
+}
+
 /*
  * Convert the pending saves of world (its row locked, memo its memo, kept
  * the file its row keeps) in order: each one's file placed from its
  * directory and the world's frames, converted against the memo of the one
  * before, inserted into the saves table with its time and token and its
  * keep applied, its pending row deleted; those its newest pending save's
- * keep leaves out are deleted unconverted. Then the world's memo is the
- * last one's, and the frames its kept file does not name go. With SPI
- * connected and the statements prepared. How many were converted.
+ * keep leaves out are deleted unconverted. A pending save whose frames
+ * are damaged or missing (they are its only copy) is lost: a WARNING says
+ * so and its row goes when a save newer than it exists (its number is
+ * below newest, the world's newest save or the one being made); else (it
+ * is the world's newest save, which a load then refuses to give) it stays.
+ * Then the world's memo is the last conversion's, and the frames its kept
+ * file does not name go. With SPI connected and the statements prepared.
+ * How many were converted.
  */
 static int64
-catch_up_world(Oid tbl, Datum world, bytea *memo, bytea *kept, MemoryContext cxt)
+catch_up_world(Oid tbl, Datum world, bytea *memo, bytea *kept, int64 newest_save, MemoryContext cxt)
 {
 	SPITupleTable *rows;
 	uint64		n;
@@ -870,6 +929,7 @@ catch_up_world(Oid tbl, Datum world, bytea *memo, bytea *kept, MemoryContext cxt
 	bool		keep_null;
 
 	run_save(LQ_PENDING_ROWS, &world, NULL, SPI_OK_SELECT, &isnull);
+	/* every row is handled below: a damaged one that stays is the last (the newest save) */
 	rows = SPI_tuptable;
 	n = SPI_processed;
 	if (n == 0)
@@ -885,32 +945,53 @@ catch_up_world(Oid tbl, Datum world, bytea *memo, bytea *kept, MemoryContext cxt
 		CHECK_FOR_INTERRUPTS();
 		if (keep_null || DatumGetInt64(save) > newest - DatumGetInt32(keepd))
 		{
-			Datum		at = SPI_getbinval(t, rows->tupdesc, 2, &isnull);
-			Datum		token = SPI_getbinval(t, rows->tupdesc, 3, &isnull);
-			Datum		keep;
-			bool		knull;
-			bytea	   *dir = DatumGetByteaPP(SPI_getbinval(t, rows->tupdesc, 5, &isnull));
-			DestReceiver *dest = slime_loader_framed_dest(dir, cxt);
-			bytea	   *file;
-			converted_file c;
+			/* each save's file and conversion in a context of its own: a batch holds one at a time */
+			MemoryContext one = AllocSetContextCreate(CurrentMemoryContext, "slime catch-up save",
+													  ALLOCSET_DEFAULT_SIZES);
+			MemoryContext old = MemoryContextSwitchTo(one);
 			Datum		args[6];
 			char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+			bool		knull;
+			bytea	   *dir = DatumGetByteaPP(SPI_getbinval(t, rows->tupdesc, 5, &isnull));
+			DestReceiver *dest = slime_loader_framed_dest(dir, one);
+			bytea	   *file;
+			converted_file c;
+			char	   *why;
 
-			keep = SPI_getbinval(t, rows->tupdesc, 4, &knull);
-			run_save_into(LQ_LOAD_FRAMES, world, dest);
-			/* the frames are the pending save's only copy: one damaged is an error */
-			file = slime_loader_framed_file(dest, (Datum) 0, tbl, text_to_cstring(DatumGetTextPP(world)), cxt);
+			read_frames(world, dir, true, dest);
+			file = slime_loader_framed_try(dest, &why);
+			if (file == NULL)
+			{
+				bool		lost = DatumGetInt64(save) < newest_save;
+
+				ereport(WARNING,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("loader %s, world \"%s\", pending save " INT64_FORMAT ": %s",
+								slime_rel_qualified(tbl), text_to_cstring(DatumGetTextPP(world)),
+								DatumGetInt64(save), why),
+						 errdetail(lost ? "Its frames are its only copy: the save is lost, a newer one stands."
+								   : "Its frames are its only copy, and it is the world's newest save: it stays pending, and a load of the world fails, until a newer save.")));
+				MemoryContextSwitchTo(old);
+				MemoryContextDelete(one);
+				if (lost)
+					run_save(LQ_PENDING_DONE, del, NULL, SPI_OK_DELETE, &isnull);
+				continue;
+			}
 			convert(file, memo, NULL, false, &c);
 			sl_buf_free(&c.chunks);
 			args[0] = world;
-			args[1] = token;
+			args[1] = SPI_getbinval(t, rows->tupdesc, 3, &isnull);	/* token */
 			args[2] = PointerGetDatum(c.value);
-			args[3] = keep;
+			args[3] = SPI_getbinval(t, rows->tupdesc, 4, &knull);	/* keep */
 			nulls[3] = knull ? 'n' : ' ';
 			args[4] = save;
-			args[5] = at;
+			args[5] = SPI_getbinval(t, rows->tupdesc, 2, &isnull);	/* saved_at */
 			insert_fenced(LQ_INSERT_AT, args, nulls, tbl);
-			memo = c.memo;
+			/* the memo the next conversion reads, kept past this save's context */
+			MemoryContextSwitchTo(cxt);
+			memo = c.memo ? (bytea *) PG_DETOAST_DATUM_COPY(PointerGetDatum(c.memo)) : NULL;
+			MemoryContextSwitchTo(old);
+			MemoryContextDelete(one);
 			done++;
 		}
 		run_save(LQ_PENDING_DONE, del, NULL, SPI_OK_DELETE, &isnull);
@@ -918,23 +999,10 @@ catch_up_world(Oid tbl, Datum world, bytea *memo, bytea *kept, MemoryContext cxt
 	{
 		Datum		args[2] = {world, PointerGetDatum(memo)};
 		char		nulls[2] = {' ', memo ? ' ' : 'n'};
-		sl_sffr_dir d;
-		sl_err		err;
-		Datum	   *kd;
-		uint32_t	nk = 0;
 
 		run_save(LQ_MEMO_SET, args, nulls, SPI_OK_UPDATE, &isnull);
 		/* the frames the kept file names stay; none when it is not framed */
-		if (kept && sl_sffr_open((const uint8_t *) VARDATA_ANY(kept), VARSIZE_ANY_EXHDR(kept), &d, &err) == 0)
-		{
-			kd = palloc(sizeof(Datum) * (d.n ? d.n : 1));
-			for (uint32_t i = 0; i < d.n; i++)
-				kd[nk++] = PointerGetDatum(slime_from_bytes(d.f[i].key, SL_SFFR_KEY));
-			sl_sffr_dir_free(&d);
-		}
-		else
-			kd = palloc(sizeof(Datum));
-		args[1] = bytea_array(kd, nk);
+		args[1] = dir_keys(kept);
 		run_save(LQ_FRAMES_ONLY, args, NULL, SPI_OK_DELETE, &isnull);
 	}
 	return done;
@@ -1004,22 +1072,19 @@ save_as_owner(PG_FUNCTION_ARGS)
 		run_save(LQ_PENDING_LAST, args, NULL, SPI_OK_SELECT, &isnull);
 		if (SPI_processed > 0)
 			last = spi_bytea(0, 1, outer);
-		/* a save that converts comes after its world's pending saves */
-		if (last && !defer)
-		{
-			MemoryContext spi = MemoryContextSwitchTo(outer);
-
-			catch_up_world(tbl, args[0], prev, prev_dir, outer);
-			MemoryContextSwitchTo(spi);
-			run_save(LQ_LOCK, args, nulls, SPI_OK_SELECT, &isnull);
-			prev = spi_bytea(0, 1, outer);
-			last = NULL;
-		}
 	}
 	SPI_finish();
 	convert(file, prev, last, defer, &c);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	/*
+	 * a save that converts (deferral off, or a file or memo it cannot
+	 * defer with) comes after its world's pending saves: they are
+	 * converted first, under the row lock this save holds, their frames
+	 * still there (the memo they leave is this save's to replace)
+	 */
+	if (last && c.value != NULL)
+		catch_up_world(tbl, args[0], prev, prev_dir, PG_INT64_MAX, outer);
 	/* the framed form where the loader has its frames table, for a version-13 file */
 	if (OidIsValid(frames) && c.version == SL_SLIMEFILE_WRITE_VERSION)
 		args[1] = PointerGetDatum(keep_framed(file, &c, prev_dir, args[0], c.value != NULL));
@@ -1063,10 +1128,35 @@ save_as_owner(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(saved);
 }
 
+/* A world a batch catches up (catch_up_locked). */
+typedef struct catch_up_one
+{
+	Oid			tbl;
+	Datum		world;
+	MemoryContext cxt;
+	int64		done;
+} catch_up_one;
+
+/* Catch up world a->world unless a save holds its row (slime_subxact_try's fn). */
+static void
+catch_up_locked(void *arg)
+{
+	catch_up_one *a = arg;
+	bool		isnull;
+
+	run_save(LQ_CATCH_TRY, &a->world, NULL, SPI_OK_SELECT, &isnull);
+	if (SPI_processed > 0)
+		a->done = catch_up_world(a->tbl, a->world, spi_bytea(0, 1, a->cxt), spi_bytea(0, 2, a->cxt),
+								 spi_int8(0, 3), a->cxt);
+}
+
 /*
- * slime_loader_catch_up(tbl, world): convert the pending saves of world,
- * or (world NULL) of every world whose row no one holds locked; how many
- * were converted. As the loader's owner.
+ * slime_loader_catch_up(tbl, world, max_worlds): convert the pending saves
+ * of world, or (world NULL) of the max_worlds worlds (NULL: all) whose
+ * pending saves wait longest, those whose row another holds skipped; how
+ * many were converted. As the loader's owner. Each world's row stays
+ * locked until the transaction ends: a call does a bounded batch, and
+ * slime_loader_catch_up_batches() commits after each.
  */
 static Datum
 catch_up_as_owner(PG_FUNCTION_ARGS)
@@ -1080,6 +1170,8 @@ catch_up_as_owner(PG_FUNCTION_ARGS)
 	SPITupleTable *todo;
 	uint64		n;
 	bool		isnull;
+	catch_up_one one;
+	char	   *why;
 
 	if (!OidIsValid(pending))
 		PG_RETURN_INT64(0);
@@ -1088,7 +1180,9 @@ catch_up_as_owner(PG_FUNCTION_ARGS)
 	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOCK, LQ_COUNT - 1);
 	if (PG_ARGISNULL(1))
 	{
-		run_save(LQ_PENDING_WORLDS, NULL, NULL, SPI_OK_SELECT, &isnull);
+		Datum		most = Int32GetDatum(PG_NARGS() > 2 && !PG_ARGISNULL(2) ? Max(PG_GETARG_INT32(2), 0) : PG_INT32_MAX);
+
+		run_save(LQ_PENDING_WORLDS, &most, NULL, SPI_OK_SELECT, &isnull);
 		todo = SPI_tuptable;
 		n = SPI_processed;
 	}
@@ -1099,12 +1193,33 @@ catch_up_as_owner(PG_FUNCTION_ARGS)
 	}
 	for (uint64 i = 0; i < n; i++)
 	{
-		Datum		world = todo ? SPI_getbinval(todo->vals[i], todo->tupdesc, 1, &isnull) : PG_GETARG_DATUM(1);
+		Datum		world;
 
-		run_save(todo ? LQ_CATCH_TRY : LQ_CATCH_LOCK, &world, NULL, SPI_OK_SELECT, &isnull);
-		if (SPI_processed == 0)
+		if (todo == NULL)
+		{
+			/* the world asked for: it is waited for, and its error is the call's */
+			world = PG_GETARG_DATUM(1);
+			run_save(LQ_CATCH_LOCK, &world, NULL, SPI_OK_SELECT, &isnull);
+			if (SPI_processed > 0)
+				done += catch_up_world(tbl, world, spi_bytea(0, 1, outer), spi_bytea(0, 2, outer), spi_int8(0, 3), outer);
 			continue;
-		done += catch_up_world(tbl, world, spi_bytea(0, 1, outer), spi_bytea(0, 2, outer), outer);
+		}
+		/*
+		 * a batch: each world in a subtransaction, so that one whose
+		 * conversion finds damage (a WARNING says which) keeps no other
+		 * from being caught up
+		 */
+		one.tbl = tbl;
+		one.world = SPI_getbinval(todo->vals[i], todo->tupdesc, 1, &isnull);
+		one.cxt = outer;
+		one.done = 0;
+		if (slime_subxact_try(catch_up_locked, &one, ERRCODE_DATA_CORRUPTED, &why))
+			done += one.done;
+		else
+			ereport(WARNING,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("%s", why),
+					 errdetail("The world's pending saves stay pending; the other worlds are caught up.")));
 	}
 	SPI_finish();
 	PG_RETURN_INT64(done);
@@ -1145,6 +1260,7 @@ load_as_owner(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FILE, LQ_LOAD_VALUE);
 	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FRAMES, LQ_LOAD_FRAMES);
+	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FRAMES_K, LQ_LOAD_FRAMES_K);
 	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FILE_P, LQ_LOAD_FILE_P);
 	r = run_save(OidIsValid(pending) ? LQ_LOAD_FILE_P : LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
 	dir = isnull ? NULL : DatumGetByteaPP(r);	/* read out of TOAST once */
@@ -1154,11 +1270,15 @@ load_as_owner(PG_FUNCTION_ARGS)
 		Datum		world = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
 		DestReceiver *dest = slime_loader_framed_dest(dir, outer);
 		bytea	   *f;
+		bool		some_pending = false;
 
 		if (isnull)
 			world = (Datum) 0;	/* the newest save is pending: its frames are its only copy */
+		if (OidIsValid(pending))
+			some_pending = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+		/* the frames of pending saves lie beside the directory's only while some are pending */
 		if (OidIsValid(frames))
-			run_save_into(LQ_LOAD_FRAMES, arg, dest);
+			read_frames(arg, dir, some_pending, dest);
 		f = slime_loader_framed_file(dest, world, tbl, text_to_cstring(DatumGetTextPP(arg)), outer);
 		SPI_finish();
 		PG_RETURN_BYTEA_P(f);
@@ -1242,4 +1362,16 @@ slime_loader_frames(PG_FUNCTION_ARGS)
 	if (!OidIsValid(f))
 		PG_RETURN_NULL();
 	PG_RETURN_OID(f);
+}
+
+PG_FUNCTION_INFO_V1(slime_loader_pending);
+/* The <name>_pending table that goes with the saves table tbl (NULL: none). */
+Datum
+slime_loader_pending(PG_FUNCTION_ARGS)
+{
+	Oid			p = slime_loader_pending_of(PG_GETARG_OID(0));
+
+	if (!OidIsValid(p))
+		PG_RETURN_NULL();
+	PG_RETURN_OID(p);
 }

@@ -151,6 +151,13 @@ slime_subxact slime_subxact_now(void);
 /* Whether marker x was set in the (sub)transaction running now (xmark.c). */
 bool		slime_subxact_is(slime_subxact x);
 
+/*
+ * Run fn(arg) in a subtransaction: true when it ran through, false when it
+ * raised an error of SQLSTATE code (rolled back; *msg its message), any
+ * other error raised again (xmark.c).
+ */
+bool		slime_subxact_try(void (*fn) (void *arg), void *arg, int code, char **msg);
+
 /* Mark the value of content hash hash as built, checked and stored by a loader save in this subtransaction (xmark.c). */
 void		slime_loader_mark_checked(const uint8_t hash[32]);
 
@@ -320,10 +327,14 @@ struct _DestReceiver *slime_loader_framed_dest(bytea *dir, MemoryContext cxt);
  * The file the frames received by dest (slime_loader_framed_dest) make,
  * for the save whose value is world; when the directory or a frame is
  * damaged or missing, a WARNING naming the loader tbl and world name, and
- * the file written from world, allocated in cxt (keptfile.c).
+ * the file written from world, allocated in cxt (keptfile.c); world
+ * (Datum) 0 (a pending save: no value to write from): the damage raised.
  */
 bytea	   *slime_loader_framed_file(struct _DestReceiver *dest, Datum world, Oid tbl, const char *name,
 									  MemoryContext cxt);
+
+/* The file the frames received by dest make, or NULL with *why (in the current context) naming the damage. */
+bytea	   *slime_loader_framed_try(struct _DestReceiver *dest, char **why);
 
 /* slime_to_slimefile(slime, version) (slimefile.c), for the loader's load. */
 Datum		slime_to_slimefile(PG_FUNCTION_ARGS);

@@ -767,6 +767,27 @@ probe_busy(Relation rel, Datum *hash, int n, bool *busy)
 /* Tries of an insert whose key another transaction began to store between the probe and the insert. */
 #define STORE_INSERT_TRIES 3
 
+/* The arguments of store_insert. */
+typedef struct store_insert_args
+{
+	Relation	rel;
+	Datum	   *hash;
+	Datum	   *data;
+	int			n;
+} store_insert_args;
+
+/* Run SQ_INSERT for the entries of a (store_insert_args). */
+static void
+store_insert(void *a)
+{
+	store_insert_args *s = a;
+
+	run_store_query(SQ_INSERT, s->rel,
+					construct_array(s->hash, s->n, BYTEAOID, -1, false, TYPALIGN_INT),
+					construct_array(s->data, s->n, BYTEAOID, -1, false, TYPALIGN_INT),
+					SPI_OK_INSERT);
+}
+
 /*
  * Run SQ_INSERT for the n entries in a subtransaction whose lock_timeout is
  * STORE_INSERT_WAIT_MS: true when it ran, false when it would have waited
@@ -775,39 +796,10 @@ probe_busy(Relation rel, Datum *hash, int n, bool *busy)
 static bool
 insert_or_give_up(Relation rel, Datum *hash, Datum *data, int n)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
+	store_insert_args a = {rel, hash, data, n};
 	int			nest = slime_guc_push("lock_timeout", STORE_INSERT_WAIT_MS);
-	bool		done = false;
+	bool		done = slime_subxact_try(store_insert, &a, ERRCODE_LOCK_NOT_AVAILABLE, NULL);
 
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		run_store_query(SQ_INSERT, rel,
-						construct_array(hash, n, BYTEAOID, -1, false, TYPALIGN_INT),
-						construct_array(data, n, BYTEAOID, -1, false, TYPALIGN_INT),
-						SPI_OK_INSERT);
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		done = true;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *e;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		if (e->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
-			ReThrowError(e);
-		FreeErrorData(e);
-	}
-	PG_END_TRY();
 	slime_guc_pop(nest);
 	return done;
 }

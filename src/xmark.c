@@ -8,6 +8,7 @@
 
 #include "access/xact.h"
 #include "storage/proc.h"
+#include "utils/resowner.h"
 
 /* The (sub)transaction running now. */
 slime_subxact
@@ -16,6 +17,49 @@ slime_subxact_now(void)
 	slime_subxact x = {MyProc->lxid, GetCurrentSubTransactionId()};
 
 	return x;
+}
+
+/*
+ * Run fn(arg) in a subtransaction of its own (slime.h): true when it ran
+ * through; false when it raised an error of SQLSTATE code, rolled back,
+ * its message in *msg (when msg is not NULL) in the caller's context; any
+ * other error is raised again.
+ */
+bool
+slime_subxact_try(void (*fn) (void *arg), void *arg, int code, char **msg)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile bool ran = false;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		fn(arg);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		ran = true;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (e->sqlerrcode != code)
+			ReThrowError(e);
+		if (msg)
+			*msg = pstrdup(e->message);
+		FreeErrorData(e);
+	}
+	PG_END_TRY();
+	return ran;
 }
 
 /* Whether marker x was set in the (sub)transaction running now. */

@@ -484,11 +484,9 @@ sl_lmemo_add_records(sl_lmemo *m, const uint8_t *p, size_t len, sl_err *err)
 		return sl_fail(err, SL_ERR_FORMAT, "records list: %u entries in %zu bytes", n, len);
 	if (m->has_ctx && memcmp(m->ctx, p + 5, SL_LMEMO_CTX) != 0)
 		return 0;
-	if (!m->sorted)
-	{
+	if (!m->sorted && m->n > 1)
 		qsort(m->e, m->n, sizeof(sl_lmemo_ent), cmp_ent);
-		m->sorted = 1;
-	}
+	m->sorted = 1;
 	memcpy(m->ctx, p + 5, SL_LMEMO_CTX);
 	m->has_ctx = 1;
 	had = m->n;
@@ -523,7 +521,8 @@ sl_lmemo_add_records(sl_lmemo *m, const uint8_t *p, size_t len, sl_err *err)
 		if (sl_lmemo_add(m, &e, err))
 			return -1;
 	}
-	qsort(m->e, m->n, sizeof(sl_lmemo_ent), cmp_ent);
+	if (m->n > 1)
+		qsort(m->e, m->n, sizeof(sl_lmemo_ent), cmp_ent);
 	m->sorted = 1;
 	return 0;
 }

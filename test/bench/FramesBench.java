@@ -21,6 +21,11 @@ import javax.sql.DataSource;
  * ON CONFLICT DO UPDATE). -Dwhole=true drops the loader's _frames table
  * first, so that its saves keep whole files (the hot form, as before
  * issue #34): run once each way, the two are before and after.
+ * -Ddefer=true makes the loader's _pending table (slime_loader_defer_table;
+ * bench_frames.sh turns slime.loader_defer on for the database): its saves
+ * convert nothing, and slime_loader_catch_up() converts them, timed apart
+ * (the work a schedule does): after each round of one client's saves
+ * (before its loads), and once after the 4 clients' saves.
  *
  * Version 0 of every world is saved first, untimed. Then, one connection
  * each: versions 1-24 of every island, saved by the bytea table and the
@@ -44,6 +49,7 @@ public final class FramesBench {
     private static final int VERSIONS = 50;
     private static final int HUB_VERSIONS = 11;
     private static final boolean WHOLE = Boolean.getBoolean("whole");
+    private static final boolean DEFER = Boolean.getBoolean("defer");
 
     private FramesBench() {
     }
@@ -163,6 +169,9 @@ public final class FramesBench {
         int last = versions.get(0).size();
         Db.execute("CREATE TABLE " + byteaTable + " (name text PRIMARY KEY, world bytea NOT NULL)");
         PostgresSlimeLoader slime = new PostgresSlimeLoader(ds, loaderTable, 10);
+        if (DEFER)
+            // deferred saves (0.13.0): the loader's _pending table; bench_frames.sh sets slime.loader_defer
+            Db.execute("SELECT slime_loader_defer_table('" + loaderTable + "')");
         if (WHOLE)
             Db.execute("DROP TABLE " + loaderTable + "_frames");
         long[] tokens = new long[n];
@@ -174,6 +183,8 @@ public final class FramesBench {
         double[] sb = new double[2], ss = new double[2], lb = new double[2], ls = new double[2];
         long walB = 0, walS = 0;
         int saves = 0, loads = 0;
+        long catchUpSaves = 0;
+        double catchUpSeconds = 0;
         for (int v = 1; v < oneClientTo; v++) {
             int ver = v;
             long w0 = wal();
@@ -184,6 +195,12 @@ public final class FramesBench {
             walB += w1 - w0;
             walS += w2 - w1;
             saves += n;
+            if (DEFER) {
+                // what a schedule does between rounds: the round's pending saves converted, timed apart
+                long t0 = System.nanoTime();
+                catchUpSaves += scalarLong("SELECT slime_loader_catch_up('" + loaderTable + "', NULL, NULL)");
+                catchUpSeconds += (System.nanoTime() - t0) / 1e9;
+            }
             LoaderBench.time(2 * n, lb, i -> byteaLoad(ds, byteaTable, "w" + (i % n)));
             LoaderBench.time(2 * n, ls, i -> slime.readWorld("w" + (i % n)));
             loads += 2 * n;
@@ -191,6 +208,16 @@ public final class FramesBench {
         double[] cb = concurrent(n, oneClientTo, last, (i, v) -> byteaSave(Db.pooled(), byteaTable, "w" + i, versions.get(i).get(v)));
         double[] cs = concurrent(n, oneClientTo, last, (i, v) -> slime.saveWorld("w" + i, versions.get(i).get(v), tokens[i]));
         int csaves = n * (last - oneClientTo);
+        if (DEFER) {
+            System.out.printf("catch-up after each round of saves by one client: %d saves converted in %.0f ms: "
+                    + "%.2f ms a save%n", catchUpSaves, catchUpSeconds * 1e3, catchUpSeconds * 1e3 / Math.max(1, catchUpSaves));
+            long pendingRows = scalarLong("SELECT count(*) FROM " + loaderTable + "_pending");
+            long t0 = System.nanoTime();
+            long converted = scalarLong("SELECT slime_loader_catch_up('" + loaderTable + "', NULL, NULL)");
+            double ms = (System.nanoTime() - t0) / 1e6;
+            System.out.printf("catch-up: %d pending saves, %d converted (the rest past keep) in %.0f ms: "
+                    + "%.2f ms a converted save%n", pendingRows, converted, ms, ms / Math.max(1, converted));
+        }
         Db.execute("VACUUM");
         long hotS = slimeBytes(loaderTable), hotB = byteaBytes(byteaTable);
         for (int i = 0; i < n; i++)

@@ -13,6 +13,9 @@
 # needs (a JDK, pgJDBC, JUnit 5 and zstd-jni: the loader's test helpers
 # are reused), builds and installs the extension. Never fails on a
 # number; exits non-zero only when something could not run.
+# A run "deferred:N" is the framed form with deferred saves (0.13.0: the
+# loader's _pending table, slime.loader_defer on for the database; the
+# world's pending saves caught up, and timed, after the saves).
 #   BENCH_FRAMES_RUNS: the runs, "framed:8 framed:64 framed:hub whole:8 whole:hub" by default
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -29,6 +32,10 @@ for run in ${BENCH_FRAMES_RUNS:-framed:8 framed:64 framed:hub whole:8 whole:hub}
     SLIME_PG_CONF=$(printf 'fsync = on\nsynchronous_commit = on\nfull_page_writes = on\nshared_buffers = 256MB') \
         SLIME_LOADER_VERIFY=off SLIME_PG_LISTEN=127.0.0.1 slime_cluster_start >&2
     slime_psql -c "CREATE EXTENSION slime"
+    if [ "$kind" = deferred ]; then
+        props+=(-Ddefer=true)
+        slime_psql -c "ALTER DATABASE $PGDATABASE SET slime.loader_defer = on"
+    fi
     export SLIME_JDBC_URL="jdbc:postgresql://127.0.0.1:$PGPORT/$PGDATABASE?user=$PGUSER"
     java "${props[@]}" -cp "$cp:build/java/frames-classes" dev.slime.asp.FramesBench
     slime_cluster_stop "$SLIME_PGTMP"

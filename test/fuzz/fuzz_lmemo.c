@@ -14,7 +14,10 @@
  *     it reuses every chunk it names and gives the value a whole read gives
  *     (the same content hash, and the same contents summary: kept from the
  *     memo's chunk summaries, counted in the whole read); its memo is the
- *     same bytes again.
+ *     same bytes again;
+ *   - the memo's bytes as a records list (sl_lmemo_add_records) never crash
+ *     and are refused only as SL_ERR_FORMAT; the own memo's records list
+ *     names every record.
  */
 #include "fuzz_common.h"
 #include "sl_build.h"
@@ -138,6 +141,11 @@ one(const uint8_t *memo_bytes, size_t mlen, const uint8_t *file, size_t len)
 				h2[32];
 	size_t		reused;
 
+	/* the memo's bytes as a pending save's records list: refused (SL_ERR_FORMAT) or added */
+	memset(&memo, 0, sizeof(memo));
+	if (sl_lmemo_add_records(&memo, memo_bytes, mlen, &err) != 0)
+		FUZZ_CHECK(err.code == SL_ERR_FORMAT, "records list refused with code %d: %s", (int) err.code, err.msg);
+	sl_lmemo_free(&memo);
 	if (sl_lmemo_decode(memo_bytes, mlen, &memo, &err) == 0)
 	{
 		read_memo(file, len, &memo, h1, &m1, &reused);
@@ -158,6 +166,17 @@ one(const uint8_t *memo_bytes, size_t mlen, const uint8_t *file, size_t len)
 			FUZZ_CHECK(same_summary(), "a read with its own memo gives another contents summary");
 			FUZZ_CHECK(reused == memo.n, "%zu of %zu chunks of its own memo reused", reused, memo.n);
 			FUZZ_CHECK(m1.len == m2.len && memcmp(m1.data, m2.data, m1.len) == 0, "the memo changed");
+			{
+				/* its records list names every record of it, as checked entries */
+				sl_lmemo	rl;
+
+				memset(&rl, 0, sizeof(rl));
+				m2.len = 0;
+				FUZZ_CHECK(sl_lmemo_encode_records(&memo, &m2, &err) == 0 &&
+						   sl_lmemo_add_records(&rl, m2.data, m2.len, &err) == 0, "own records list: %s", err.msg);
+				FUZZ_CHECK(rl.n == memo.n, "%zu of %zu records in its records list", rl.n, memo.n);
+				sl_lmemo_free(&rl);
+			}
 			sl_lmemo_free(&memo);
 		}
 	}

@@ -381,3 +381,83 @@ test_lmemo_malformed(void)
 	sl_buf_free(&orig);
 	sl_buf_free(&swapped);
 }
+
+/*
+ * The records list a pending save keeps: added to a memo, its records are
+ * checked entries (found, not known: no store entry); a record the memo has
+ * with another hash is replaced; a list of another context adds nothing; a
+ * damaged list is refused and changes nothing; a stored memo keeps no
+ * checked entry.
+ */
+void
+test_lmemo_records(void)
+{
+	sfg_file	f;
+	sl_buf		file = {0},
+				m1 = {0},
+				list = {0},
+				back = {0};
+	sl_lmemo	memo,
+				empty,
+				other;
+	int			reused,
+				stored;
+	sl_err		err;
+
+	sfg_v13(&f);
+	reread(&f, &file, NULL, &m1, &reused, &stored);
+	CHECK_OK(sl_lmemo_decode(m1.data, m1.len, &memo, &err), &err);
+	CHECK_OK(sl_lmemo_encode_records(&memo, &list, &err), &err);
+	CHECK(list.len == 25 + 28 * memo.n);
+	/* into an empty memo: every record checked, none known */
+	memset(&empty, 0, sizeof(empty));
+	CHECK_OK(sl_lmemo_add_records(&empty, list.data, list.len, &err), &err);
+	CHECK(empty.n == memo.n && empty.has_ctx && memcmp(empty.ctx, memo.ctx, SL_LMEMO_CTX) == 0);
+	for (size_t i = 0; i < memo.n; i++)
+	{
+		const sl_lmemo_ent *e = sl_lmemo_find(&empty, memo.ctx, memo.e[i].x, memo.e[i].z);
+
+		CHECK(e != NULL && e->checked && !e->known && e->rec_len == memo.e[i].rec_len &&
+			  memcmp(e->xxh, memo.e[i].xxh, 16) == 0);
+	}
+	/* a stored memo keeps no checked entry */
+	CHECK_OK(sl_lmemo_encode(&empty, &back, &err), &err);
+	sl_lmemo_free(&empty);
+	CHECK(sl_lmemo_decode(back.data, back.len, &empty, &err) != 0 || empty.n == 0);
+	sl_lmemo_free(&empty);
+	/* a record the memo has with another hash is replaced; the others stay known */
+	memo.e[0].xxh[0] ^= 1;
+	CHECK_OK(sl_lmemo_add_records(&memo, list.data, list.len, &err), &err);
+	{
+		const sl_lmemo_ent *e0 = sl_lmemo_find(&memo, memo.ctx, memo.e[0].x, memo.e[0].z);
+		size_t		known = 0;
+
+		CHECK(e0 != NULL && e0->checked && !e0->known);
+		for (size_t i = 0; i < memo.n; i++)
+			known += memo.e[i].known;
+		CHECK(known == memo.n - 1);
+	}
+	/* another context: nothing added */
+	memset(&other, 0, sizeof(other));
+	other.has_ctx = 1;
+	memcpy(other.ctx, memo.ctx, SL_LMEMO_CTX);
+	other.ctx[0] ^= 1;
+	CHECK_OK(sl_lmemo_add_records(&other, list.data, list.len, &err), &err);
+	CHECK(other.n == 0);
+	/* a damaged list: refused, nothing added */
+	for (size_t at = 0; at < list.len; at += 7)
+	{
+		list.data[at] ^= 0x10;
+		CHECK(sl_lmemo_add_records(&other, list.data, list.len, &err) != 0 && err.code == SL_ERR_FORMAT);
+		list.data[at] ^= 0x10;
+	}
+	CHECK(other.n == 0);
+	CHECK(sl_lmemo_add_records(&other, list.data, list.len - 1, &err) != 0);
+	sl_lmemo_free(&other);
+	sl_lmemo_free(&memo);
+	sfg_free(&f);
+	sl_buf_free(&file);
+	sl_buf_free(&m1);
+	sl_buf_free(&list);
+	sl_buf_free(&back);
+}
