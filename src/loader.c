@@ -404,6 +404,7 @@ typedef enum save_query
 	LQ_LOAD_FILE_P,				/* LQ_LOAD_FILE, the newest save pending or not, and whether any is pending */
 	LQ_PENDING_WORLDS,			/* the worlds with a pending save, the longest waiting first */
 	LQ_LOAD_FRAMES_K,			/* the frames of the world a directory names (others may be a pending save's) */
+	LQ_FILE_PENDING,			/* LQ_FILE for a pending save: the memo left as it is (its TOAST kept) */
 	LQ_COUNT
 } save_query;
 
@@ -459,7 +460,9 @@ static const char *const save_sql[LQ_COUNT] = {
 	"WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL "
 	"AND (s.save IS NOT NULL OR p.save OPERATOR(pg_catalog.=) w.saves)",
 	"SELECT world FROM %s GROUP BY world ORDER BY pg_catalog.min(saved_at) LIMIT $1",
-	"SELECT key, frame FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND key OPERATOR(pg_catalog.=) ANY ($2)"
+	"SELECT key, frame FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND key OPERATOR(pg_catalog.=) ANY ($2)",
+	"UPDATE %s SET saves = saves OPERATOR(pg_catalog.+) 1, file = $2 "
+	"WHERE world OPERATOR(pg_catalog.=) $1 RETURNING saves"
 };
 
 /*
@@ -468,7 +471,7 @@ static const char *const save_sql[LQ_COUNT] = {
  * and pending.
  */
 static const char save_on[LQ_COUNT] = {'w', 'e', 'w', 's', 'l', 's', 'f', 'f', 'f', 'f',
-'p', 'p', 'p', 'p', 'w', 'w', 'w', 's', 'L', 'p', 'f'};
+'p', 'p', 'p', 'p', 'w', 'w', 'w', 's', 'L', 'p', 'f', 'w'};
 
 /* Plans of save_sql for the saves table last saved to, with the names they were made for. */
 static struct
@@ -521,9 +524,10 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, Oid pending, FunctionCallInfo fcin
 		{TEXTOID, INT8OID, slime_type_in(ext), INT4OID, INT8OID, TIMESTAMPTZOID},
 		{TEXTOID},
 		{INT4OID},
-		{TEXTOID, BYTEAARRAYOID}
+		{TEXTOID, BYTEAARRAYOID},
+		{TEXTOID, BYTEAOID}
 	};
-	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1, 3, 2, 2, 1, 1, 6, 1, 2, 1, 1, 2, 6, 1, 1, 2};
+	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1, 3, 2, 2, 1, 1, 6, 1, 2, 1, 1, 2, 6, 1, 1, 2, 2};
 
 	if (save_plans.tbl != tbl || save_plans.names == NULL || strcmp(save_plans.names, names) != 0)
 	{
@@ -1093,12 +1097,10 @@ save_as_owner(PG_FUNCTION_ARGS)
 	sl_buf_free(&c.chunks);
 	if (c.value == NULL)
 	{
-		/* pending: the memo stays the converter's */
+		/* pending: the memo stays the converter's, untouched */
 		Datum		dir = args[1];
 
-		args[2] = PointerGetDatum(prev);
-		nulls[2] = prev ? ' ' : 'n';
-		saved = run_save(LQ_FILE, args, nulls, SPI_OK_UPDATE_RETURNING, &isnull);
+		saved = run_save(LQ_FILE_PENDING, args, nulls, SPI_OK_UPDATE_RETURNING, &isnull);
 		if (isnull)
 			elog(ERROR, "the world row of \"%s\" gave no save number", text_to_cstring(PG_GETARG_TEXT_PP(1)));
 		args[1] = saved;
