@@ -37,6 +37,21 @@ slime_loader_worlds_of(Oid tbl)
 	return get_relname_relid(psprintf("%s_worlds", name), get_rel_namespace(tbl));
 }
 
+/* The table <name><suffix> beside the saves table tbl, a plain table of its owner (InvalidOid: none). */
+static Oid
+owned_beside(Oid tbl, const char *suffix)
+{
+	char	   *name = get_rel_name(tbl);
+	Oid			f;
+
+	if (name == NULL)
+		return InvalidOid;
+	f = get_relname_relid(psprintf("%s%s", name, suffix), get_rel_namespace(tbl));
+	if (!OidIsValid(f) || get_rel_relkind(f) != RELKIND_RELATION || slime_rel_owner(f) != slime_rel_owner(tbl))
+		return InvalidOid;
+	return f;
+}
+
 /*
  * The <name>_frames table of the saves table tbl (the framed form's frames,
  * issue #34): a plain table beside it with its owner; InvalidOid when there
@@ -46,30 +61,14 @@ slime_loader_worlds_of(Oid tbl)
 Oid
 slime_loader_frames_of(Oid tbl)
 {
-	char	   *name = get_rel_name(tbl);
-	Oid			f;
-
-	if (name == NULL)
-		return InvalidOid;
-	f = get_relname_relid(psprintf("%s_frames", name), get_rel_namespace(tbl));
-	if (!OidIsValid(f) || get_rel_relkind(f) != RELKIND_RELATION || slime_rel_owner(f) != slime_rel_owner(tbl))
-		return InvalidOid;
-	return f;
+	return owned_beside(tbl, "_frames");
 }
 
-/* The <name>_pending table of the saves table tbl, of its owner (InvalidOid: none). */
+/* The <name>_pending table of the saves table tbl, of its owner (InvalidOid: none; slime_loader_defer_table). */
 Oid
 slime_loader_pending_of(Oid tbl)
 {
-	char	   *name = get_rel_name(tbl);
-	Oid			f;
-
-	if (name == NULL)
-		return InvalidOid;
-	f = get_relname_relid(psprintf("%s_pending", name), get_rel_namespace(tbl));
-	if (!OidIsValid(f) || get_rel_relkind(f) != RELKIND_RELATION || slime_rel_owner(f) != slime_rel_owner(tbl))
-		return InvalidOid;
-	return f;
+	return owned_beside(tbl, "_pending");
 }
 
 /* The <name>_worlds table of the saves table tbl; raise when there is none. */
