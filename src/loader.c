@@ -386,7 +386,7 @@ typedef enum save_query
 	LQ_LOCK,					/* the world's memo, its row locked, if token holds its lease */
 	LQ_CHECK,					/* slime_lease_check(): why it does not */
 	LQ_FILE,					/* the next save number, the world's file and memo */
-	LQ_INSERT,					/* the save and the retention */
+	LQ_INSERT,					/* the save (its time now, or given: a caught-up one's) and the retention */
 	LQ_LOAD_FILE,				/* the kept file, while its save is the newest, and that save */
 	LQ_LOAD_VALUE,				/* the newest save's value */
 	LQ_FRAMES_PUT,				/* the frames a save made */
@@ -400,7 +400,6 @@ typedef enum save_query
 	LQ_CATCH_LOCK,				/* the world's memo, kept file and newest save, its row locked */
 	LQ_CATCH_TRY,				/* the same, or no row when another holds the lock */
 	LQ_MEMO_SET,				/* the world's memo after a catch-up */
-	LQ_INSERT_AT,				/* a caught-up save (its time given) and the retention */
 	LQ_LOAD_FILE_P,				/* LQ_LOAD_FILE, the newest save pending or not, and whether any is pending */
 	LQ_PENDING_WORLDS,			/* the worlds with a pending save, the longest waiting first */
 	LQ_LOAD_FRAMES_K,			/* the frames of the world a directory names (others may be a pending save's) */
@@ -423,7 +422,7 @@ static const char *const save_sql[LQ_COUNT] = {
 	"UPDATE %s SET saves = saves OPERATOR(pg_catalog.+) 1, file = $2, memo = $3 "
 	"WHERE world OPERATOR(pg_catalog.=) $1 RETURNING saves",
 	"WITH ins AS (INSERT INTO %1$s (world, save, saved_at, token, data) "
-	"VALUES ($1, $5, pg_catalog.clock_timestamp(), $2, $3) RETURNING save), "
+	"VALUES ($1, $5, coalesce($6, pg_catalog.clock_timestamp()), $2, $3) RETURNING save), "
 	"gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 "
 	"AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) "
 	"SELECT save FROM ins",
@@ -449,11 +448,6 @@ static const char *const save_sql[LQ_COUNT] = {
 	"SELECT memo, file, saves FROM %s WHERE world OPERATOR(pg_catalog.=) $1 FOR UPDATE",
 	"SELECT memo, file, saves FROM %s WHERE world OPERATOR(pg_catalog.=) $1 FOR UPDATE SKIP LOCKED",
 	"UPDATE %s SET memo = $2 WHERE world OPERATOR(pg_catalog.=) $1",
-	"WITH ins AS (INSERT INTO %1$s (world, save, saved_at, token, data) "
-	"VALUES ($1, $5, $6, $2, $3) RETURNING save), "
-	"gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 "
-	"AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) "
-	"SELECT save FROM ins",
 	"SELECT w.file, s.data, p.save IS NOT NULL FROM %1$s w LEFT JOIN %2$s s ON s.world OPERATOR(pg_catalog.=) w.world "
 	"AND s.save OPERATOR(pg_catalog.=) w.saves LEFT JOIN LATERAL (SELECT p.save FROM %3$s p "
 	"WHERE p.world OPERATOR(pg_catalog.=) w.world ORDER BY p.save DESC LIMIT 1) p ON true "
@@ -471,7 +465,7 @@ static const char *const save_sql[LQ_COUNT] = {
  * and pending.
  */
 static const char save_on[LQ_COUNT] = {'w', 'e', 'w', 's', 'l', 's', 'f', 'f', 'f', 'f',
-'p', 'p', 'p', 'p', 'w', 'w', 'w', 's', 'L', 'p', 'f', 'w'};
+'p', 'p', 'p', 'p', 'w', 'w', 'w', 'L', 'p', 'f', 'w'};
 
 /* Plans of save_sql for the saves table last saved to, with the names they were made for. */
 static struct
@@ -507,7 +501,7 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, Oid pending, FunctionCallInfo fcin
 		{TEXTOID, INT8OID, NAMEOID},
 		{REGCLASSOID, TEXTOID, INT8OID},
 		{TEXTOID, BYTEAOID, BYTEAOID},
-		{TEXTOID, INT8OID, slime_type_in(ext), INT4OID, INT8OID},
+		{TEXTOID, INT8OID, slime_type_in(ext), INT4OID, INT8OID, TIMESTAMPTZOID},
 		{TEXTOID},
 		{TEXTOID},
 		{TEXTOID, BYTEAARRAYOID, BYTEAARRAYOID},
@@ -521,13 +515,12 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, Oid pending, FunctionCallInfo fcin
 		{TEXTOID},
 		{TEXTOID},
 		{TEXTOID, BYTEAOID},
-		{TEXTOID, INT8OID, slime_type_in(ext), INT4OID, INT8OID, TIMESTAMPTZOID},
 		{TEXTOID},
 		{INT4OID},
 		{TEXTOID, BYTEAARRAYOID},
 		{TEXTOID, BYTEAOID}
 	};
-	int			nargs[LQ_COUNT] = {3, 3, 3, 5, 1, 1, 3, 2, 2, 1, 1, 6, 1, 2, 1, 1, 2, 6, 1, 1, 2, 2};
+	int			nargs[LQ_COUNT] = {3, 3, 3, 6, 1, 1, 3, 2, 2, 1, 1, 6, 1, 2, 1, 1, 2, 1, 1, 2, 2};
 
 	if (save_plans.tbl != tbl || save_plans.names == NULL || strcmp(save_plans.names, names) != 0)
 	{
@@ -605,7 +598,7 @@ run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
 {
 	bool		read_only = q == LQ_LOAD_FILE || q == LQ_LOAD_VALUE || q == LQ_LOAD_FRAMES || q == LQ_LOAD_FILE_P;
 	bool		by_key = q == LQ_LOAD_FRAMES || q == LQ_FRAMES_DROP || q == LQ_FRAMES_ONLY || q == LQ_INSERT ||
-		q == LQ_INSERT_AT || q == LQ_LOAD_FRAMES_K;
+		q == LQ_LOAD_FRAMES_K;
 	int			nest = by_key ? slime_guc_push("enable_bitmapscan", "off") : 0;
 	int			rc = SPI_execute_plan(save_plans.plans[q], args, nulls, read_only, 0);
 
@@ -990,7 +983,7 @@ catch_up_world(Oid tbl, Datum world, bytea *memo, bytea *kept, int64 newest_save
 			nulls[3] = knull ? 'n' : ' ';
 			args[4] = save;
 			args[5] = SPI_getbinval(t, rows->tupdesc, 2, &isnull);	/* saved_at */
-			insert_fenced(LQ_INSERT_AT, args, nulls, tbl);
+			insert_fenced(LQ_INSERT, args, nulls, tbl);
 			/* the memo the next conversion reads, kept past this save's context */
 			MemoryContextSwitchTo(cxt);
 			memo = c.memo ? (bytea *) PG_DETOAST_DATUM_COPY(PointerGetDatum(c.memo)) : NULL;
@@ -1125,28 +1118,30 @@ save_as_owner(PG_FUNCTION_ARGS)
 	args[4] = saved;
 	nulls[2] = ' ';
 	nulls[3] = PG_ARGISNULL(4) ? 'n' : ' ';
+	nulls[5] = 'n';				/* saved now */
 	insert_fenced(LQ_INSERT, args, nulls, tbl);
 	SPI_finish();
 	PG_RETURN_DATUM(saved);
 }
 
-/* A world a batch catches up (catch_up_locked). */
+/* A world to catch up (catch_up_locked). */
 typedef struct catch_up_one
 {
 	Oid			tbl;
 	Datum		world;
+	bool		wait;			/* for its row's lock; else skip it when another holds that */
 	MemoryContext cxt;
 	int64		done;
 } catch_up_one;
 
-/* Catch up world a->world unless a save holds its row (slime_subxact_try's fn). */
+/* Lock world a->world's row and catch it up (a->done); slime_subxact_try's fn for a batch. */
 static void
 catch_up_locked(void *arg)
 {
 	catch_up_one *a = arg;
 	bool		isnull;
 
-	run_save(LQ_CATCH_TRY, &a->world, NULL, SPI_OK_SELECT, &isnull);
+	run_save(a->wait ? LQ_CATCH_LOCK : LQ_CATCH_TRY, &a->world, NULL, SPI_OK_SELECT, &isnull);
 	if (SPI_processed > 0)
 		a->done = catch_up_world(a->tbl, a->world, spi_bytea(0, 1, a->cxt), spi_bytea(0, 2, a->cxt),
 								 spi_int8(0, 3), a->cxt);
@@ -1193,17 +1188,18 @@ catch_up_as_owner(PG_FUNCTION_ARGS)
 		todo = NULL;
 		n = 1;
 	}
+	one.tbl = tbl;
+	one.cxt = outer;
 	for (uint64 i = 0; i < n; i++)
 	{
-		Datum		world;
-
+		one.done = 0;
 		if (todo == NULL)
 		{
 			/* the world asked for: it is waited for, and its error is the call's */
-			world = PG_GETARG_DATUM(1);
-			run_save(LQ_CATCH_LOCK, &world, NULL, SPI_OK_SELECT, &isnull);
-			if (SPI_processed > 0)
-				done += catch_up_world(tbl, world, spi_bytea(0, 1, outer), spi_bytea(0, 2, outer), spi_int8(0, 3), outer);
+			one.world = PG_GETARG_DATUM(1);
+			one.wait = true;
+			catch_up_locked(&one);
+			done += one.done;
 			continue;
 		}
 		/*
@@ -1211,10 +1207,8 @@ catch_up_as_owner(PG_FUNCTION_ARGS)
 		 * conversion finds damage (a WARNING says which) keeps no other
 		 * from being caught up
 		 */
-		one.tbl = tbl;
 		one.world = SPI_getbinval(todo->vals[i], todo->tupdesc, 1, &isnull);
-		one.cxt = outer;
-		one.done = 0;
+		one.wait = false;
 		if (slime_subxact_try(catch_up_locked, &one, ERRCODE_DATA_CORRUPTED, &why))
 			done += one.done;
 		else
