@@ -305,6 +305,9 @@ framed_receive(TupleTableSlot *slot, DestReceiver *self)
 	if (kn || fn)
 		return true;
 	kb = DatumGetByteaPP(k);
+	/* a frame the directory does not name (a pending save's) is not read out of TOAST */
+	if (!sl_sffr_wants(&fd->p, (const uint8_t *) VARDATA_ANY(kb), VARSIZE_ANY_EXHDR(kb)))
+		return true;
 	fb = DatumGetByteaPP(f);	/* a frame over a page is TOASTed: read out once */
 	sl_sffr_place(&fd->p, (const uint8_t *) VARDATA_ANY(kb), VARSIZE_ANY_EXHDR(kb),
 				  (const uint8_t *) VARDATA_ANY(fb), VARSIZE_ANY_EXHDR(fb));

@@ -387,7 +387,7 @@ typedef enum save_query
 	LQ_CHECK,					/* slime_lease_check(): why it does not */
 	LQ_FILE,					/* the next save number, the world's file and memo */
 	LQ_INSERT,					/* the save (its time now, or given: a caught-up one's) and the retention */
-	LQ_LOAD_FILE,				/* the kept file, while its save is the newest, and that save */
+	LQ_LOAD_FILE,				/* the kept file, the newest save's number, and that save (NULL: pending or gone) */
 	LQ_LOAD_VALUE,				/* the newest save's value */
 	LQ_FRAMES_PUT,				/* the frames a save made */
 	LQ_FRAMES_DROP,				/* frames of the previous directory the new one lacks */
@@ -400,7 +400,7 @@ typedef enum save_query
 	LQ_CATCH_LOCK,				/* the world's memo, kept file and newest save, its row locked */
 	LQ_CATCH_TRY,				/* the same, or no row when another holds the lock */
 	LQ_MEMO_SET,				/* the world's memo after a catch-up */
-	LQ_LOAD_FILE_P,				/* LQ_LOAD_FILE, the newest save pending or not, and whether any is pending */
+	LQ_PENDING_HAS,				/* whether a save of the world is pending */
 	LQ_PENDING_WORLDS,			/* the worlds with a pending save, the longest waiting first */
 	LQ_LOAD_FRAMES_K,			/* the frames of the world a directory names (others may be a pending save's) */
 	LQ_FILE_PENDING,			/* LQ_FILE for a pending save: the memo left as it is (its TOAST kept) */
@@ -426,7 +426,7 @@ static const char *const save_sql[LQ_COUNT] = {
 	"gone AS (DELETE FROM %1$s WHERE world OPERATOR(pg_catalog.=) $1 "
 	"AND save OPERATOR(pg_catalog.<=) ((SELECT save FROM ins) OPERATOR(pg_catalog.-) $4)) "
 	"SELECT save FROM ins",
-	"SELECT w.file, s.data FROM %s w JOIN %s s ON s.world OPERATOR(pg_catalog.=) w.world "
+	"SELECT w.file, s.data, w.saves FROM %s w LEFT JOIN %s s ON s.world OPERATOR(pg_catalog.=) w.world "
 	"AND s.save OPERATOR(pg_catalog.=) w.saves WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL",
 	"SELECT data FROM %s WHERE world OPERATOR(pg_catalog.=) $1 ORDER BY save DESC LIMIT 1",
 	"INSERT INTO %s (world, key, frame) SELECT $1, k, f FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3)) AS u(k, f) "
@@ -448,11 +448,7 @@ static const char *const save_sql[LQ_COUNT] = {
 	"SELECT memo, file, saves FROM %s WHERE world OPERATOR(pg_catalog.=) $1 FOR UPDATE",
 	"SELECT memo, file, saves FROM %s WHERE world OPERATOR(pg_catalog.=) $1 FOR UPDATE SKIP LOCKED",
 	"UPDATE %s SET memo = $2 WHERE world OPERATOR(pg_catalog.=) $1",
-	"SELECT w.file, s.data, p.save IS NOT NULL FROM %1$s w LEFT JOIN %2$s s ON s.world OPERATOR(pg_catalog.=) w.world "
-	"AND s.save OPERATOR(pg_catalog.=) w.saves LEFT JOIN LATERAL (SELECT p.save FROM %3$s p "
-	"WHERE p.world OPERATOR(pg_catalog.=) w.world ORDER BY p.save DESC LIMIT 1) p ON true "
-	"WHERE w.world OPERATOR(pg_catalog.=) $1 AND w.file IS NOT NULL "
-	"AND (s.save IS NOT NULL OR p.save OPERATOR(pg_catalog.=) w.saves)",
+	"SELECT true FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND save OPERATOR(pg_catalog.=) $2",
 	"SELECT world FROM %s GROUP BY world ORDER BY pg_catalog.min(saved_at) LIMIT $1",
 	"SELECT key, frame FROM %s WHERE world OPERATOR(pg_catalog.=) $1 AND key OPERATOR(pg_catalog.=) ANY ($2)",
 	"UPDATE %s SET saves = saves OPERATOR(pg_catalog.+) 1, file = $2 "
@@ -461,11 +457,10 @@ static const char *const save_sql[LQ_COUNT] = {
 
 /*
  * The table save_sql[q] names: (w)orlds, (s)aves, (f)rames, (p)ending,
- * (e)xtension's schema, (l)oad: worlds and saves, (L)oad: worlds, saves
- * and pending.
+ * (e)xtension's schema, (l)oad: worlds and saves.
  */
 static const char save_on[LQ_COUNT] = {'w', 'e', 'w', 's', 'l', 's', 'f', 'f', 'f', 'f',
-'p', 'p', 'p', 'p', 'w', 'w', 'w', 'L', 'p', 'f', 'w'};
+'p', 'p', 'p', 'p', 'w', 'w', 'w', 'p', 'p', 'f', 'w'};
 
 /* Plans of save_sql for the saves table last saved to, with the names they were made for. */
 static struct
@@ -515,12 +510,12 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, Oid pending, FunctionCallInfo fcin
 		{TEXTOID},
 		{TEXTOID},
 		{TEXTOID, BYTEAOID},
-		{TEXTOID},
+		{TEXTOID, INT8OID},
 		{INT4OID},
 		{TEXTOID, BYTEAARRAYOID},
 		{TEXTOID, BYTEAOID}
 	};
-	int			nargs[LQ_COUNT] = {3, 3, 3, 6, 1, 1, 3, 2, 2, 1, 1, 6, 1, 2, 1, 1, 2, 1, 1, 2, 2};
+	int			nargs[LQ_COUNT] = {3, 3, 3, 6, 1, 1, 3, 2, 2, 1, 1, 6, 1, 2, 1, 1, 2, 2, 1, 2, 2};
 
 	if (save_plans.tbl != tbl || save_plans.names == NULL || strcmp(save_plans.names, names) != 0)
 	{
@@ -539,7 +534,7 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, Oid pending, FunctionCallInfo fcin
 		SPIPlanPtr	plan;
 
 		if (save_plans.plans[q] || (!OidIsValid(frames) && save_on[q] == 'f') ||
-			(!OidIsValid(pending) && (save_on[q] == 'p' || save_on[q] == 'L')))
+			(!OidIsValid(pending) && save_on[q] == 'p'))
 			continue;
 		switch (save_on[q])
 		{
@@ -557,9 +552,6 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, Oid pending, FunctionCallInfo fcin
 				break;
 			case 'e':
 				sql = psprintf(save_sql[q], ext_name);
-				break;
-			case 'L':
-				sql = psprintf(save_sql[q], worlds_name, saves_name, pending_name);
 				break;
 			default:
 				sql = psprintf(save_sql[q], worlds_name, saves_name);
@@ -596,7 +588,7 @@ prepare_save(Oid tbl, Oid worlds, Oid frames, Oid pending, FunctionCallInfo fcin
 static Datum
 run_save(save_query q, Datum *args, const char *nulls, int expect, bool *isnull)
 {
-	bool		read_only = q == LQ_LOAD_FILE || q == LQ_LOAD_VALUE || q == LQ_LOAD_FRAMES || q == LQ_LOAD_FILE_P;
+	bool		read_only = q == LQ_LOAD_FILE || q == LQ_LOAD_VALUE || q == LQ_LOAD_FRAMES || q == LQ_PENDING_HAS;
 	bool		by_key = q == LQ_LOAD_FRAMES || q == LQ_FRAMES_DROP || q == LQ_FRAMES_ONLY || q == LQ_INSERT ||
 		q == LQ_LOAD_FRAMES_K;
 	int			nest = by_key ? slime_guc_push("enable_bitmapscan", "off") : 0;
@@ -700,20 +692,6 @@ dir_keys(bytea *dir)
 		kd[n++] = PointerGetDatum(slime_from_bytes(d.f[i].key, SL_SFFR_KEY));
 	sl_sffr_dir_free(&d);
 	return bytea_array(kd, n);
-}
-
-/*
- * Read the frames of world's directory dir into dest: those it names when
- * the loader has a _pending table (the frames of pending saves lie beside
- * them), else every frame of the world (one range of the index).
- */
-static void
-read_frames(Datum world, bytea *dir, bool pending, DestReceiver *dest)
-{
-	if (pending)
-		run_save_into(LQ_LOAD_FRAMES_K, world, dir_keys(dir), dest);
-	else
-		run_save_into(LQ_LOAD_FRAMES, world, (Datum) 0, dest);
 }
 
 /* Order 16-byte keys. */
@@ -955,7 +933,8 @@ catch_up_world(Oid tbl, Datum world, bytea *memo, bytea *kept, int64 newest_save
 			converted_file c;
 			char	   *why;
 
-			read_frames(world, dir, true, dest);
+			/* by key: a world's frames are those of its pending saves, a catch-up reads one save's */
+			run_save_into(LQ_LOAD_FRAMES_K, world, dir_keys(dir), dest);
 			file = slime_loader_framed_try(dest, &why);
 			if (file == NULL)
 			{
@@ -1248,7 +1227,9 @@ load_as_owner(PG_FUNCTION_ARGS)
 	Datum		arg = PG_GETARG_DATUM(1);
 	bool		isnull;
 	Datum		r;
+	Datum		value;			/* the newest save's value, (Datum) 0 while it is pending */
 	bytea	   *dir;
+	bool		framed;
 	MemoryContext outer = CurrentMemoryContext;
 	MemoryContext spi;
 
@@ -1256,36 +1237,59 @@ load_as_owner(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FILE, LQ_LOAD_VALUE);
 	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FRAMES, LQ_LOAD_FRAMES);
-	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FRAMES_K, LQ_LOAD_FRAMES_K);
-	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FILE_P, LQ_LOAD_FILE_P);
-	r = run_save(OidIsValid(pending) ? LQ_LOAD_FILE_P : LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
+	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_PENDING_HAS, LQ_PENDING_HAS);
+	r = run_save(LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
 	dir = isnull ? NULL : DatumGetByteaPP(r);	/* read out of TOAST once */
-	if (dir && sl_sffr_is((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir)))
+	framed = dir && sl_sffr_is((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir));
+	if (dir)
 	{
-		/* the framed form: its directory and save, then its frames (none without the table) */
-		Datum		world = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+		bool		snull;
+		Datum		args[2] = {arg, SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &snull)};
+
+		value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &snull);
+		/*
+		 * the newest save not in the saves table: a framed form's pending
+		 * save (a probe of the pending table, off a load's common path),
+		 * else gone, and a load gives the newest value's file
+		 */
+		if (snull)
+		{
+			bool		is_pending = false;
+
+			value = (Datum) 0;
+			if (framed && OidIsValid(pending))
+			{
+				run_save(LQ_PENDING_HAS, args, NULL, SPI_OK_SELECT, &snull);
+				is_pending = !snull;
+			}
+			if (!is_pending)
+				dir = NULL;
+		}
+	}
+	if (dir && framed)
+	{
+		/*
+		 * the framed form: its directory and save (none: the newest save is
+		 * pending, its frames its only copy), then the world's frames, one
+		 * range of the index (none without the table). Those of pending
+		 * saves the directory does not name are passed over unread.
+		 */
 		DestReceiver *dest = slime_loader_framed_dest(dir, outer);
 		bytea	   *f;
-		bool		some_pending = false;
 
-		if (isnull)
-			world = (Datum) 0;	/* the newest save is pending: its frames are its only copy */
-		if (OidIsValid(pending))
-			some_pending = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
-		/* the frames of pending saves lie beside the directory's only while some are pending */
 		if (OidIsValid(frames))
-			read_frames(arg, dir, some_pending, dest);
-		f = slime_loader_framed_file(dest, world, tbl, text_to_cstring(DatumGetTextPP(arg)), outer);
+			run_save_into(LQ_LOAD_FRAMES, arg, (Datum) 0, dest);
+		f = slime_loader_framed_file(dest, value, tbl, text_to_cstring(DatumGetTextPP(arg)), outer);
 		SPI_finish();
 		PG_RETURN_BYTEA_P(f);
 	}
-	if (isnull)
+	if (dir == NULL)
 		r = run_save(LQ_LOAD_VALUE, &arg, NULL, SPI_OK_SELECT, &isnull);
 	else
 	{
 		/* checked, warmed or written again; the save it was kept for, read by the same statement */
-		bytea	   *f = slime_loader_kept_file(PointerGetDatum(dir), SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull),
-											   tbl, text_to_cstring(DatumGetTextPP(arg)), outer);
+		bytea	   *f = slime_loader_kept_file(PointerGetDatum(dir), value, tbl, text_to_cstring(DatumGetTextPP(arg)),
+											   outer);
 
 		SPI_finish();
 		PG_RETURN_BYTEA_P(f);

@@ -357,6 +357,37 @@ sl_sffr_placer_init(sl_sffr_placer *p, const sl_sffr_dir *d, uint8_t *out, sl_er
 	return 0;
 }
 
+/* The first entry of p's key order whose key is key's or after it. */
+static uint32_t
+first_of_key(const sl_sffr_placer *p, const uint8_t *key)
+{
+	uint32_t	lo = 0,
+				hi = p->d->n;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (memcmp(p->order[mid].key, key, SL_SFFR_KEY) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether a row of key (klen bytes) would place a frame: an entry names it and has not been placed. */
+int
+sl_sffr_wants(const sl_sffr_placer *p, const uint8_t *key, size_t klen)
+{
+	if (klen != SL_SFFR_KEY)
+		return 0;
+	for (uint32_t i = first_of_key(p, key); i < p->d->n && memcmp(p->order[i].key, key, SL_SFFR_KEY) == 0; i++)
+		if (p->state[p->order[i].index] != SL_SFFR_PLACED)
+			return 1;
+	return 0;
+}
+
 /*
  * Place a frame row (its key of klen bytes, its len bytes) at every entry
  * of the directory that names its key, each checked against its length and
@@ -367,23 +398,13 @@ void
 sl_sffr_place(sl_sffr_placer *p, const uint8_t *key, size_t klen, const uint8_t *data, size_t len)
 {
 	const sl_sffr_dir *d = p->d;
-	uint32_t	lo = 0,
-				hi = d->n;
+	uint32_t	lo;
 	uint64_t	sum = 0;
 	int			summed = 0;
 
 	if (klen != SL_SFFR_KEY)
 		return;
-	/* the first entry of the key, then every one after it */
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + (hi - lo) / 2;
-
-		if (memcmp(p->order[mid].key, key, SL_SFFR_KEY) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = first_of_key(p, key);
 	for (; lo < d->n && memcmp(p->order[lo].key, key, SL_SFFR_KEY) == 0; lo++)
 	{
 		uint32_t	i = p->order[lo].index;

@@ -157,6 +157,12 @@ int			sl_sffr_placer_init(sl_sffr_placer *p, const sl_sffr_dir *d, uint8_t *out,
 void		sl_sffr_place(sl_sffr_placer *p, const uint8_t *key, size_t klen, const uint8_t *data,
 						  size_t len);
 
+/*
+ * Whether a row of that key would place anything (an entry names it, not
+ * yet placed): a reader skips reading the bytes of a row it does not.
+ */
+int			sl_sffr_wants(const sl_sffr_placer *p, const uint8_t *key, size_t klen);
+
 /* 0 when every frame was placed; else SL_ERR_CORRUPT naming the first, in the file's order, that was not. */
 int			sl_sffr_placer_finish(const sl_sffr_placer *p, sl_err *err);
 

@@ -344,10 +344,17 @@ test_sfframes_damage(void)
 		memset(stray, 0xA5, sizeof(stray));
 		CHECK(sl_sffr_file_len(&d) == out.len);
 		CHECK_OK(sl_sffr_placer_init(&p, &d, file, &err), &err);
+		/* a load reads a row's bytes only when it is wanted: a named key not yet placed */
+		CHECK(!sl_sffr_wants(&p, stray, SL_SFFR_KEY));
+		CHECK(!sl_sffr_wants(&p, s.key[0], SL_SFFR_KEY - 1));
 		sl_sffr_place(&p, stray, SL_SFFR_KEY, s.bytes[0].data, s.bytes[0].len);
 		sl_sffr_place(&p, s.key[0], SL_SFFR_KEY - 1, s.bytes[0].data, s.bytes[0].len);
 		for (int i = s.n - 1; i >= 0; i--)
+		{
+			CHECK(sl_sffr_wants(&p, s.key[i], SL_SFFR_KEY));
 			sl_sffr_place(&p, s.key[i], SL_SFFR_KEY, s.bytes[i].data, s.bytes[i].len);
+			CHECK(!sl_sffr_wants(&p, s.key[i], SL_SFFR_KEY));
+		}
 		CHECK_OK(sl_sffr_placer_finish(&p, &err), &err);
 		CHECK(memcmp(file, out.data, out.len) == 0);
 		sl_sffr_placer_free(&p);
@@ -363,6 +370,8 @@ test_sfframes_damage(void)
 			s.bytes[i].data[0] ^= (uint8_t) last;
 			sl_sffr_place(&p, s.key[i], SL_SFFR_KEY, s.bytes[i].data, s.bytes[i].len);
 			s.bytes[i].data[0] ^= (uint8_t) last;
+			/* a damaged row leaves its entry wanted: another row of its key may still place it */
+			CHECK(sl_sffr_wants(&p, s.key[i], SL_SFFR_KEY) == last);
 		}
 		CHECK(sl_sffr_placer_finish(&p, &err) != 0 && err.code == SL_ERR_CORRUPT &&
 			  strncmp(err.msg, "frame 0 ", 8) == 0 && strstr(err.msg, "missing") != NULL);
