@@ -124,6 +124,28 @@ SELECT slime_loader_catch_up('dq');
 SELECT slime_loader_defer_table('dq');
 RESET ROLE;
 DROP ROLE dq_nobody;
+-- the newest save gone from the saves table (deleted by hand), and not
+-- pending: a load gives the newest save that is left, as the saves table says
+SELECT slime_content_hash(slime_from_slimefile(slime_loader_load('dq', 'w'))) =
+       (SELECT slime_content_hash(data) FROM dq ORDER BY save DESC LIMIT 1) AS newest_before;
+DELETE FROM dq WHERE save = (SELECT max(save) FROM dq);
+SELECT slime_content_hash(slime_from_slimefile(slime_loader_load('dq', 'w'))) =
+       (SELECT slime_content_hash(data) FROM dq ORDER BY save DESC LIMIT 1) AS newest_left;
+-- a loader of the longest name (56 bytes): CREATE TABLE cuts its _pending
+-- table's name to 63 bytes, and the loader finds the table by that name
+\set long 'dq_long_loader_name_of_fifty_six_bytes_xxxxxxxxxxxxxxxxx'
+SELECT slime_loader_create(:'long') IS NOT NULL AS made;
+SELECT slime_loader_defer_table(:'long')::text AS pending, slime_loader_pending(:'long')::text AS found;
+SELECT slime_lease_acquire(:'long', 'w', 'test', '1 day') AS ltoken \gset
+SET slime.loader_defer = on;
+SELECT slime_loader_save(:'long', 'w', :ltoken, f) FROM dq_files WHERE k BETWEEN 0 AND 2 ORDER BY k;
+SELECT count(*) AS pending FROM dq_long_loader_name_of_fifty_six_bytes_xxxxxxxxxxxxxxxxx_pendin;
+SELECT slime_content_hash(slime_from_slimefile(slime_loader_load(:'long', 'w'))) = slime_content_hash(slime_from_slimefile(f)) AS newest
+FROM dq_files WHERE k = 2;
+SELECT slime_loader_catch_up(:'long') AS converted;
+SELECT slime_loader_delete(:'long', 'w', :ltoken) AS deleted;
+DROP TABLE dq_long_loader_name_of_fifty_six_bytes_xxxxxxxxxxxxxxxxx_pendin, dq_long_loader_name_of_fifty_six_bytes_xxxxxxxxxxxxxxxxx_frames,
+  dq_long_loader_name_of_fifty_six_bytes_xxxxxxxxxxxxxxxxx, dq_long_loader_name_of_fifty_six_bytes_xxxxxxxxxxxxxxxxx_worlds;
 RESET slime.loader_defer;
 DROP TABLE dq_pending, dq_frames, dq, dq_worlds, dq0, dq_files;
 DROP FUNCTION dq_newest(int), dq_saves_hold();

@@ -16,6 +16,7 @@
 #include "catalog/pg_proc.h"
 #include "commands/trigger.h"
 #include "miscadmin.h"
+#include "parser/scansup.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -42,11 +43,18 @@ static Oid
 owned_beside(Oid tbl, const char *suffix)
 {
 	char	   *name = get_rel_name(tbl);
+	char	   *beside;
 	Oid			f;
 
 	if (name == NULL)
 		return InvalidOid;
-	f = get_relname_relid(psprintf("%s%s", name, suffix), get_rel_namespace(tbl));
+	/*
+	 * as CREATE TABLE truncated it: a loader's name is up to 56 bytes, so
+	 * that of its _pending table may be 64 (slime_loader_defer_table)
+	 */
+	beside = psprintf("%s%s", name, suffix);
+	truncate_identifier(beside, strlen(beside), false);
+	f = get_relname_relid(beside, get_rel_namespace(tbl));
 	if (!OidIsValid(f) || get_rel_relkind(f) != RELKIND_RELATION || slime_rel_owner(f) != slime_rel_owner(tbl))
 		return InvalidOid;
 	return f;
