@@ -620,6 +620,62 @@ if [ "$n" -gt 0 ] && [ "$bad" = 0 ] && [ "$sv" = 0 ]; then
 else
     result FAIL "loader: $bad of $n saves bad, slime_store_verify() lists $sv entries"
 fi
+# ---- deferred saves racing catch-ups, loads and slime_gc() --------------------
+# A third loader with its _pending table (0.13.0): NISLANDS worlds, each
+# saved first by a save that converts, then again and again with
+# slime.loader_defer on from the memoised saves' 4 files (each save logged
+# with its file, in its own transaction), beside slime_loader_catch_up() of
+# batches of 2 worlds (SKIP LOCKED) and of one world (waiting for its row),
+# loads and slime_gc(). A load, in a REPEATABLE READ transaction, must give
+# the file of the newest save the log names under the same snapshot, pending
+# or converted (else XX000). Afterwards a last catch-up leaves nothing
+# pending; every save row holds its logged file's content, resolves and
+# passes the full check; every world loads its newest save; and
+# slime_store_verify() is empty.
+slime_psql -d "$SDB" >/dev/null <<SQL
+SELECT slime_loader_create('dfr');
+SELECT slime_loader_defer_table('dfr');
+CREATE TABLE dfr_log (world text, save bigint, k int, PRIMARY KEY (world, save));
+CREATE TABLE dfr_caught (n bigint);
+CREATE TABLE dfr_hash AS SELECT 'd' || island AS world, k, slime_content_hash(slime_from_slimefile(f)) AS h FROM loader_files;
+INSERT INTO dfr_log SELECT 'd' || g, slime_loader_save('dfr', 'd' || g, slime_lease_acquire('dfr', 'd' || g, 'conc', '1 day'), f, 3), 1
+FROM generate_series(1, $NISLANDS) g JOIN loader_files ON island = g AND k = 1;
+CREATE FUNCTION dfr_newest(w text) RETURNS boolean LANGUAGE plpgsql AS \$\$
+BEGIN
+  IF slime_content_hash(slime_from_slimefile(slime_loader_load('dfr', w))) IS DISTINCT FROM
+     (SELECT h.h FROM dfr_log l JOIN dfr_hash h USING (world, k) WHERE l.world = w ORDER BY l.save DESC LIMIT 1) THEN
+    RAISE EXCEPTION 'world %: its load is not its newest save', w USING ERRCODE = 'XX000';
+  END IF;
+  RETURN true;
+END \$\$;
+SQL
+printf '%s\n' "\\set isl random(1, $NISLANDS)" "\\set k random(1, 4)" "BEGIN;" "SET LOCAL slime.loader_defer = on;" \
+    "INSERT INTO dfr_log SELECT 'd' || :isl, slime_loader_save('dfr', 'd' || :isl, w.token, f, 3), :k FROM loader_files, dfr_worlds w WHERE island = :isl AND k = :k AND w.world = 'd' || :isl;" \
+    "END;" >"$WORK/dfr-save.sql"
+printf '%s\n' "INSERT INTO dfr_caught SELECT slime_loader_catch_up('dfr', NULL, 2);" >"$WORK/dfr-catch.sql"
+printf '%s\n' "\\set isl random(1, $NISLANDS)" "INSERT INTO dfr_caught SELECT slime_loader_catch_up('dfr', 'd' || :isl);" \
+    >"$WORK/dfr-catch-one.sql"
+printf '%s\n' "\\set isl random(1, $NISLANDS)" "BEGIN ISOLATION LEVEL REPEATABLE READ;" "SELECT dfr_newest('d' || :isl);" "END;" \
+    >"$WORK/dfr-load.sql"
+BENCH_CLIENTS=$STORE_CLIENTS BENCH_NOTE=" (deferred saves)" \
+    bench deferred "$SDB" "read committed" dfr-save@5 dfr-catch@1 dfr-catch-one@1 dfr-load@2 store-gc@1
+read -r caught pend logged conv <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "
+    SELECT (SELECT coalesce(sum(n), 0) FROM dfr_caught), (SELECT count(*) FROM dfr_pending), (SELECT count(*) FROM dfr_log),
+           slime_loader_catch_up('dfr', NULL, NULL)")"
+read -r n bad left newest sv <<<"$(slime_psql -d "$SDB" -At -F ' ' -c "
+    SELECT count(*),
+           count(*) FILTER (WHERE NOT slime_verify(slime_resolve(s.data)) OR NOT EXISTS (
+               SELECT 1 FROM dfr_log l JOIN dfr_hash h USING (world, k)
+               WHERE l.world = s.world AND l.save = s.save AND h.h = slime_content_hash(s.data))),
+           (SELECT count(*) FROM dfr_pending),
+           (SELECT count(*) FILTER (WHERE dfr_newest(world)) FROM dfr_worlds),
+           (SELECT count(*) FROM slime_store_verify())
+    FROM dfr s")"
+if [ "$caught" -gt 0 ] && [ "$n" -gt 0 ] && [ "$bad" = 0 ] && [ "$left" = 0 ] && [ "$newest" = "$NISLANDS" ] && [ "$sv" = 0 ]; then
+    result OK "deferred: $logged saves logged, $caught converted by catch-ups during the run, $pend pending at the end ($conv converted by the last catch-up, the rest past keep); all $n saves rows hold their logged file, resolve and pass the full check; all $NISLANDS worlds load their newest save; slime_store_verify() empty"
+else
+    result FAIL "deferred: $caught saves converted during the run, $pend pending at the end, $left after the last catch-up; $bad of $n saves rows bad; $newest of $NISLANDS worlds load their newest save; slime_store_verify() lists $sv entries"
+fi
 # ---- a settle batch holds only its own worlds --------------------------------
 # Four worlds saved (their store entries settled while they are leased).
 # slime_settle(batch_size => 1, max_batches => 1) puts one cold loader
