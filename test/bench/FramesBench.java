@@ -24,13 +24,15 @@ import javax.sql.DataSource;
  * -Ddefer=true makes the loader's _pending table (slime_loader_defer_table;
  * bench_frames.sh turns slime.loader_defer on for the database): its saves
  * convert nothing, and slime_loader_catch_up() converts them, timed apart
- * (the work a schedule does): after each round of one client's saves
- * (before its loads), and once after the 4 clients' saves.
+ * (the work a schedule does) on a connection of its own kept for every
+ * call: after each round of one client's saves (before its loads), and once
+ * after the 4 clients' saves.
  *
  * Version 0 of every world is saved first, untimed. Then, one connection
  * each: versions 1-24 of every island, saved by the bytea table and the
  * loader in turn, each version's saves followed by two loads of every
- * island by each (saves/s, loads/s, WAL bytes a save from
+ * island by each, at least 32 a round (the hub's one world loaded 32
+ * times: 10 loads a run were too few to tell its runs apart) (saves/s, loads/s, WAL bytes a save from
  * pg_current_wal_insert_lsn, backend CPU ms an operation from
  * /proc/<pid>/schedstat); then versions 25-49 saved by 4 connections at
  * once (an island each at a time; saves/s; the worst save's latency
@@ -81,6 +83,15 @@ public final class FramesBench {
 
     private static long scalarLong(String sql) throws Exception {
         return ((Number) Db.scalar(sql)).longValue();
+    }
+
+    // slime_loader_catch_up(tbl) on c: a maintenance worker's connection, kept between calls
+    // (a new connection each call would add a backend's start and the statements' preparing to each)
+    private static long catchUp(Connection c, String tbl) throws Exception {
+        try (ResultSet r = c.createStatement().executeQuery("SELECT slime_loader_catch_up('" + tbl + "', NULL, NULL)")) {
+            r.next();
+            return r.getLong(1);
+        }
     }
 
     // WAL bytes written so far (this cluster).
@@ -183,6 +194,8 @@ public final class FramesBench {
         double[] sb = new double[2], ss = new double[2], lb = new double[2], ls = new double[2];
         long walB = 0, walS = 0;
         int saves = 0, loads = 0;
+        int loadsPerRound = Math.max(2 * n, 32);
+        Connection worker = DEFER ? Db.dataSource().getConnection() : null;
         long catchUpSaves = 0;
         double catchUpSeconds = 0;
         for (int v = 1; v < oneClientTo; v++) {
@@ -198,12 +211,13 @@ public final class FramesBench {
             if (DEFER) {
                 // what a schedule does between rounds: the round's pending saves converted, timed apart
                 long t0 = System.nanoTime();
-                catchUpSaves += scalarLong("SELECT slime_loader_catch_up('" + loaderTable + "', NULL, NULL)");
+                catchUpSaves += catchUp(worker, loaderTable);
                 catchUpSeconds += (System.nanoTime() - t0) / 1e9;
             }
-            LoaderBench.time(2 * n, lb, i -> byteaLoad(ds, byteaTable, "w" + (i % n)));
-            LoaderBench.time(2 * n, ls, i -> slime.readWorld("w" + (i % n)));
-            loads += 2 * n;
+            // each world loaded twice a round, and at least 32 loads a round (the hub: one world)
+            LoaderBench.time(loadsPerRound, lb, i -> byteaLoad(ds, byteaTable, "w" + (i % n)));
+            LoaderBench.time(loadsPerRound, ls, i -> slime.readWorld("w" + (i % n)));
+            loads += loadsPerRound;
         }
         double[] cb = concurrent(n, oneClientTo, last, (i, v) -> byteaSave(Db.pooled(), byteaTable, "w" + i, versions.get(i).get(v)));
         double[] cs = concurrent(n, oneClientTo, last, (i, v) -> slime.saveWorld("w" + i, versions.get(i).get(v), tokens[i]));
@@ -213,10 +227,11 @@ public final class FramesBench {
                     + "%.2f ms a save%n", catchUpSaves, catchUpSeconds * 1e3, catchUpSeconds * 1e3 / Math.max(1, catchUpSaves));
             long pendingRows = scalarLong("SELECT count(*) FROM " + loaderTable + "_pending");
             long t0 = System.nanoTime();
-            long converted = scalarLong("SELECT slime_loader_catch_up('" + loaderTable + "', NULL, NULL)");
+            long converted = catchUp(worker, loaderTable);
             double ms = (System.nanoTime() - t0) / 1e6;
             System.out.printf("catch-up: %d pending saves, %d converted (the rest past keep) in %.0f ms: "
                     + "%.2f ms a converted save%n", pendingRows, converted, ms, ms / Math.max(1, converted));
+            worker.close();
         }
         Db.execute("VACUUM");
         long hotS = slimeBytes(loaderTable), hotB = byteaBytes(byteaTable);
@@ -235,7 +250,7 @@ public final class FramesBench {
         try (Connection c = ds.getConnection(); ResultSet r = c.createStatement().executeQuery(
                 "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c WHERE c.relkind = 'r' "
                 + "AND pg_total_relation_size(c.oid) > 0 AND c.relnamespace = 'public'::regnamespace "
-                + "ORDER BY 2 DESC LIMIT 8")) {
+                + "ORDER BY 2 DESC")) {
             StringBuilder b = new StringBuilder("after VACUUM FULL, bytes (heap, TOAST and indexes):");
             while (r.next())
                 b.append(String.format(" %s %,d;", r.getString(1), r.getLong(2)));
