@@ -98,6 +98,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		FUZZ_CHECK(len - xa == back.len - xb && memcmp(file + xa, back.data + xb, len - xa) == 0, "extra block");
 	}
+	/* a load's placer: each key wanted until its row is placed, the same file */
+	{
+		sl_sffr_placer p;
+		uint8_t    *buf = sl_alloc(back.len);
+
+		FUZZ_CHECK(sl_sffr_file_len(&d) == back.len && sl_sffr_placer_init(&p, &d, buf, &err) == 0, "placer: %s",
+				   err.msg);
+		for (uint32_t i = 0; i < d.n; i++)
+		{
+			const uint8_t *fd;
+			size_t		fn;
+
+			FUZZ_CHECK(sl_sffr_wants(&p, d.f[i].key, SL_SFFR_KEY) == (p.state[i] != SL_SFFR_PLACED),
+					   "entry %u wanted %d, placed %d", (unsigned) i, sl_sffr_wants(&p, d.f[i].key, SL_SFFR_KEY),
+					   p.state[i] == SL_SFFR_PLACED);
+			FUZZ_CHECK(find_built(&fr, d.f[i].key, &fd, &fn, &err) == 0, "entry %u: no frame", (unsigned) i);
+			sl_sffr_place(&p, d.f[i].key, SL_SFFR_KEY, fd, fn);
+			FUZZ_CHECK(!sl_sffr_wants(&p, d.f[i].key, SL_SFFR_KEY), "entry %u wanted once placed", (unsigned) i);
+		}
+		FUZZ_CHECK(sl_sffr_placer_finish(&p, &err) == 0 && memcmp(buf, back.data, back.len) == 0, "placer's file");
+		sl_sffr_placer_free(&p);
+		sl_free(buf);
+	}
 	/* again, against itself, the records' keys the reader's (as a save gives them): nothing new */
 	FUZZ_CHECK(sl_sffr_build(file, len, raw.data, raw.len, ends, (const uint8_t (*)[SL_SFFR_KEY]) keys, out.n, &d, 1,
 							 &again, &err) == 0, "again: %s", err.msg);
