@@ -1237,7 +1237,7 @@ load_as_owner(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FILE, LQ_LOAD_VALUE);
 	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FRAMES, LQ_LOAD_FRAMES);
-	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_PENDING_HAS, LQ_PENDING_HAS);
+	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_PENDING_HAS, LQ_LOAD_FRAMES_K);
 	r = run_save(LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
 	dir = isnull ? NULL : DatumGetByteaPP(r);	/* read out of TOAST once */
 	framed = dir && sl_sffr_is((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir));
@@ -1270,15 +1270,22 @@ load_as_owner(PG_FUNCTION_ARGS)
 	{
 		/*
 		 * the framed form: its directory and save (none: the newest save is
-		 * pending, its frames its only copy), then the world's frames, one
-		 * range of the index (none without the table). Those of pending
-		 * saves the directory does not name are passed over unread.
+		 * pending, its frames its only copy), then its frames (none without
+		 * the table). A world whose newest save is converted has no pending
+		 * save (a catch-up converts them in order, a save that converts
+		 * catches up first) and its frames are the directory's: one range
+		 * of the index. Else the frames of its pending saves lie beside
+		 * them, as many as the saves not yet caught up: those the directory
+		 * names are read by key. A row the directory does not name is
+		 * passed over unread.
 		 */
 		DestReceiver *dest = slime_loader_framed_dest(dir, outer);
 		bytea	   *f;
 
-		if (OidIsValid(frames))
+		if (OidIsValid(frames) && value != (Datum) 0)
 			run_save_into(LQ_LOAD_FRAMES, arg, (Datum) 0, dest);
+		else if (OidIsValid(frames))
+			run_save_into(LQ_LOAD_FRAMES_K, arg, dir_keys(dir), dest);
 		f = slime_loader_framed_file(dest, value, tbl, text_to_cstring(DatumGetTextPP(arg)), outer);
 		SPI_finish();
 		PG_RETURN_BYTEA_P(f);
