@@ -1237,7 +1237,8 @@ load_as_owner(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FILE, LQ_LOAD_VALUE);
 	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FRAMES, LQ_LOAD_FRAMES);
-	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_PENDING_HAS, LQ_LOAD_FRAMES_K);
+	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_PENDING_HAS, LQ_PENDING_HAS);
+	prepare_save(tbl, worlds, frames, pending, fcinfo, LQ_LOAD_FRAMES_K, LQ_LOAD_FRAMES_K);
 	r = run_save(LQ_LOAD_FILE, &arg, NULL, SPI_OK_SELECT, &isnull);
 	dir = isnull ? NULL : DatumGetByteaPP(r);	/* read out of TOAST once */
 	framed = dir && sl_sffr_is((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir));
