@@ -1227,7 +1227,7 @@ load_as_owner(PG_FUNCTION_ARGS)
 	Datum		arg = PG_GETARG_DATUM(1);
 	bool		isnull;
 	Datum		r;
-	Datum		value;			/* the newest save's value, (Datum) 0 while it is pending */
+	Datum		value = (Datum) 0;	/* the newest save's value; (Datum) 0 while it is pending */
 	bytea	   *dir;
 	bool		framed;
 	MemoryContext outer = CurrentMemoryContext;
