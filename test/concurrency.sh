@@ -58,8 +58,11 @@
 # without an entry.
 #
 #
-# Last, a second loader: memoised slime_loader_save calls racing
-# slime_loader_delete and slime_gc() (see that section).
+# Then a second loader: memoised slime_loader_save calls racing
+# slime_loader_delete and slime_gc(); a third with deferred saves racing
+# catch-ups, loads (each must give the newest save, pending or not) and
+# slime_gc(); last, a settle batch holding only its own worlds (see those
+# sections).
 # Fails on: a pgbench client aborted or a non-zero exit, any ERROR in the
 # server log whose SQLSTATE is not 40001/40P01, a script that ran no
 # transaction, any damaged value, any backend killed by a signal, any
