@@ -32,7 +32,8 @@ import javax.sql.DataSource;
  * each: versions 1-24 of every island, saved by the bytea table and the
  * loader in turn, each version's saves followed by two loads of every
  * island by each, at least 32 a round (the hub's one world loaded 32
- * times: 10 loads a run were too few to tell its runs apart) (saves/s, loads/s, WAL bytes a save from
+ * times: 10 loads a run were too few to tell its runs apart), the two
+ * tables' loads in 4 alternating slices (saves/s, loads/s, WAL bytes a save from
  * pg_current_wal_insert_lsn, backend CPU ms an operation from
  * /proc/<pid>/schedstat); then versions 25-49 saved by 4 connections at
  * once (an island each at a time; saves/s; the worst save's latency
@@ -214,9 +215,14 @@ public final class FramesBench {
                 catchUpSaves += catchUp(worker, loaderTable);
                 catchUpSeconds += (System.nanoTime() - t0) / 1e9;
             }
-            // each world loaded twice a round, and at least 32 loads a round (the hub: one world)
-            LoaderBench.time(loadsPerRound, lb, i -> byteaLoad(ds, byteaTable, "w" + (i % n)));
-            LoaderBench.time(loadsPerRound, ls, i -> slime.readWorld("w" + (i % n)));
+            // each world loaded twice a round, and at least 32 loads a round (the hub: one world), the
+            // bytea table's and the loader's in 4 alternating slices (a quarter of the worlds each), so that
+            // both sides see the same moments of the machine
+            for (int q = 0; q < 4; q++) {
+                int from = q * loadsPerRound / 4, to = (q + 1) * loadsPerRound / 4;
+                LoaderBench.time(to - from, lb, i -> byteaLoad(ds, byteaTable, "w" + ((from + i) % n)));
+                LoaderBench.time(to - from, ls, i -> slime.readWorld("w" + ((from + i) % n)));
+            }
             loads += loadsPerRound;
         }
         double[] cb = concurrent(n, oneClientTo, last, (i, v) -> byteaSave(Db.pooled(), byteaTable, "w" + i, versions.get(i).get(v)));
