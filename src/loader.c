@@ -705,8 +705,9 @@ cmp_key16(const void *a, const void *b)
  * The framed form a save keeps of a version-13 file (sl_sfframes.h): the
  * directory, for the world's row; the frames the previous directory (prev,
  * NULL: none, or one that does not open) lacks go into the _frames table,
- * and the world's frames the new directory does not name leave it (those of
- * prev only, or, without prev, every other). The frames prev names are
+ * and, when drop (not for a pending save, whose world's frames stay until
+ * it is caught up), the world's frames the new directory does not name
+ * leave it (those of prev only, or, without prev, every other). The frames prev names are
  * reused unread: the save that wrote prev wrote them, and a load checks
  * each against its length and XXH64 (a damaged one: the file is written
  * from the save), so that a save reads nothing of the world's file but
@@ -751,38 +752,37 @@ keep_framed(bytea *file, const converted_file *c, bytea *prev, Datum world, bool
 		args[2] = bytea_array(fd, b.nnew);
 		run_save(LQ_FRAMES_PUT, args, NULL, SPI_OK_INSERT, &isnull);
 	}
-	/* the keys of the new directory, sorted */
-	keys = palloc((size_t) SL_SFFR_KEY * (b.n ? b.n : 1));
-	for (uint32_t i = 0; i < b.n; i++)
-		memcpy(keys + (size_t) SL_SFFR_KEY * i, b.f[i].key, SL_SFFR_KEY);
-	qsort(keys, b.n, SL_SFFR_KEY, cmp_key16);
-	if (!drop)
+	/* a pending save's frames stay until its world is caught up; else those the new directory lacks go */
+	if (drop)
 	{
-		/* a pending save's: the frames stay until its world is caught up */
-		if (have_prev)
-			sl_sffr_dir_free(&pd);
-	}
-	else if (have_prev)
-	{
-		kd = palloc(sizeof(Datum) * (pd.n ? pd.n : 1));
-		for (uint32_t i = 0; i < pd.n; i++)
-			if (!bsearch(pd.f[i].key, keys, b.n, SL_SFFR_KEY, cmp_key16))
-				kd[nstale++] = PointerGetDatum(slime_from_bytes(pd.f[i].key, SL_SFFR_KEY));
-		if (nstale > 0)
-		{
-			args[1] = bytea_array(kd, nstale);
-			run_save(LQ_FRAMES_DROP, args, NULL, SPI_OK_DELETE, &isnull);
-		}
-		sl_sffr_dir_free(&pd);
-	}
-	else
-	{
-		kd = palloc(sizeof(Datum) * (b.n ? b.n : 1));
+		/* the keys of the new directory, sorted */
+		keys = palloc((size_t) SL_SFFR_KEY * (b.n ? b.n : 1));
 		for (uint32_t i = 0; i < b.n; i++)
-			kd[i] = PointerGetDatum(slime_from_bytes(keys + (size_t) SL_SFFR_KEY * i, SL_SFFR_KEY));
-		args[1] = bytea_array(kd, b.n);
-		run_save(LQ_FRAMES_ONLY, args, NULL, SPI_OK_DELETE, &isnull);
+			memcpy(keys + (size_t) SL_SFFR_KEY * i, b.f[i].key, SL_SFFR_KEY);
+		qsort(keys, b.n, SL_SFFR_KEY, cmp_key16);
+		if (have_prev)
+		{
+			kd = palloc(sizeof(Datum) * (pd.n ? pd.n : 1));
+			for (uint32_t i = 0; i < pd.n; i++)
+				if (!bsearch(pd.f[i].key, keys, b.n, SL_SFFR_KEY, cmp_key16))
+					kd[nstale++] = PointerGetDatum(slime_from_bytes(pd.f[i].key, SL_SFFR_KEY));
+			if (nstale > 0)
+			{
+				args[1] = bytea_array(kd, nstale);
+				run_save(LQ_FRAMES_DROP, args, NULL, SPI_OK_DELETE, &isnull);
+			}
+		}
+		else
+		{
+			kd = palloc(sizeof(Datum) * (b.n ? b.n : 1));
+			for (uint32_t i = 0; i < b.n; i++)
+				kd[i] = PointerGetDatum(slime_from_bytes(keys + (size_t) SL_SFFR_KEY * i, SL_SFFR_KEY));
+			args[1] = bytea_array(kd, b.n);
+			run_save(LQ_FRAMES_ONLY, args, NULL, SPI_OK_DELETE, &isnull);
+		}
 	}
+	if (have_prev)
+		sl_sffr_dir_free(&pd);
 	dir = (bytea *) slime_from_bytes(b.dir.data, b.dir.len);
 	sl_sffr_built_free(&b);
 	return dir;
