@@ -23,6 +23,13 @@
 # passing slime_verify(slime_resolve()), the same store entries
 # (hash, md5(data)), an empty slime_store_verify(), the trigger in place
 # and a save through it that stores its new chunk.
+# A game server's loader (issue #34) is in the source too: a world caught
+# up, one whose newest two saves are pending (deferred: their frames and
+# _pending rows), one released and settled cold. After each restore but
+# the binary COPY (which copies three tables), every world's load gives
+# the bytes it gave in the source, the pending saves convert to the worlds
+# of their files, and a save goes on with the lease token of the source
+# (and with a new lease on the cold world).
 # Uses the cluster in the PG* environment (test/lib.sh slime_cluster_start);
 # when none is set, starts a throwaway one itself.  Exit 1 on any mismatch.
 set -euo pipefail
@@ -119,6 +126,40 @@ UPDATE saves SET history = ARRAY(SELECT slime_store(h.world) FROM saves h
 UPDATE saves SET history = ARRAY[slime_store((SELECT world FROM worlds WHERE id = 5)), NULL]
  WHERE island = 2 AND save_no = 2;"
 
+# The loader part: three versions of a 12-chunk island of the 1.21.1 region
+# (world 10), each one chunk further along; saved through slime_loader_save.
+LOADER_SRC="
+CREATE TABLE isl_files(k int PRIMARY KEY, f bytea NOT NULL);
+INSERT INTO isl_files
+SELECT k, (SELECT slime_to_slimefile(slime_agg(slime_put_chunk(NULL, c.x, c.z, slime_chunk_nbt(w.world, c.x, c.z))))
+           FROM (SELECT x, z FROM slime_chunks(w.world) ORDER BY x, z OFFSET k LIMIT 12) c)
+FROM worlds w, generate_series(0, 2) k WHERE w.id = 10;
+CREATE FUNCTION pg_temp.isl_save(w text, v int) RETURNS bigint LANGUAGE plpgsql AS \$\$
+BEGIN
+  RETURN slime_loader_save('isl', w, (SELECT token FROM isl_worlds WHERE world = w), (SELECT f FROM isl_files WHERE k = v));
+END \$\$;
+DO \$\$
+BEGIN
+  PERFORM slime_loader_create('isl');
+  PERFORM slime_loader_defer_table('isl');
+  PERFORM slime_lease_acquire('isl', n, 'dump', '1 day') FROM unnest(ARRAY['caught', 'pending', 'cold']) n;
+  PERFORM pg_temp.isl_save('caught', 0), pg_temp.isl_save('caught', 1), pg_temp.isl_save('caught', 2);
+  PERFORM pg_temp.isl_save('cold', 0), pg_temp.isl_save('cold', 1);
+  PERFORM slime_lease_release('isl', 'cold', (SELECT token FROM isl_worlds WHERE world = 'cold'));
+  PERFORM pg_temp.isl_save('pending', 0);
+  PERFORM set_config('slime.loader_defer', 'on', true);
+  PERFORM pg_temp.isl_save('pending', 1);
+  PERFORM pg_temp.isl_save('pending', 2);
+  PERFORM set_config('slime.loader_defer', 'off', true);
+END \$\$;
+-- every store entry so far settled, and the cold world's file with them (a
+-- settle of loader files counts against max_batches: the settle below
+-- spends its batches on the store part's entries)
+SELECT count(*) AS settled FROM slime_settle('0') \\gset"
+# Per world of the loader: the md5 of its load, its pending saves, its kept form's magic.
+LOADER_STATE="SELECT world, md5(slime_loader_load('isl', world)), (SELECT count(*) FROM isl_pending p WHERE p.world = w.world),
+    encode(substring(file, 1, 4), 'hex') FROM isl_worlds w ORDER BY world"
+
 # Every value of the store part: content hash, stored-bytes md5, store_refs.
 STORE_HASHES="
 SELECT 'saves'::text AS tbl, island * 100 + save_no AS id, 'world'::text AS col,
@@ -181,6 +222,7 @@ slime_log "pgdump: building $SRC from ${#REGIONS[@]} corpus regions + merged + l
     # second table: two slime columns, including a NULL
     echo "INSERT INTO pairs SELECT w1.id, w1.world, w2.world
           FROM worlds w1 LEFT JOIN worlds w2 ON w2.id = w1.id + 5 WHERE w1.id <= 5 OR w1.id = 100;"
+    echo "$LOADER_SRC"
     echo "$STORE_DDL"
     echo "$STORE_SRC"
     echo "ANALYZE;"
@@ -191,6 +233,15 @@ slime_psql -d "$SRC" -f "$WORK/src.sql"
 # into them), part left as entries: both must come back as they were
 slime_psql -d "$SRC" -At -c "SELECT items FROM slime_settle('0', batch_size => 8, max_batches => 3) WHERE what = 'store entries'" |
     sed 's/^/  source: entries settled into packs: /'
+
+# the loader as the restores must give it back: 'cold' settled (no longer
+# the framed form, 534c4652 "SLFR"), 'pending' with two pending saves
+slime_psql -d "$SRC" -c "\\copy ($(tr '\n' ' ' <<<"$LOADER_STATE")) TO '$WORK/loader.tsv'"
+sed 's/^/  source: loader world /' "$WORK/loader.tsv"
+if [ "$(awk -F '\t' '{ printf "%s/%s/%s ", $1, $3, ($4 == "534c4652") }' "$WORK/loader.tsv")" != "caught/0/1 cold/0/0 pending/2/1 " ]; then
+    echo "pgdump: source loader part not as built" >&2
+    exit 1
+fi
 
 # (\copy must be on one line)
 slime_psql -d "$SRC" -c "\\copy ($(tr '\n' ' ' <<<"$HASHES")) TO '$WORK/hashes.tsv'"
@@ -365,6 +416,44 @@ SQL
     fi
 }
 
+# compare_loader METHOD DB: the loader part of a restored database: every
+# world's load gives the source's bytes; the two pending saves convert, each
+# to its file's world, the loads unchanged; a deferred save with the source's
+# lease token, a save of the cold world under a new lease, and their loads
+# and catch-up; slime_store_verify() empty after
+compare_loader() {
+    local method=$1 db=$2 res
+    res=$(slime_psql -d "$db" -At -F ' ' -v ON_ERROR_STOP=1 <<SQL 2>&1
+CREATE TEMP TABLE expect_l(world text, md5 text, pending bigint, form text);
+\copy expect_l FROM '$WORK/loader.tsv'
+CREATE TEMP TABLE got_l AS $LOADER_STATE;
+SELECT count(*) FILTER (WHERE e.md5 = g.md5 AND e.pending = g.count AND e.form = g.encode), count(*) FROM expect_l e JOIN got_l g USING (world);
+SELECT slime_loader_catch_up('isl');
+SELECT (SELECT count(*) FROM isl_pending),
+       (SELECT count(*) FROM expect_l e WHERE md5(slime_loader_load('isl', e.world)) = e.md5),
+       (SELECT count(*) FILTER (WHERE slime_content_hash(s.data) = slime_content_hash(slime_from_slimefile(f.f)))
+        || '/' || count(*) FROM isl s JOIN isl_files f ON f.k = s.save - 1);
+SET slime.loader_defer = on;
+SELECT slime_loader_save('isl', 'pending', (SELECT token FROM isl_worlds WHERE world = 'pending'), f) > 0 FROM isl_files WHERE k = 0;
+RESET slime.loader_defer;
+SELECT slime_loader_save('isl', 'cold', slime_lease_acquire('isl', 'cold', 'restored', '1 hour'), f) > 0 FROM isl_files WHERE k = 2;
+SELECT (SELECT count(*) FROM isl_pending),
+       (SELECT count(*) FROM isl_files f, (VALUES ('pending', 0), ('cold', 2)) v(w, k)
+         WHERE f.k = v.k AND slime_content_hash(slime_from_slimefile(slime_loader_load('isl', v.w))) = slime_content_hash(slime_from_slimefile(f.f)));
+SELECT slime_loader_catch_up('isl');
+SELECT (SELECT count(*) FROM slime_store_verify()),
+       (SELECT slime_content_hash(data) = (SELECT slime_content_hash(slime_from_slimefile(f)) FROM isl_files WHERE k = 0)
+          FROM isl WHERE world = 'pending' ORDER BY save DESC LIMIT 1);
+SQL
+) || { printf '%-13s loader FAILED: %s\n' "$method:" "$(tail -n 3 <<<"$res" | tr '\n' ' ')"; FAIL=1; return 0; }
+    if [ "$(echo $res)" = "3 3 2 0 3 8/8 t t 1 2 1 0 t" ]; then
+        printf '%-13s loader: 3 worlds load the same bytes; 2 pending saves convert to their files; a save after the restore (source token, new lease) loads and converts\n' "$method:"
+    else
+        printf '%-13s loader MISMATCH: %s (expected 3 3 / 2 / 0 3 8/8 / t / t / 1 2 / 1 0 t)\n' "$method:" "$(echo $res)"
+        FAIL=1
+    fi
+}
+
 # ---- 3. the five ways -------------------------------------------------------
 slime_log "pgdump: dump/restore round trips"
 
@@ -372,6 +461,7 @@ db=slime_dump_plain
 if createdb "$db" && pg_dump -Fp "$SRC" | slime_psql -d "$db" -o /dev/null; then
     compare plain "$db"
     compare_store plain "$db"
+    compare_loader plain "$db"
 else method_failed plain "pg_dump -Fp | psql"; fi
 
 # a dump as 0.1.0 to 0.3.0 wrote it: slime values in the hex text form
@@ -384,6 +474,7 @@ if createdb "$db" && PGOPTIONS="${PGOPTIONS:-} -c slime.text_output=hex" pg_dump
     fi
     compare hex-text "$db"
     compare_store hex-text "$db"
+    compare_loader hex-text "$db"
 else method_failed hex-text "PGOPTIONS=-c slime.text_output=hex pg_dump -Fp | psql"; fi
 
 db=slime_dump_custom
@@ -391,6 +482,7 @@ if createdb "$db" && pg_dump -Fc -f "$WORK/src.dump" "$SRC" &&
    pg_restore --exit-on-error -d "$db" "$WORK/src.dump"; then
     compare custom "$db"
     compare_store custom "$db"
+    compare_loader custom "$db"
 else method_failed custom "pg_dump -Fc / pg_restore"; fi
 
 db=slime_dump_dir
@@ -398,6 +490,7 @@ if createdb "$db" && pg_dump -Fd -j2 -f "$WORK/src.dir" "$SRC" &&
    pg_restore --exit-on-error -j2 -d "$db" "$WORK/src.dir"; then
     compare directory "$db"
     compare_store directory "$db"
+    compare_loader directory "$db"
 else method_failed directory "pg_dump -Fd -j2 / pg_restore -j2"; fi
 
 # the custom dump again, with the store's data restored after every user
@@ -415,6 +508,7 @@ if pg_restore -l "$WORK/src.dump" >"$WORK/list.orig" &&
     if [ "$(awk '{ print $NF }' <<<"$order")" = public.slime_store ] && [ "$(wc -w <<<"$order")" -ge 4 ]; then
         compare store-last "$db"
         compare_store store-last "$db"
+        compare_loader store-last "$db"
     else method_failed store-last "pg_restore did not load slime_store's data last: $order"; fi
 else
     tail -n 5 "$WORK/reorder.log" 2>/dev/null || true
