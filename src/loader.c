@@ -258,10 +258,13 @@ keep_busy_inline(struct varlena *value, const put_list *puts, const bool *busy, 
 /*
  * Convert a slime file to the reference form of its value, reusing the
  * chunks prev (a memo, NULL for none) knows whose store entries the store
- * still holds; the entries of the others go into the store.
+ * still holds; the entries of the others go into the store. A file placed
+ * from a framed form's directory (framed, NULL for none: a catch-up) is
+ * read frame by frame, the frames of the records prev knows left
+ * compressed (sl_slimefile_read_frames), and gives no chunk block.
  */
 static void
-convert(bytea *file, bytea *prev, bytea *pending, bool defer, converted_file *c)
+convert(bytea *file, bytea *prev, bytea *pending, bool defer, const sl_sffr_dir *framed, converted_file *c)
 {
 	sl_lmemo	memo,
 				out;
@@ -299,7 +302,10 @@ convert(bytea *file, bytea *prev, bytea *pending, bool defer, converted_file *c)
 	}
 	else
 		defer = false;			/* the first save of a world, or one after a damaged memo, converts */
-	if (sl_slimefile_read_memo((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
+	if (framed ?
+		sl_slimefile_read_frames((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
+								 slime_limits(), &b, &info, &memo, &out, framed->f, framed->n, &err) :
+		sl_slimefile_read_memo((const uint8_t *) VARDATA_ANY(file), VARSIZE_ANY_EXHDR(file),
 							   slime_limits(), &b, &info, &memo, &out, &c->chunks, &err))
 		raise_file_error(&err, info.version);
 	for (size_t i = 0; i < out.n; i++)
@@ -372,7 +378,7 @@ slime_loader_convert(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "slime_loader_convert must return a record");
-	convert(PG_GETARG_BYTEA_PP(0), PG_ARGISNULL(1) ? NULL : PG_GETARG_BYTEA_PP(1), NULL, false, &c);
+	convert(PG_GETARG_BYTEA_PP(0), PG_ARGISNULL(1) ? NULL : PG_GETARG_BYTEA_PP(1), NULL, false, NULL, &c);
 	vals[0] = PointerGetDatum(c.value);
 	vals[1] = PointerGetDatum(c.memo);
 	nulls[1] = c.memo == NULL;
@@ -932,6 +938,8 @@ catch_up_world(Oid tbl, Datum world, bytea *memo, bytea *kept, int64 newest_save
 			bytea	   *file;
 			converted_file c;
 			char	   *why;
+			sl_sffr_dir d;
+			sl_err		err;
 
 			/* by key: a world's frames are those of its pending saves, a catch-up reads one save's */
 			run_save_into(LQ_LOAD_FRAMES_K, world, dir_keys(dir), dest);
@@ -953,8 +961,11 @@ catch_up_world(Oid tbl, Datum world, bytea *memo, bytea *kept, int64 newest_save
 					run_save(LQ_PENDING_DONE, del, NULL, SPI_OK_DELETE, &isnull);
 				continue;
 			}
-			convert(file, memo, NULL, false, &c);
-			sl_buf_free(&c.chunks);
+			/* the directory the framed dest checked: its frames, for reading only those that changed */
+			if (sl_sffr_open((const uint8_t *) VARDATA_ANY(dir), VARSIZE_ANY_EXHDR(dir), &d, &err))
+				slime_raise(&err, false);
+			convert(file, memo, NULL, false, &d, &c);
+			sl_sffr_dir_free(&d);
 			args[0] = world;
 			args[1] = SPI_getbinval(t, rows->tupdesc, 3, &isnull);	/* token */
 			args[2] = PointerGetDatum(c.value);
@@ -1050,7 +1061,7 @@ save_as_owner(PG_FUNCTION_ARGS)
 			last = spi_bytea(0, 1, outer);
 	}
 	SPI_finish();
-	convert(file, prev, last, defer, &c);
+	convert(file, prev, last, defer, NULL, &c);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	/*

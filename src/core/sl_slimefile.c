@@ -25,11 +25,35 @@ sl_slimefile_read(const uint8_t *file, size_t len, const sl_limits *lim, sl_buil
 	return sl_slimefile_read_memo(file, len, lim, b, info, NULL, NULL, NULL, err);
 }
 
+static int	read_file(const uint8_t *file, size_t len, const sl_limits *lim, sl_builder *b,
+					  sl_slimefile_info *info, const sl_lmemo *memo, sl_lmemo *out, sl_buf *chunk_block,
+					  const sl_sffr_frame *frames, uint32_t nframes, sl_err *err);
+
 /* Read a slime file into the builder, reusing the chunk records memo knows. */
 int
 sl_slimefile_read_memo(const uint8_t *file, size_t len, const sl_limits *lim, sl_builder *b,
 					   sl_slimefile_info *info, const sl_lmemo *memo, sl_lmemo *out, sl_buf *chunk_block,
 					   sl_err *err)
+{
+	return read_file(file, len, lim, b, info, memo, out, chunk_block, NULL, 0, err);
+}
+
+/* Read a version-13 file whose chunk block is the given frames, the frames of records memo knows left unread. */
+int
+sl_slimefile_read_frames(const uint8_t *file, size_t len, const sl_limits *lim, sl_builder *b,
+						 sl_slimefile_info *info, const sl_lmemo *memo, sl_lmemo *out,
+						 const sl_sffr_frame *frames, uint32_t nframes, sl_err *err)
+{
+	if (out == NULL || frames == NULL)
+		return sl_fail(err, SL_ERR_INVALID, "sl_slimefile_read_frames needs a memo to note into and frames");
+	return read_file(file, len, lim, b, info, memo, out, NULL, frames, nframes, err);
+}
+
+/* The reads above: the state set, the version's layout called. */
+static int
+read_file(const uint8_t *file, size_t len, const sl_limits *lim, sl_builder *b,
+		  sl_slimefile_info *info, const sl_lmemo *memo, sl_lmemo *out, sl_buf *chunk_block,
+		  const sl_sffr_frame *frames, uint32_t nframes, sl_err *err)
 {
 	sf			s;
 	sl_slimefile_info dummy;
@@ -56,6 +80,8 @@ sl_slimefile_read_memo(const uint8_t *file, size_t len, const sl_limits *lim, sl
 	s.memo = memo;
 	s.memo_out = out;
 	s.chunk_block = chunk_block;
+	s.frames = frames;
+	s.nframes = nframes;
 	f.p = file;
 	f.len = len;
 	f.pos = 0;

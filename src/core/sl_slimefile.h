@@ -23,6 +23,7 @@
 #include "sl_common.h"
 #include "sl_build.h"
 #include "sl_lmemo.h"
+#include "sl_sfframes.h"
 #include "sl_value.h"
 
 #define SL_SLIMEFILE_VERSION_MAX	13	/* newest version read */
@@ -80,6 +81,22 @@ int			sl_slimefile_read_memo(const uint8_t *file, size_t len, const sl_limits *l
 								   sl_builder *b, sl_slimefile_info *info,
 								   const sl_lmemo *memo, sl_lmemo *out, sl_buf *chunk_block,
 								   sl_err *err);
+
+/*
+ * sl_slimefile_read_memo, for a version-13 file whose chunk block is the n
+ * frames of a loader's framed form (sl_sfframes.h: their compressed and raw
+ * lengths and keys, back to back), without a chunk_block: a frame whose
+ * key is that of a record the memo knows converted (the XXH3-128 of its
+ * raw bytes, the same length) is that record, added as a reference to its
+ * store entry with its frame left compressed; the other frames are
+ * decompressed and their records read as sl_slimefile_read_memo reads
+ * them. A catch-up converts a pending save so at the cost of the chunks
+ * that changed. A record that runs into a frame taken unread is an error.
+ */
+int			sl_slimefile_read_frames(const uint8_t *file, size_t len, const sl_limits *lim,
+									 sl_builder *b, sl_slimefile_info *info,
+									 const sl_lmemo *memo, sl_lmemo *out,
+									 const sl_sffr_frame *frames, uint32_t nframes, sl_err *err);
 
 /*
  * Write an open value as a version-13 slime file appended to out, its two

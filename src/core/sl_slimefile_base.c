@@ -129,8 +129,8 @@ sl_sf_bool(sf *s, rd *r, const char *field, int *v)
 }
 
 /* Decompress a zstd block of exactly raw bytes into dst (no checksum). */
-static int
-unzstd(sf *s, const rd *r, size_t at, const char *field, const uint8_t *src, size_t clen,
+int
+sl_sf_unzstd(sf *s, const rd *r, size_t at, const char *field, const uint8_t *src, size_t clen,
 	   uint8_t *dst, size_t raw)
 {
 	size_t		n;
@@ -147,55 +147,82 @@ unzstd(sf *s, const rd *r, size_t at, const char *field, const uint8_t *src, siz
 	return 0;
 }
 
+/*
+ * The head of a zstd block "i32 compressed length, i32 raw length,
+ * frame(s)": its compressed bytes (*src, *clen) and a buffer for its raw
+ * ones (*dst, *raw), nothing decompressed. The raw size is capped (cap per
+ * block, and every block of the file together by max_value_raw) before
+ * anything is allocated. In a chunk (arena != NULL) the buffer lives in the
+ * chunk arena, else until the read ends.
+ */
+static int
+zblock_head(sf *s, rd *r, const char *field, size_t cap, sl_arena *arena, size_t *at,
+			const uint8_t **src, uint32_t *clen, uint8_t **dst, uint32_t *raw)
+{
+	size_t		at_raw;
+
+	if (sl_sf_len(s, r, field, at, clen) || sl_sf_len(s, r, field, &at_raw, raw))
+		return -1;
+	if (*raw > cap)
+		return sl_sf_fail(s, r, at_raw, SL_ERR_LIMIT, field,
+						  "declares %u raw bytes, more than the cap of %zu", (unsigned) *raw, cap);
+	if (s->raw_total + *raw > s->lim->max_value_raw)
+		return sl_sf_fail(s, r, at_raw, SL_ERR_LIMIT, field,
+						  "the file's decompressed data would exceed the world size cap of %zu bytes",
+						  s->lim->max_value_raw);
+	if (sl_sf_bytes(s, r, *clen, field, src))
+		return -1;
+	s->raw_total += *raw;
+	if (arena)
+		*dst = sl_arena_alloc(arena, *raw ? *raw : 1, s->err);
+	else
+	{
+		if (s->nblocks == (int) (sizeof(s->blocks) / sizeof(s->blocks[0])))
+			return sl_fail(s->err, SL_ERR_INVALID, "slime file: too many blocks");
+		*dst = sl_alloc_err(*raw ? *raw : 1, s->err);
+		if (*dst)
+			s->blocks[s->nblocks++] = *dst;
+	}
+	return *dst == NULL ? -1 : 0;
+}
+
 /* Read a zstd block "i32 compressed length, i32 raw length, frame(s)". */
 int
 sl_sf_zblock(sf *s, rd *r, const char *field, size_t cap, sl_arena *arena,
 			 const uint8_t **data, size_t *raw)
 {
-	/*
-	 * The raw size is capped (cap per block, and every block of the file
-	 * together by max_value_raw) before anything is allocated. In a chunk
-	 * (arena != NULL) the bytes live in the chunk arena, else until the read
-	 * ends.
-	 */
 	size_t		at;
-	size_t		at_raw;
 	uint32_t	clen,
 				rlen;
 	const uint8_t *src;
 	uint8_t    *dst;
 
-	if (sl_sf_len(s, r, field, &at, &clen) || sl_sf_len(s, r, field, &at_raw, &rlen))
-		return -1;
-	if (rlen > cap)
-		return sl_sf_fail(s, r, at_raw, SL_ERR_LIMIT, field,
-						  "declares %u raw bytes, more than the cap of %zu", (unsigned) rlen, cap);
-	if (s->raw_total + rlen > s->lim->max_value_raw)
-		return sl_sf_fail(s, r, at_raw, SL_ERR_LIMIT, field,
-						  "the file's decompressed data would exceed the world size cap of %zu bytes",
-						  s->lim->max_value_raw);
-	if (sl_sf_bytes(s, r, clen, field, &src))
-		return -1;
-	s->raw_total += rlen;
-	if (arena)
-		dst = sl_arena_alloc(arena, rlen ? rlen : 1, s->err);
-	else
-	{
-		if (s->nblocks == (int) (sizeof(s->blocks) / sizeof(s->blocks[0])))
-			return sl_fail(s->err, SL_ERR_INVALID, "slime file: too many blocks");
-		dst = sl_alloc_err(rlen ? rlen : 1, s->err);
-		if (dst)
-			s->blocks[s->nblocks++] = dst;
-	}
-	if (dst == NULL)
-		return -1;
-	if (unzstd(s, r, at, field, src, clen, dst, rlen))
+	if (zblock_head(s, r, field, cap, arena, &at, &src, &clen, &dst, &rlen) ||
+		sl_sf_unzstd(s, r, at, field, src, clen, dst, rlen))
 		return -1;
 	*data = dst;
 	*raw = rlen;
 	return 0;
 }
 
+/*
+ * Read a zstd block's head (sl_sf_zblock) whose frames are decompressed
+ * later, one by one (sl_sf_unzstd): its compressed bytes, at *at, and the
+ * buffer their raw bytes go to.
+ */
+int
+sl_sf_zblock_lazy(sf *s, rd *r, const char *field, size_t cap, size_t *at,
+				  const uint8_t **src, size_t *clen, uint8_t **dst, size_t *raw)
+{
+	uint32_t	c,
+				n;
+
+	if (zblock_head(s, r, field, cap, NULL, at, src, &c, dst, &n))
+		return -1;
+	*clen = c;
+	*raw = n;
+	return 0;
+}
 
 /* Parse an NBT document that must be a compound (ASP: BinaryTagIO reads a compound). */
 int

@@ -7,6 +7,7 @@
 #include "sl_slimefile_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- v1-v9 chunks ---- */
@@ -641,6 +642,27 @@ rd_chunk_new(sf *s, rd *r)
 	return 0;
 }
 
+/* A record the memo knows converted (m), as a reference to the store entry it became, noted for the memo. */
+static int
+add_known(sf *s, const sl_lmemo_ent *m)
+{
+	sl_dirent	d;
+
+	memset(&d, 0, sizeof(d));
+	d.x = m->x;
+	d.z = m->z;
+	d.data_version = m->data_version;
+	d.timestamp = m->timestamp;
+	memcpy(d.len, m->len, sizeof(d.len));
+	if (sl_builder_add_ref(s->b, &d, m->hash, s->err))
+		return -1;
+	if (s->b->total > s->lim->max_value_raw)
+		return sl_fail(s->err, SL_ERR_LIMIT,
+					   "slime file v%d: the chunks read exceed the world size cap of %zu bytes",
+					   s->version, s->lim->max_value_raw);
+	return sl_lmemo_add(s->memo_out, m, s->err);
+}
+
 /*
  * Read one v10-v13 chunk, noting its record for the loader's memo; a record
  * the memo knows byte for byte (v11+) becomes a reference to the store entry
@@ -679,22 +701,8 @@ rd_chunk_noted(sf *s, rd *r, seen_set *seen)
 		}
 		if (memcmp(e.xxh, m->xxh, 16) == 0)
 		{
-			sl_dirent	d;
-
-			memset(&d, 0, sizeof(d));
-			d.x = m->x;
-			d.z = m->z;
-			d.data_version = m->data_version;
-			d.timestamp = m->timestamp;
-			memcpy(d.len, m->len, sizeof(d.len));
-			if (sl_builder_add_ref(s->b, &d, m->hash, s->err))
-				return -1;
-			if (s->b->total > s->lim->max_value_raw)
-				return sl_fail(s->err, SL_ERR_LIMIT,
-							   "slime file v%d: the chunks read exceed the world size cap of %zu bytes",
-							   s->version, s->lim->max_value_raw);
 			r->pos += m->rec_len;
-			return sl_lmemo_add(s->memo_out, m, s->err);
+			return add_known(s, m);
 		}
 	}
 	if (rd_chunk_new(s, r))
@@ -889,12 +897,186 @@ skip_repeats(sf *s, rd *c, const size_t *start, uint32_t count)
 	return 0;
 }
 
+/* Order memo entries by the XXH3-128 of their records. */
+static int
+cmp_ent_xxh(const void *a, const void *b)
+{
+	return memcmp((*(const sl_lmemo_ent *const *) a)->xxh, (*(const sl_lmemo_ent *const *) b)->xxh, 16);
+}
+
+/* The memo entry (of byx, sorted by cmp_ent_xxh) whose converted record frame fr is: its key and raw length; or NULL. */
+static const sl_lmemo_ent *
+known_frame(const sl_lmemo_ent *const *byx, size_t n, const sl_sffr_frame *fr)
+{
+	size_t		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+		int			c = memcmp(byx[mid]->xxh, fr->key, 16);
+
+		if (c == 0)
+			return byx[mid]->rec_len == fr->rlen ? byx[mid] : NULL;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The state of a chunk block read frame by frame (framed_chunks). */
+typedef struct framed
+{
+	const sl_sffr_frame *fr;
+	uint32_t	n;
+	size_t	   *roff;			/* n + 1 raw offsets of the frames */
+	size_t	   *coff;			/* n + 1 compressed offsets */
+	const uint8_t *src;			/* the block's compressed bytes */
+	size_t		at;				/* their offset in the file */
+	const sl_lmemo_ent **byx;	/* the memo's converted records, by XXH3-128 */
+	size_t		nbyx;
+	uint32_t	next;			/* the first frame neither decompressed nor taken unread */
+} framed;
+
+/* The memo entry frame j of fm is taken unread as, or NULL (the first frame, with the count, never is). */
+static const sl_lmemo_ent *
+framed_known(const framed *fm, uint32_t j)
+{
+	return j > 0 && j < fm->n ? known_frame(fm->byx, fm->nbyx, &fm->fr[j]) : NULL;
+}
+
+/* Decompress the frames from fm->next up to the next one taken unread; c ends where they do. */
+static int
+framed_decode(sf *s, rd *f, framed *fm, rd *c, uint8_t *raw)
+{
+	do
+	{
+		uint32_t	j = fm->next;
+
+		if (sl_sf_unzstd(s, f, fm->at + fm->coff[j], "chunk data frame", fm->src + fm->coff[j],
+						 fm->fr[j].clen, raw + fm->roff[j], fm->fr[j].rlen))
+			return -1;
+		fm->next++;
+	} while (fm->next < fm->n && framed_known(fm, fm->next) == NULL);
+	c->len = fm->roff[fm->next];
+	return 0;
+}
+
+/*
+ * The chunk records of a version-13 chunk block kept in frames (s->frames;
+ * its compressed bytes src, zlen at offset at of the file; its rlen raw
+ * bytes go to raw): a frame whose key is a record the memo knows converted
+ * is taken unread (add_known, its frame left compressed); the others are
+ * decompressed as the records read reach them, up to the next frame taken
+ * unread, and read as rd_chunk_noted reads them. c is left on the raw
+ * block after the last record; *count is the block's chunk count.
+ */
+static int
+framed_chunks(sf *s, rd *f, size_t at, const uint8_t *src, size_t zlen, uint8_t *raw, size_t rlen,
+			  rd *c, uint32_t *count)
+{
+	framed		fm;
+	seen_set	seen;
+	int			rc = -1;
+
+	memset(&fm, 0, sizeof(fm));
+	fm.fr = s->frames;
+	fm.n = s->nframes;
+	fm.src = src;
+	fm.at = at + 8;
+	fm.roff = sl_alloc_err(((size_t) fm.n + 1) * sizeof(size_t), s->err);
+	fm.coff = fm.roff ? sl_alloc_err(((size_t) fm.n + 1) * sizeof(size_t), s->err) : NULL;
+	if (fm.coff == NULL)
+		goto done;
+	fm.roff[0] = fm.coff[0] = 0;
+	for (uint32_t j = 0; j < fm.n; j++)
+	{
+		fm.roff[j + 1] = fm.roff[j] + fm.fr[j].rlen;
+		fm.coff[j + 1] = fm.coff[j] + fm.fr[j].clen;
+	}
+	if (fm.n == 0 || fm.roff[fm.n] != rlen || fm.coff[fm.n] != zlen || fm.fr[0].rlen < 4)
+	{
+		sl_sf_fail(s, f, at, SL_ERR_FORMAT, "chunk data",
+				   "its %u frames hold %zu compressed and %zu raw bytes, the block %zu and %zu",
+				   (unsigned) fm.n, fm.n ? fm.coff[fm.n] : 0, fm.n ? fm.roff[fm.n] : 0, zlen, rlen);
+		goto done;
+	}
+	/* the memo's converted records, when they hold in this file's context */
+	if (s->memo && s->memo->has_ctx && s->memo->n > 0 &&
+		memcmp(s->memo->ctx, s->memo_out->ctx, SL_LMEMO_CTX) == 0)
+	{
+		if ((fm.byx = sl_alloc_err(s->memo->n * sizeof(*fm.byx), s->err)) == NULL)
+			goto done;
+		for (size_t i = 0; i < s->memo->n; i++)
+			if (s->memo->e[i].usable && s->memo->e[i].known)
+				fm.byx[fm.nbyx++] = &s->memo->e[i];
+		qsort(fm.byx, fm.nbyx, sizeof(*fm.byx), cmp_ent_xxh);
+	}
+	c->p = raw;
+	c->pos = 0;
+	c->area = "chunk data";
+	if (framed_decode(s, f, &fm, c, raw))
+		goto done;
+	/* the count checked against the whole block, as a block read at once is */
+	c->len = rlen;
+	if (sl_sf_count(s, c, "chunk count", 16, count) || seen_init(s, &seen, *count))
+		goto done;
+	c->len = fm.roff[fm.next];
+	for (uint32_t i = 0; i < *count; i++)
+	{
+		if (c->pos == c->len && fm.next < fm.n)
+		{
+			const sl_lmemo_ent *m = framed_known(&fm, fm.next);
+
+			if (m == NULL)
+			{
+				if (framed_decode(s, f, &fm, c, raw))
+					goto done;
+			}
+			else
+			{
+				if (seen_add(&seen, m->x, m->z))
+				{
+					sl_sf_fail(s, c, c->pos, SL_ERR_FORMAT, "chunk x",
+							   "chunk (%d,%d) appears a second time in the chunk list", m->x, m->z);
+					goto done;
+				}
+				if (add_known(s, m))
+					goto done;
+				c->pos = c->len = fm.roff[++fm.next];
+				s->info->chunks++;
+				sl_sf_chunk_done(s);
+				continue;
+			}
+		}
+		if (rd_chunk_noted(s, c, &seen))
+			goto done;
+		s->info->chunks++;
+		sl_sf_chunk_done(s);
+	}
+	if (fm.next < fm.n)
+	{
+		sl_sf_fail(s, c, c->pos, SL_ERR_FORMAT, "end of chunk data",
+				   "%zu bytes after the last of %u chunks", rlen - c->pos, (unsigned) *count);
+		goto done;
+	}
+	c->len = rlen;
+	rc = 0;
+done:
+	sl_free(fm.roff);
+	sl_free(fm.coff);
+	sl_free(fm.byx);
+	return rc;
+}
+
 /* Read a version 10-13 file after its version byte. */
 int
 sl_sf_read_v10_13(sf *s, rd *f)
 {
 	int32_t		dv;
-	const uint8_t *cdata,
+	const uint8_t *cdata = NULL,
 			   *tdata = NULL,
 			   *edata = NULL,
 			   *xdata;
@@ -913,6 +1095,11 @@ sl_sf_read_v10_13(sf *s, rd *f)
 	seen_set	seen;
 	rd			c;
 	int			cblock;
+	int			framed_read;
+	size_t		c_at,
+				czlen = 0;
+	const uint8_t *csrc = NULL;
+	uint8_t    *craw = NULL;
 
 	if (sl_sf_i32(s, f, "DataVersion", &dv))
 		return -1;
@@ -926,7 +1113,10 @@ sl_sf_read_v10_13(sf *s, rd *f)
 		s->flags = flags;
 		s->info->flags = flags;
 	}
-	if (sl_sf_zblock(s, f, "chunk data", s->lim->max_value_raw, NULL, &cdata, &clen))
+	framed_read = s->frames && s->version == 13 && s->memo_out && s->chunk_block == NULL;
+	c_at = f->pos;
+	if (framed_read ? sl_sf_zblock_lazy(s, f, "chunk data", s->lim->max_value_raw, &c_at, &csrc, &czlen, &craw, &clen)
+		: sl_sf_zblock(s, f, "chunk data", s->lim->max_value_raw, NULL, &cdata, &clen))
 		return -1;
 	cblock = s->nblocks - 1;	/* the read owns the block until it hands it over below */
 	if (s->version == 10)
@@ -970,6 +1160,17 @@ sl_sf_read_v10_13(sf *s, rd *f)
 		}
 		else if (sl_buf_put(s->chunk_block, cdata, clen, s->err))
 			return -1;
+	}
+	if (framed_read)
+	{
+		/* the memo's context first: it says which records the memo's entries hold for */
+		sl_lmemo_context(s->memo_out->ctx, s->version, s->flags, s->sec_min, s->sec_max, s->dv);
+		s->memo_out->has_ctx = 1;
+		if (framed_chunks(s, f, c_at, csrc, czlen, craw, clen, &c, &count))
+			return -1;
+		return sl_sf_collect_orphans(s, s->tiles, s->ntiles, 1, f, t_at) ||
+			sl_sf_collect_orphans(s, s->ents, s->nents, 0, f, e_at) ||
+			sl_sf_set_world(s, NULL, extra, NULL) ? -1 : 0;
 	}
 	c.p = cdata;
 	c.len = clen;

@@ -61,6 +61,8 @@ typedef struct sf
 	const sl_lmemo *memo;		/* chunk records seen before (a loader's save), or NULL */
 	sl_lmemo   *memo_out;		/* the records of this file, or NULL */
 	sl_buf	   *chunk_block;	/* a copy of a v13 file's raw chunk block, or NULL */
+	const sl_sffr_frame *frames;	/* a v13 chunk block's frames (sl_slimefile_read_frames), or NULL */
+	uint32_t	nframes;
 } sf;
 
 /* The cursor (sl_slimefile_base.c): each reads at r->pos and fails naming the field and its offset. */
@@ -76,6 +78,10 @@ int			sl_sf_bytes(sf *s, rd *r, size_t n, const char *field, const uint8_t **p);
 int			sl_sf_bool(sf *s, rd *r, const char *field, int *v);
 int			sl_sf_zblock(sf *s, rd *r, const char *field, size_t cap, sl_arena *arena,
 						 const uint8_t **data, size_t *raw);
+int			sl_sf_zblock_lazy(sf *s, rd *r, const char *field, size_t cap, size_t *at,
+							  const uint8_t **src, size_t *clen, uint8_t **dst, size_t *raw);
+int			sl_sf_unzstd(sf *s, const rd *r, size_t at, const char *field, const uint8_t *src,
+						 size_t clen, uint8_t *dst, size_t raw);
 int			sl_sf_parse_doc(sf *s, const rd *r, size_t at, const char *field,
 							const uint8_t *p, size_t len, const sl_limits *lim, sl_arena *a,
 							sl_nbt **out);

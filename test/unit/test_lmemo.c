@@ -3,9 +3,12 @@
  * an earlier read reuses the chunk records that did not change and gives
  * the value a whole read gives, its contents summary included (kept from the
  * memo's chunk summaries and the chunks counted again); memos that do not
- * hold are not used.
+ * hold are not used; a file kept in frames is read without the frames of
+ * the records the memo knows.
  */
 #include "harness.h"
+
+#include <zstd.h>
 
 #include "sl_build.h"
 #include "sl_codec.h"
@@ -460,4 +463,157 @@ test_lmemo_records(void)
 	sl_buf_free(&m1);
 	sl_buf_free(&list);
 	sl_buf_free(&back);
+}
+
+/*
+ * A version-13 file whose chunk block is a frame a record (the count with
+ * the first), as a loader's framed form cuts it: file into out, each
+ * frame's lengths and key (the XXH3-128 of its raw bytes) into fr.
+ */
+static void
+framed_file(const sl_buf *file, sl_buf *out, sl_sffr_frame fr[8], uint32_t *n)
+{
+	sl_builder	b;
+	sl_lmemo	recs;
+	sl_buf		raw = {0};
+	sl_err		err;
+	size_t		at = 0,
+				clen = sl_get_u32be(file->data + 8);
+
+	memset(&b, 0, sizeof(b));
+	memset(&recs, 0, sizeof(recs));
+	CHECK_OK(sl_slimefile_read_memo(file->data, file->len, NULL, &b, NULL, NULL, &recs, &raw, &err), &err);
+	CHECK(recs.n >= 2 && recs.n <= 8);
+	out->len = 0;
+	sl_buf_put(out, file->data, 8, &err);
+	sl_buf_put_u32be(out, 0, &err);
+	sl_buf_put_u32be(out, (uint32_t) raw.len, &err);
+	for (uint32_t i = 0; i < recs.n; i++)
+	{
+		size_t		len = recs.e[i].rec_len + (i == 0 ? 4 : 0);
+		size_t		bound = ZSTD_compressBound(len),
+					start = out->len;
+
+		sl_buf_reserve(out, bound, &err);
+		out->len += ZSTD_compress(out->data + start, bound, raw.data + at, len, 3);
+		fr[i].clen = (uint32_t) (out->len - start);
+		fr[i].rlen = (uint32_t) len;
+		sl_lmemo_xxh(raw.data + at, len, fr[i].key);
+		at += len;
+	}
+	CHECK(at == raw.len);
+	sl_put_u32be(out->data + 8, (uint32_t) (out->len - 16));
+	sl_buf_put(out, file->data + 16 + clen, file->len - 16 - clen, &err);
+	*n = (uint32_t) recs.n;
+	sl_lmemo_free(&recs);
+	sl_builder_free(&b);
+	sl_buf_free(&raw);
+}
+
+/*
+ * Read a framed file with memo frame by frame: its content hash, how many
+ * chunks were reused and stored; -1 on error (message into err).
+ */
+static int
+frames_read(const sl_buf *file, const sl_sffr_frame *fr, uint32_t n, const sl_lmemo *memo,
+			uint8_t hash[32], int *reused, int *stored, sl_err *err)
+{
+	sl_builder	b;
+	sl_lmemo	out;
+	sl_buf		val = {0};
+	sl_value	v;
+	int			rc;
+
+	memset(&b, 0, sizeof(b));
+	memset(&out, 0, sizeof(out));
+	*reused = *stored = 0;
+	rc = sl_slimefile_read_frames(file->data, file->len, NULL, &b, NULL, memo, &out, fr, n, err);
+	for (size_t i = 0; rc == 0 && i < out.n; i++)
+		*reused += out.e[i].known;
+	if (rc == 0)
+		rc = sl_lmemo_store_chunks(&b, &out, 3, NULL, count_put, stored, err) ||
+			sl_builder_encode(&b, NULL, NULL, &val, err) ||
+			sl_value_open_mem(&v, val.data, val.len, NULL, err) ? -1 : 0;
+	if (rc == 0)
+	{
+		memcpy(hash, v.hdr.hash, 32);
+		sl_value_close(&v);
+	}
+	sl_lmemo_free(&out);
+	sl_builder_free(&b);
+	sl_buf_free(&val);
+	return rc;
+}
+
+/*
+ * A file kept in frames read frame by frame (a catch-up): the value a whole
+ * read gives; a frame that is a record the memo knows is not decompressed
+ * (its bytes damaged, the read gives the same value), the others are; a
+ * frame table that is not the block's is an error.
+ */
+void
+test_lmemo_frames(void)
+{
+	sfg_file	f;
+	sl_buf		file = {0},
+				framed = {0},
+				m1 = {0},
+				m2 = {0};
+	sl_sffr_frame fr[8];
+	uint32_t	n;
+	sl_lmemo	memo;
+	uint8_t		want[32],
+				got[32];
+	int			reused,
+				stored;
+	size_t		light;
+	sl_err		err;
+
+	sfg_v13(&f);
+	reread(&f, &file, NULL, &m1, &reused, &stored);
+	framed_file(&file, &framed, fr, &n);
+	CHECK(n == 2);
+	CHECK(whole_hash(&framed, want) == 0);
+	/* no memo: every frame read, every chunk stored */
+	CHECK_OK(frames_read(&framed, fr, n, NULL, got, &reused, &stored, &err), &err);
+	CHECK(memcmp(got, want, 32) == 0 && reused == 0 && stored == 2);
+	/* the first read's memo: both reused, the second frame not even decompressed */
+	CHECK_OK(sl_lmemo_decode(m1.data, m1.len, &memo, &err), &err);
+	CHECK_OK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err), &err);
+	CHECK(memcmp(got, want, 32) == 0 && reused == 2 && stored == 0);
+	framed.data[16 + fr[0].clen + fr[1].clen / 2] ^= 0x5A;
+	CHECK_OK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err), &err);
+	CHECK(memcmp(got, want, 32) == 0 && reused == 2);
+	/* ... which a read of the whole block finds (an error, or another value: these frames have no checksum) */
+	CHECK(frames_read(&framed, fr, n, NULL, got, &reused, &stored, &err) != 0 || memcmp(got, want, 32) != 0);
+	framed.data[16 + fr[0].clen + fr[1].clen / 2] ^= 0x5A;
+	/* the first chunk changed (a light byte): its frame read and stored, the second taken unread */
+	for (light = 0; light < f.chunks.len && f.chunks.data[light] != 0x11; light++)
+		;
+	CHECK(light < f.chunks.len);
+	f.chunks.data[light + 100] = 0x12;
+	reread(&f, &file, NULL, &m2, &reused, &stored);
+	framed_file(&file, &framed, fr, &n);
+	CHECK(whole_hash(&framed, want) == 0);
+	CHECK_OK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err), &err);
+	CHECK(memcmp(got, want, 32) == 0 && reused == 1 && stored == 1);
+	/* a frame whose key no record of the memo has: decompressed and read */
+	fr[1].key[0] ^= 1;
+	CHECK_OK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err), &err);
+	CHECK(memcmp(got, want, 32) == 0 && reused == 1 && stored == 1);
+	fr[1].key[0] ^= 1;
+	/* a frame table that is not the block's: refused */
+	fr[1].rlen += 1;
+	CHECK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT);
+	fr[1].rlen -= 1;
+	fr[0].clen -= 1;
+	CHECK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT);
+	fr[0].clen += 1;
+	CHECK(frames_read(&framed, fr, 1, &memo, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT);
+	sl_lmemo_free(&memo);
+	sfg_free(&f);
+	sl_buf_free(&file);
+	sl_buf_free(&framed);
+	sl_buf_free(&m1);
+	sl_buf_free(&m2);
 }
