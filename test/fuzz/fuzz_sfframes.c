@@ -10,6 +10,9 @@
  *     ASP's one Zstd.decompress does) and extra block;
  *   - built again with its own directory as the previous one, it makes no
  *     frame and the same directory;
+ *   - read back frame by frame (sl_slimefile_read_frames) with the memo of
+ *     its own conversion, it notes the same records and, when every record
+ *     is in the memo, gives the same value;
  *   - damaged, it gives nothing else: one byte of the directory changed
  *     (what even: the byte at where mod its length) fails to open, one byte
  *     of a frame changed (what odd) fails to assemble.
@@ -41,6 +44,13 @@ find_built(void *ctx, const uint8_t key[SL_SFFR_KEY], const uint8_t **data, size
 		}
 	}
 	return 1;
+}
+
+/* Take a store entry and keep nothing (sl_lmemo_put_fn). */
+static int
+put_none(void *ctx, const uint8_t hash[32], const uint8_t *entry, size_t len, sl_err *err)
+{
+	return 0;
 }
 
 int
@@ -120,6 +130,47 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(sl_sffr_placer_finish(&p, &err) == 0 && memcmp(buf, back.data, back.len) == 0, "placer's file");
 		sl_sffr_placer_free(&p);
 		sl_free(buf);
+	}
+	/*
+	 * a catch-up's read of the framed file, frame by frame: with the memo
+	 * of the file's own conversion (every record known), the records noted
+	 * and the value are those of that conversion, the frames of single
+	 * records taken unread
+	 */
+	if (sl_lmemo_store_chunks(&b, &out, 1, &fuzz_limits, put_none, NULL, &err) == 0)
+	{
+		sl_buf		m = {0},
+					v1 = {0},
+					v2 = {0};
+		sl_lmemo	memo,
+					out2;
+		sl_builder	b2;
+
+		memset(&memo, 0, sizeof(memo));
+		memset(&out2, 0, sizeof(out2));
+		memset(&b2, 0, sizeof(b2));
+		if (out.has_ctx && sl_lmemo_encode(&out, &m, &err) == 0 && sl_lmemo_decode(m.data, m.len, &memo, &err) == 0 &&
+			sl_builder_encode(&b, NULL, NULL, &v1, &err) == 0)
+		{
+			FUZZ_CHECK(sl_slimefile_read_frames(back.data, back.len, &fuzz_limits, &b2, NULL, &memo, &out2, d.f, d.n,
+												&err) == 0, "framed read: %s", err.msg);
+			FUZZ_CHECK(out2.n == out.n, "framed read noted %zu records, the whole read %zu", out2.n, out.n);
+			for (size_t i = 0; i < out.n; i++)
+				FUZZ_CHECK(out2.e[i].x == out.e[i].x && out2.e[i].z == out.e[i].z && out2.e[i].rec_len == out.e[i].rec_len &&
+						   memcmp(out2.e[i].xxh, out.e[i].xxh, 16) == 0, "framed read: record %zu differs", i);
+			if (memo.n == out.n)
+			{
+				FUZZ_CHECK(sl_lmemo_store_chunks(&b2, &out2, 1, &fuzz_limits, put_none, NULL, &err) == 0 &&
+						   sl_builder_encode(&b2, NULL, NULL, &v2, &err) == 0, "framed read's value: %s", err.msg);
+				FUZZ_CHECK(v1.len == v2.len && memcmp(v1.data, v2.data, v1.len) == 0, "framed read: another value");
+			}
+		}
+		sl_buf_free(&m);
+		sl_buf_free(&v1);
+		sl_buf_free(&v2);
+		sl_lmemo_free(&memo);
+		sl_lmemo_free(&out2);
+		sl_builder_free(&b2);
 	}
 	/* again, against itself, the records' keys the reader's (as a save gives them): nothing new */
 	FUZZ_CHECK(sl_sffr_build(file, len, raw.data, raw.len, ends, (const uint8_t (*)[SL_SFFR_KEY]) keys, out.n, &d, 1,
