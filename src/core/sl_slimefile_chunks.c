@@ -1056,7 +1056,7 @@ framed_chunks(sf *s, rd *f, size_t at, const uint8_t *src, size_t zlen, uint8_t 
 		s->info->chunks++;
 		sl_sf_chunk_done(s);
 	}
-	if (fm.next < fm.n)
+	if (fm.next < fm.n || c->pos != rlen)
 	{
 		sl_sf_fail(s, c, c->pos, SL_ERR_FORMAT, "end of chunk data",
 				   "%zu bytes after the last of %u chunks", rlen - c->pos, (unsigned) *count);

@@ -610,6 +610,29 @@ test_lmemo_frames(void)
 	CHECK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT);
 	fr[0].clen += 1;
 	CHECK(frames_read(&framed, fr, 1, &memo, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT);
+	/* a count of one chunk where the frames hold two records: the second is bytes after the last chunk */
+	{
+		sl_buf		one = {0};
+		uint8_t    *raw0 = sl_alloc(fr[0].rlen);
+		size_t		bound = ZSTD_compressBound(fr[0].rlen);
+		sl_sffr_frame fr1[2] = {fr[0], fr[1]};
+
+		CHECK(ZSTD_decompress(raw0, fr[0].rlen, framed.data + 16, fr[0].clen) == fr[0].rlen);
+		sl_put_u32be(raw0, 1);
+		sl_buf_put(&one, framed.data, 16, &err);
+		sl_buf_reserve(&one, bound, &err);
+		one.len += ZSTD_compress(one.data + 16, bound, raw0, fr[0].rlen, 3);
+		fr1[0].clen = (uint32_t) (one.len - 16);
+		sl_buf_put(&one, framed.data + 16 + fr[0].clen, framed.len - 16 - fr[0].clen, &err);
+		sl_put_u32be(one.data + 8, fr1[0].clen + fr[1].clen);
+		CHECK(frames_read(&one, fr1, 2, &memo, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT &&
+			  strstr(err.msg, "after the last of 1 chunks") != NULL);
+		/* the same with every frame decompressed (no memo): the second record is left in them */
+		CHECK(frames_read(&one, fr1, 2, NULL, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT &&
+			  strstr(err.msg, "after the last of 1 chunks") != NULL);
+		sl_free(raw0);
+		sl_buf_free(&one);
+	}
 	sl_lmemo_free(&memo);
 	sfg_free(&f);
 	sl_buf_free(&file);
