@@ -24,37 +24,8 @@ chmod 755 "$out"
 slime_on_exit "rm -rf '$out'"
 SLIME_PG_CONF=$(printf 'fsync = on\nsynchronous_commit = on\nfull_page_writes = on\nshared_buffers = 256MB') \
     SLIME_LOADER_VERIFY=off slime_cluster_start >&2
-slime_psql -X -q -v ON_ERROR_STOP=1 -v corpus="$corpus" <<'SQL' >/dev/null
-CREATE EXTENSION slime;
-SELECT slime_loader_create('isl');
-SELECT setseed(0.1);
-CREATE TABLE isl0 AS SELECT slime_agg(slime_put_chunk(NULL, c.x, c.z, slime_chunk_nbt(w, c.x, c.z))) w
-FROM (SELECT slime_import_region(pg_read_binary_file(:'corpus' || '/anvil-1.18plus/prismarine-provider-anvil/1.21.1/r.0.0.mca'), 0, 0) w) s,
-LATERAL (SELECT a.x x0, a.z z0 FROM slime_chunks(s.w) a WHERE (SELECT count(*) FROM slime_chunks(s.w) b
-  WHERE b.x BETWEEN a.x AND a.x + 4 AND b.z BETWEEN a.z AND a.z + 4) = 25 ORDER BY a.x, a.z LIMIT 1) m,
-slime_chunks(w) c WHERE c.x BETWEEN m.x0 AND m.x0 + 4 AND c.z BETWEEN m.z0 AND m.z0 + 4;
-CREATE TABLE files (k int PRIMARY KEY, f bytea);
--- version v edits 1 + v % 5 chunks of version v - 1 (the first has 25 chunks)
-DO $$
-DECLARE w slime := (SELECT isl0.w FROM isl0); c record;
-BEGIN
-  FOR v IN 0..19 LOOP
-    FOR e IN 1..(CASE WHEN v = 0 THEN 0 ELSE 1 + v % 5 END) LOOP
-      SELECT k.x, k.z, n, position('\x070008536b794c6967687400000800'::bytea IN n) p INTO c
-      FROM slime_chunks(w) k, LATERAL (SELECT slime_chunk_nbt(w, k.x, k.z) n) q
-      WHERE position('\x070008536b794c6967687400000800'::bytea IN n) > 0 ORDER BY random() LIMIT 1;
-      w := slime_put_chunk(w, c.x, c.z, overlay(c.n PLACING int8send(1000 * v + e) FROM c.p + 15 + (8 * (v * 5 + e)) % 2040 FOR 8));
-    END LOOP;
-    INSERT INTO files VALUES (v, slime_to_slimefile(w));
-  END LOOP;
-END $$;
-CREATE TABLE bb (name text PRIMARY KEY, world bytea);
-CREATE SEQUENCE s1;
-CREATE SEQUENCE s2;
-SELECT slime_lease_acquire('isl', 'w', 'bench', '1 day');
-SELECT slime_loader_save('isl', 'w', (SELECT token FROM isl_worlds), f) FROM files WHERE k = 0;
-INSERT INTO bb SELECT 'w', f FROM files WHERE k = 0;
-SQL
+slime_psql -X -q -v ON_ERROR_STOP=1 -v corpus="$corpus" -f "$SLIME_ROOT/test/bench/island_versions.sql" >/dev/null
+slime_psql -X -q -c "CREATE SEQUENCE s1" -c "CREATE SEQUENCE s2"
 token=$(slime_psql -X -Atc "SELECT token FROM isl_worlds")
 echo "SELECT slime_loader_save('isl', 'w', $token, (SELECT f FROM files WHERE k = (SELECT nextval('s1') % 20)), 10);" >"$out/save_slime.sql"
 echo "INSERT INTO bb SELECT 'w', f FROM files WHERE k = (SELECT nextval('s2') % 20) ON CONFLICT (name) DO UPDATE SET world = EXCLUDED.world;" >"$out/save_bytea.sql"
