@@ -30,9 +30,13 @@ import javax.sql.DataSource;
  * rounds is added to the saves' own in "WAL a save with its catch-up" (a
  * deferred save's conversion is written then).
  *
- * Version 0 of every world is saved first, untimed. Then, one connection
- * each: versions 1-24 of every island, saved by the bytea table and the
- * loader in turn, each version's saves followed by two loads of every
+ * The loader and the bytea table run on connections of their own (a
+ * network runs one or the other; on one shared backend, each side's work
+ * left the heap as the other found it: a backend that only selects
+ * 170 KB bytea values has glibc give the memory back and fault it in again
+ * each time, one shared with the loader does not). Version 0 of every
+ * world is saved first, untimed. Then, one connection each: versions 1-24
+ * of every island, saved by the bytea table and the loader in turn, each version's saves followed by two loads of every
  * island by each, at least 32 a round (the hub's one world loaded 32
  * times: 10 loads a run were too few to tell its runs apart), the two
  * tables' loads in 4 alternating slices (saves/s, loads/s, WAL bytes a save from
@@ -110,6 +114,14 @@ public final class FramesBench {
                 + "OR c.relname IN ('" + loader + "', '" + loader + "_worlds', '" + loader + "_frames'))");
     }
 
+    // The backend of this thread's connection of ds.
+    private static int backendPid(DataSource ds) throws Exception {
+        try (Connection c = ds.getConnection(); ResultSet r = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
+            r.next();
+            return r.getInt(1);
+        }
+    }
+
     private static long byteaBytes(String table) throws Exception {
         return scalarLong("SELECT pg_total_relation_size('" + table + "')");
     }
@@ -177,10 +189,11 @@ public final class FramesBench {
     }
 
     // Saves, loads, WAL and disk of one set of worlds; versions.get(i) are world i's files.
-    private static void run(DataSource ds, String label, String loaderTable, String byteaTable, List<List<byte[]>> versions,
-                            int oneClientTo) throws Exception {
+    private static void run(DataSource ds, DataSource bds, String label, String loaderTable, String byteaTable,
+                            List<List<byte[]>> versions, int oneClientTo) throws Exception {
         int n = versions.size();
         int last = versions.get(0).size();
+        int slimePid = backendPid(ds), byteaPid = backendPid(bds);
         Db.execute("CREATE TABLE " + byteaTable + " (name text PRIMARY KEY, world bytea NOT NULL)");
         PostgresSlimeLoader slime = new PostgresSlimeLoader(ds, loaderTable, 10);
         if (DEFER)
@@ -191,7 +204,7 @@ public final class FramesBench {
         long[] tokens = new long[n];
         for (int i = 0; i < n; i++) {
             tokens[i] = slime.acquireLease("w" + i, "bench", Duration.ofHours(1)).orElseThrow();
-            byteaSave(ds, byteaTable, "w" + i, versions.get(i).get(0));
+            byteaSave(bds, byteaTable, "w" + i, versions.get(i).get(0));
             slime.saveWorld("w" + i, versions.get(i).get(0), tokens[i]);
         }
         double[] sb = new double[2], ss = new double[2], lb = new double[2], ls = new double[2];
@@ -204,8 +217,10 @@ public final class FramesBench {
         for (int v = 1; v < oneClientTo; v++) {
             int ver = v;
             long w0 = wal();
-            LoaderBench.time(n, sb, i -> byteaSave(ds, byteaTable, "w" + i, versions.get(i).get(ver)));
+            LoaderBench.backendPid = byteaPid;
+            LoaderBench.time(n, sb, i -> byteaSave(bds, byteaTable, "w" + i, versions.get(i).get(ver)));
             long w1 = wal();
+            LoaderBench.backendPid = slimePid;
             LoaderBench.time(n, ss, i -> slime.saveWorld("w" + i, versions.get(i).get(ver), tokens[i]));
             long w2 = wal();
             walB += w1 - w0;
@@ -223,12 +238,14 @@ public final class FramesBench {
             // both sides see the same moments of the machine
             for (int q = 0; q < 4; q++) {
                 int from = q * loadsPerRound / 4, to = (q + 1) * loadsPerRound / 4;
-                LoaderBench.time(to - from, lb, i -> byteaLoad(ds, byteaTable, "w" + ((from + i) % n)));
+                LoaderBench.backendPid = byteaPid;
+                LoaderBench.time(to - from, lb, i -> byteaLoad(bds, byteaTable, "w" + ((from + i) % n)));
+                LoaderBench.backendPid = slimePid;
                 LoaderBench.time(to - from, ls, i -> slime.readWorld("w" + ((from + i) % n)));
             }
             loads += loadsPerRound;
         }
-        double[] cb = concurrent(n, oneClientTo, last, (i, v) -> byteaSave(Db.pooled(), byteaTable, "w" + i, versions.get(i).get(v)));
+        double[] cb = concurrent(n, oneClientTo, last, (i, v) -> byteaSave(bds, byteaTable, "w" + i, versions.get(i).get(v)));
         double[] cs = concurrent(n, oneClientTo, last, (i, v) -> slime.saveWorld("w" + i, versions.get(i).get(v), tokens[i]));
         int csaves = n * (last - oneClientTo);
         if (DEFER) {
@@ -308,16 +325,13 @@ public final class FramesBench {
     }
 
     public static void main(String[] args) throws Exception {
-        DataSource ds = Db.pooled();
-        try (Connection c = ds.getConnection(); ResultSet r = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
-            r.next();
-            LoaderBench.backendPid = r.getInt(1);
-        }
+        // the loader and the bytea table on connections of their own, as a network runs one or the other
+        DataSource ds = Db.pooled(), bds = Db.separatePool();
         if (!"hub".equals(System.getProperty("world"))) {
             List<List<byte[]>> islands = new ArrayList<>();
             for (int i = 0; i < ISLANDS; i++)
                 islands.add(island(ds, i));
-            run(ds, "islands", "fb_islands", "fb_bytea", islands, 25);
+            run(ds, bds, "islands", "fb_islands", "fb_bytea", islands, 25);
             return;
         }
         // -Dworld=hub: the real ASP file, its chunks edited as the islands' are
@@ -332,6 +346,6 @@ public final class FramesBench {
             hub.add(IslandBench.edited(c, 0, "slime/crawlspace/hub.slime", HUB_VERSIONS));
             c.createStatement().execute("DROP TABLE bench_island");
         }
-        run(ds, "hub.slime", "fb_hub", "fb_hub_bytea", hub, 6);
+        run(ds, bds, "hub.slime", "fb_hub", "fb_hub_bytea", hub, 6);
     }
 }

@@ -3,8 +3,10 @@
 # #34): the island of island_versions.sql, saved 5 times by the loader
 # (slime.loader_defer off) and as a bytea row (its newest file), on a
 # durable throwaway cluster on loopback. A Java client (test/bench/
-# LoadSplit.java: pgJDBC, binary protocol, one connection, what a game
-# server runs) times the loader's load and the bytea row's select, then
+# LoadSplit.java: pgJDBC, binary protocol, what a game server runs; each
+# statement on a connection of its own, as a network runs either the
+# loader or the bytea table) times the loader's load and the bytea row's
+# select, then
 # statements doing part of their work: the same without sending the file
 # (octet_length), the world's frame rows read and copied by plain SQL, the
 # world's row alone, and SELECT 1 (a call's floor). The differences split a

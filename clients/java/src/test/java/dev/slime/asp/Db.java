@@ -45,6 +45,19 @@ final class Db {
      * kept open across the loader's calls (as a pool would).
      */
     static DataSource pooled() {
+        return pool(threadConnection);
+    }
+
+    /**
+     * A pool of its own: each thread's connection apart from {@link #pooled()}'s
+     * (a benchmark's other system, which a network would run on connections of its own).
+     */
+    static DataSource separatePool() {
+        return pool(new ThreadLocal<>());
+    }
+
+    // A data source giving each thread the connection threadConnection keeps, opened once.
+    private static DataSource pool(ThreadLocal<Connection> threadConnection) {
         DataSource ds = dataSource();
         return (DataSource) Proxy.newProxyInstance(Db.class.getClassLoader(), new Class<?>[] {DataSource.class},
                 (proxy, m, args) -> {
