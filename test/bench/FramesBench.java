@@ -36,8 +36,9 @@ import javax.sql.DataSource;
  * 170 KB bytea values has glibc give the memory back and fault it in again
  * each time, one shared with the loader does not). Version 0 of every
  * world is saved first, untimed. Then, one connection each: versions 1-24
- * of every island, saved by the bytea table and the loader in turn, each version's saves followed by two loads of every
- * island by each, at least 32 a round (the hub's one world loaded 32
+ * of every island, saved by the bytea table and the loader in turn, each
+ * version's saves followed by two loads of every island by each, at least
+ * 32 a round (the hub's one world loaded 32
  * times: 10 loads a run were too few to tell its runs apart), the two
  * tables' loads in 4 alternating slices (saves/s, loads/s, WAL bytes a save from
  * pg_current_wal_insert_lsn, backend CPU ms an operation from
