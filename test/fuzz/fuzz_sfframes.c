@@ -12,7 +12,9 @@
  *     frame and the same directory;
  *   - read back frame by frame (sl_slimefile_read_frames) with the memo of
  *     its own conversion, it notes the same records and, when every record
- *     is in the memo, gives the same value;
+ *     is in the memo, gives the same value; with a frame's key changed it
+ *     reads that frame and notes the same records, with a frame's length
+ *     off by one it fails;
  *   - damaged, it gives nothing else: one byte of the directory changed
  *     (what even: the byte at where mod its length) fails to open, one byte
  *     of a frame changed (what odd) fails to assemble.
@@ -158,6 +160,32 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < out.n; i++)
 				FUZZ_CHECK(out2.e[i].x == out.e[i].x && out2.e[i].z == out.e[i].z && out2.e[i].rec_len == out.e[i].rec_len &&
 						   memcmp(out2.e[i].xxh, out.e[i].xxh, 16) == 0, "framed read: record %zu differs", i);
+			/* a frame table not the block's (a length off by one) fails; another key reads that frame */
+			if (d.n > 0)
+			{
+				sl_sffr_frame *bad = sl_alloc(sizeof(sl_sffr_frame) * d.n);
+				uint32_t	j = sl_get_u16be(data + 1) % d.n;
+				int			how = (data[0] >> 1) % 3;
+				sl_lmemo	out3;
+				sl_builder	b3;
+				int			rc;
+
+				memcpy(bad, d.f, sizeof(sl_sffr_frame) * d.n);
+				if (how == 0)
+					bad[j].key[0] ^= 1;
+				else if (how == 1)
+					bad[j].rlen += 1;
+				else
+					bad[j].clen += 1;
+				memset(&out3, 0, sizeof(out3));
+				memset(&b3, 0, sizeof(b3));
+				rc = sl_slimefile_read_frames(back.data, back.len, &fuzz_limits, &b3, NULL, &memo, &out3, bad, d.n, &err);
+				FUZZ_CHECK(how == 0 ? rc == 0 && out3.n == out.n : rc != 0 && err.code == SL_ERR_FORMAT,
+						   "frame table changed (%d at frame %u): read %d", how, (unsigned) j, rc);
+				sl_lmemo_free(&out3);
+				sl_builder_free(&b3);
+				sl_free(bad);
+			}
 			if (memo.n == out.n)
 			{
 				FUZZ_CHECK(sl_lmemo_store_chunks(&b2, &out2, 1, &fuzz_limits, put_none, NULL, &err) == 0 &&
