@@ -1096,7 +1096,7 @@ sl_sf_read_v10_13(sf *s, rd *f)
 	rd			c;
 	int			cblock;
 	int			framed_read;
-	size_t		c_at,
+	size_t		c_at = 0,
 				czlen = 0;
 	const uint8_t *csrc = NULL;
 	uint8_t    *craw = NULL;
@@ -1114,7 +1114,6 @@ sl_sf_read_v10_13(sf *s, rd *f)
 		s->info->flags = flags;
 	}
 	framed_read = s->frames && s->version == 13 && s->memo_out && s->chunk_block == NULL;
-	c_at = f->pos;
 	if (framed_read ? sl_sf_zblock_lazy(s, f, "chunk data", s->lim->max_value_raw, &c_at, &csrc, &czlen, &craw, &clen)
 		: sl_sf_zblock(s, f, "chunk data", s->lim->max_value_raw, NULL, &cdata, &clen))
 		return -1;

@@ -76,46 +76,62 @@ whole_hash(const sl_buf *file, uint8_t hash[32])
 }
 
 /*
- * Read file with memo (may be NULL) into the reference form; its content
- * hash, the new memo (stored form), how many chunks were reused and how many
- * entries were stored. -1 on error.
+ * Read file with memo (may be NULL) into the reference form, frame by
+ * frame when fr names its chunk block's n frames (sl_slimefile_read_frames,
+ * else fr NULL); its content hash, the new memo (stored form, memo_out
+ * NULL: not kept), how many chunks were reused and how many entries were
+ * stored. -1 on error, its message in err.
  */
 static int
-memo_read(const sl_buf *file, const sl_lmemo *memo, uint8_t hash[32], sl_buf *memo_out,
-		  int *reused, int *stored)
+value_read(const sl_buf *file, const sl_sffr_frame *fr, uint32_t n, const sl_lmemo *memo, uint8_t hash[32],
+		   sl_buf *memo_out, int *reused, int *stored, sl_err *err)
 {
 	sl_builder	b;
 	sl_lmemo	out;
 	sl_buf		val = {0};
 	sl_value	v;
-	sl_err		err;
 	int			rc;
 
 	memset(&b, 0, sizeof(b));
 	memset(&out, 0, sizeof(out));
 	*reused = *stored = 0;
-	rc = sl_slimefile_read_memo(file->data, file->len, NULL, &b, NULL, memo, &out, NULL, &err);
+	rc = fr ? sl_slimefile_read_frames(file->data, file->len, NULL, &b, NULL, memo, &out, fr, n, err) :
+		sl_slimefile_read_memo(file->data, file->len, NULL, &b, NULL, memo, &out, NULL, err);
 	for (size_t i = 0; rc == 0 && i < out.n; i++)
 		*reused += out.e[i].known;
 	if (rc == 0)
-		rc = sl_lmemo_store_chunks(&b, &out, 3, NULL, count_put, stored, &err) ||
-			sl_builder_encode(&b, NULL, NULL, &val, &err) ||
-			sl_value_open_mem(&v, val.data, val.len, NULL, &err) ? -1 : 0;
+		rc = sl_lmemo_store_chunks(&b, &out, 3, NULL, count_put, stored, err) ||
+			sl_builder_encode(&b, NULL, NULL, &val, err) ||
+			sl_value_open_mem(&v, val.data, val.len, NULL, err) ? -1 : 0;
 	if (rc == 0)
 	{
 		memcpy(hash, v.hdr.hash, 32);
 		CHECK(v.hdr.ref_count == v.hdr.chunk_count);
 		summary_of(&v, &memo_sum);
 		sl_value_close(&v);
-		memo_out->len = 0;
-		if (out.has_ctx && sl_lmemo_encode(&out, memo_out, &err))
-			rc = -1;
+		if (memo_out)
+		{
+			memo_out->len = 0;
+			if (out.has_ctx && sl_lmemo_encode(&out, memo_out, err))
+				rc = -1;
+		}
 	}
-	if (rc)
-		fprintf(stderr, "memo read: %s\n", err.msg);
 	sl_lmemo_free(&out);
 	sl_builder_free(&b);
 	sl_buf_free(&val);
+	return rc;
+}
+
+/* value_read of a whole file; an error's message to stderr. */
+static int
+memo_read(const sl_buf *file, const sl_lmemo *memo, uint8_t hash[32], sl_buf *memo_out,
+		  int *reused, int *stored)
+{
+	sl_err		err;
+	int			rc = value_read(file, NULL, 0, memo, hash, memo_out, reused, stored, &err);
+
+	if (rc)
+		fprintf(stderr, "memo read: %s\n", err.msg);
 	return rc;
 }
 
@@ -511,41 +527,6 @@ framed_file(const sl_buf *file, sl_buf *out, sl_sffr_frame fr[8], uint32_t *n)
 }
 
 /*
- * Read a framed file with memo frame by frame: its content hash, how many
- * chunks were reused and stored; -1 on error (message into err).
- */
-static int
-frames_read(const sl_buf *file, const sl_sffr_frame *fr, uint32_t n, const sl_lmemo *memo,
-			uint8_t hash[32], int *reused, int *stored, sl_err *err)
-{
-	sl_builder	b;
-	sl_lmemo	out;
-	sl_buf		val = {0};
-	sl_value	v;
-	int			rc;
-
-	memset(&b, 0, sizeof(b));
-	memset(&out, 0, sizeof(out));
-	*reused = *stored = 0;
-	rc = sl_slimefile_read_frames(file->data, file->len, NULL, &b, NULL, memo, &out, fr, n, err);
-	for (size_t i = 0; rc == 0 && i < out.n; i++)
-		*reused += out.e[i].known;
-	if (rc == 0)
-		rc = sl_lmemo_store_chunks(&b, &out, 3, NULL, count_put, stored, err) ||
-			sl_builder_encode(&b, NULL, NULL, &val, err) ||
-			sl_value_open_mem(&v, val.data, val.len, NULL, err) ? -1 : 0;
-	if (rc == 0)
-	{
-		memcpy(hash, v.hdr.hash, 32);
-		sl_value_close(&v);
-	}
-	sl_lmemo_free(&out);
-	sl_builder_free(&b);
-	sl_buf_free(&val);
-	return rc;
-}
-
-/*
  * A file kept in frames read frame by frame (a catch-up): the value a whole
  * read gives; a frame that is a record the memo knows is not decompressed
  * (its bytes damaged, the read gives the same value), the others are; a
@@ -575,17 +556,17 @@ test_lmemo_frames(void)
 	CHECK(n == 2);
 	CHECK(whole_hash(&framed, want) == 0);
 	/* no memo: every frame read, every chunk stored */
-	CHECK_OK(frames_read(&framed, fr, n, NULL, got, &reused, &stored, &err), &err);
+	CHECK_OK(value_read(&framed, fr, n, NULL, got, NULL, &reused, &stored, &err), &err);
 	CHECK(memcmp(got, want, 32) == 0 && reused == 0 && stored == 2);
 	/* the first read's memo: both reused, the second frame not even decompressed */
 	CHECK_OK(sl_lmemo_decode(m1.data, m1.len, &memo, &err), &err);
-	CHECK_OK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err), &err);
+	CHECK_OK(value_read(&framed, fr, n, &memo, got, NULL, &reused, &stored, &err), &err);
 	CHECK(memcmp(got, want, 32) == 0 && reused == 2 && stored == 0);
 	framed.data[16 + fr[0].clen + fr[1].clen / 2] ^= 0x5A;
-	CHECK_OK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err), &err);
+	CHECK_OK(value_read(&framed, fr, n, &memo, got, NULL, &reused, &stored, &err), &err);
 	CHECK(memcmp(got, want, 32) == 0 && reused == 2);
 	/* ... which a read of the whole block finds (an error, or another value: these frames have no checksum) */
-	CHECK(frames_read(&framed, fr, n, NULL, got, &reused, &stored, &err) != 0 || memcmp(got, want, 32) != 0);
+	CHECK(value_read(&framed, fr, n, NULL, got, NULL, &reused, &stored, &err) != 0 || memcmp(got, want, 32) != 0);
 	framed.data[16 + fr[0].clen + fr[1].clen / 2] ^= 0x5A;
 	/* the first chunk changed (a light byte): its frame read and stored, the second taken unread */
 	for (light = 0; light < f.chunks.len && f.chunks.data[light] != 0x11; light++)
@@ -595,21 +576,21 @@ test_lmemo_frames(void)
 	reread(&f, &file, NULL, &m2, &reused, &stored);
 	framed_file(&file, &framed, fr, &n);
 	CHECK(whole_hash(&framed, want) == 0);
-	CHECK_OK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err), &err);
+	CHECK_OK(value_read(&framed, fr, n, &memo, got, NULL, &reused, &stored, &err), &err);
 	CHECK(memcmp(got, want, 32) == 0 && reused == 1 && stored == 1);
 	/* a frame whose key no record of the memo has: decompressed and read */
 	fr[1].key[0] ^= 1;
-	CHECK_OK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err), &err);
+	CHECK_OK(value_read(&framed, fr, n, &memo, got, NULL, &reused, &stored, &err), &err);
 	CHECK(memcmp(got, want, 32) == 0 && reused == 1 && stored == 1);
 	fr[1].key[0] ^= 1;
 	/* a frame table that is not the block's: refused */
 	fr[1].rlen += 1;
-	CHECK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT);
+	CHECK(value_read(&framed, fr, n, &memo, got, NULL, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT);
 	fr[1].rlen -= 1;
 	fr[0].clen -= 1;
-	CHECK(frames_read(&framed, fr, n, &memo, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT);
+	CHECK(value_read(&framed, fr, n, &memo, got, NULL, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT);
 	fr[0].clen += 1;
-	CHECK(frames_read(&framed, fr, 1, &memo, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT);
+	CHECK(value_read(&framed, fr, 1, &memo, got, NULL, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT);
 	/* a count of one chunk where the frames hold two records: the second is bytes after the last chunk */
 	{
 		sl_buf		one = {0};
@@ -625,10 +606,10 @@ test_lmemo_frames(void)
 		fr1[0].clen = (uint32_t) (one.len - 16);
 		sl_buf_put(&one, framed.data + 16 + fr[0].clen, framed.len - 16 - fr[0].clen, &err);
 		sl_put_u32be(one.data + 8, fr1[0].clen + fr[1].clen);
-		CHECK(frames_read(&one, fr1, 2, &memo, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT &&
+		CHECK(value_read(&one, fr1, 2, &memo, got, NULL, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT &&
 			  strstr(err.msg, "after the last of 1 chunks") != NULL);
 		/* the same with every frame decompressed (no memo): the second record is left in them */
-		CHECK(frames_read(&one, fr1, 2, NULL, got, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT &&
+		CHECK(value_read(&one, fr1, 2, NULL, got, NULL, &reused, &stored, &err) != 0 && err.code == SL_ERR_FORMAT &&
 			  strstr(err.msg, "after the last of 1 chunks") != NULL);
 		sl_free(raw0);
 		sl_buf_free(&one);
