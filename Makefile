@@ -77,6 +77,9 @@ build/bench_bcodec: build/libslimecore.a test/bench/bench_bcodec.c test/corpus/c
 build/bench_granularity: build/libslimecore.a test/bench/bench_granularity.c test/corpus/corpus_util.h
 	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_granularity.c build/libslimecore.a $(LIBS_CORE) -o $@
 
+build/bench_frame_levels: build/libslimecore.a test/bench/bench_frame_levels.c test/corpus/corpus_util.h
+	$(CORE_CC) $(CORE_CFLAGS) $(CORE_EXTRA) -Isrc/core -Itest/corpus test/bench/bench_frame_levels.c build/libslimecore.a $(LIBS_CORE) -o $@
+
 # the benchmarks' libpq client (test/bench/bench_sql.sh, bench_store.sh, bench_save.sh)
 build/bench_client: test/bench/bench_client.c
 	@mkdir -p build
