@@ -15,6 +15,13 @@ name_hash(const char *s, size_t len)
 	return h ? h : 1;
 }
 
+/* Whether entry e is named name (len bytes; NULL when len is 0, as an empty buffer gives). */
+static int
+same_name(const sl_count_entry *e, uint64_t h, const char *name, size_t len)
+{
+	return e->hash == h && e->len == len && (len == 0 || memcmp(e->name, name, len) == 0);
+}
+
 /* Double the slot array and re-insert every entry. */
 static int
 grow(sl_counts *m, sl_err *err)
@@ -56,7 +63,7 @@ sl_counts_add(sl_counts *m, const char *name, size_t len, uint64_t count, sl_err
 	{
 		sl_count_entry *e = &m->slots[j];
 
-		if (e->hash == h && e->len == len && memcmp(e->name, name, len) == 0)
+		if (same_name(e, h, name, len))
 		{
 			e->count += count;
 			return 0;
@@ -65,7 +72,8 @@ sl_counts_add(sl_counts *m, const char *name, size_t len, uint64_t count, sl_err
 	m->slots[j].name = sl_arena_alloc(&m->names, len ? len : 1, err);
 	if (m->slots[j].name == NULL)
 		return -1;
-	memcpy(m->slots[j].name, name, len);
+	if (len)
+		memcpy(m->slots[j].name, name, len);
 	m->slots[j].hash = h;
 	m->slots[j].len = (uint32_t) len;
 	m->slots[j].count = count;
@@ -85,7 +93,7 @@ find(const sl_counts *m, const char *name, size_t len)
 	{
 		sl_count_entry *e = &m->slots[j];
 
-		if (e->hash == h && e->len == len && memcmp(e->name, name, len) == 0)
+		if (same_name(e, h, name, len))
 			return e;
 	}
 	return NULL;

@@ -204,7 +204,7 @@ main(int argc, char **argv)
 	}
 	/* the same bytes as one frame, the shape of the bytea row's chunk block */
 	all = xmalloc(raw);
-	for (int i = 0, off = 0; i < n; off += (int) fs[i].rlen, i++)
+	for (size_t i = 0, off = 0; i < (size_t) n; off += fs[i].rlen, i++)
 		memcpy(all + off, fs[i].raw, fs[i].rlen);
 	one = xmalloc(ZSTD_compressBound(raw));
 	onelen = ZSTD_compressCCtx(cc, one, ZSTD_compressBound(raw), all, raw, 3);

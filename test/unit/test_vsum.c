@@ -268,6 +268,20 @@ test_vsum_bytes(void)
 	CHECK_OK(vs_decode(&again, &s, &err), &err);
 	CHECK(s.c[SL_SUM_BLOCKS].used == 2);
 	sl_vsum_free(&s);
+	/* an empty name (a palette's empty Name counts too) decodes, counts and encodes again */
+	{
+		static const char *const empty[] = {"", "minecraft:air"};
+		static const uint64_t c2[] = {7, 1};
+		static const int s2[] = {0, 0};
+
+		vs_raw(&raw, 2, empty, c2, s2);
+		CHECK_OK(vs_decode(&raw, &s, &err), &err);
+		CHECK(sl_counts_get(&s.c[SL_SUM_BLOCKS], "", 0) == 7);
+		again.len = 0;
+		CHECK_OK(sl_vsum_encode(&s, &again, &err), &err);
+		CHECK(again.len == raw.len && memcmp(again.data, raw.data, raw.len) == 0);
+		sl_vsum_free(&s);
+	}
 	/* refused: out of order, a repeat, a shared part shorter than it can be, a count of 0 */
 	{
 		static const char *const swapped[] = {"minecraft:stone", "minecraft:air"};
