@@ -10,8 +10,10 @@
 #                                    SECONDS per target, building on build/fuzz-corpus/<t>/
 #
 # Targets run FUZZ_JOBS at a time (default 2). The ci and fuzz modes write
-# crashes, timeouts and OOMs to build/fuzz-artifacts/<t>/ (with FUZZ_SAVE=1 also
-# copied into test/fuzz/regress/<t>/ so that `make fuzz-regress` replays them).
+# crashes, timeouts and OOMs to a directory of their own run under
+# build/fuzz-artifacts/<t>/ (what an earlier run found does not fail a later
+# one; with FUZZ_SAVE=1 they are also copied into test/fuzz/regress/<t>/ so
+# that `make fuzz-regress` replays them).
 # Logs: build/fuzz-logs/<t>.log. Exit status non-zero when any target failed.
 # The ci mode is the one CI runs: the same inputs on every machine and every
 # run, so it fails only when the code changed (a campaign's random draw does not
@@ -67,42 +69,44 @@ run_one() {
 	local t=$1 bin=build/fuzz/fuzz_$1 log=build/fuzz-logs/$1.log rc=0
 	local seeds=build/fuzz-seeds/$t regress=test/fuzz/regress/$t
 	[ -x "$bin" ] || { echo "fuzz: $bin not built (make fuzz-build)" >&2; return 1; }
-	mkdir -p "$seeds" "$regress"
+	mkdir -p "$seeds" "$regress" "build/fuzz-artifacts/$t"
+	# this run's findings, apart from earlier runs'
+	local art
+	art=$(mktemp -d "build/fuzz-artifacts/$t/$mode.XXXXXX")
 	if [ "$mode" = regress ]; then
-		mkdir -p "build/fuzz-artifacts/$t"
 		"$bin" -runs=0 -rss_limit_mb="$rss" -timeout=60 -print_final_stats=1 \
-			-artifact_prefix="build/fuzz-artifacts/$t/regress-" \
+			-artifact_prefix="$art/" \
 			"$regress" "$seeds" >"$log" 2>&1 || rc=$?
 	elif [ "$mode" = ci ]; then
 		local scratch
 		scratch=$(mktemp -d)
-		mkdir -p "build/fuzz-artifacts/$t"
 		# the same inputs every run: a fixed seed, no corpus reloads (timed),
 		# and no address randomisation (compared pointers feed the mutator);
 		# the timeout is wall-clock and CI runs this niced beside a busy lane,
 		# where a 2 s input once took over 30 s: it is there to catch a hang
 		$norandom "$bin" -seed="${FUZZ_SEED:-1}" -reload=0 -runs="$(ci_runs "$t" "$seconds")" -max_len="$(max_len "$t")" \
 			-rss_limit_mb="$rss" -timeout="${FUZZ_CI_TIMEOUT:-300}" -print_final_stats=1 \
-			-artifact_prefix="build/fuzz-artifacts/$t/" \
+			-artifact_prefix="$art/" \
 			"$scratch" "$seeds" "$regress" >"$log" 2>&1 || rc=$?
 		rm -rf "$scratch"
 	else
 		# the campaign goes on past a finding (one child process at a time:
 		# -fork=1), so one early crash or timeout does not end a long run;
 		# its wall-clock timeout is long because it runs beside other work
-		mkdir -p "build/fuzz-corpus/$t" "build/fuzz-artifacts/$t"
+		mkdir -p "build/fuzz-corpus/$t"
 		"$bin" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
 			-max_total_time="$seconds" -max_len="$(max_len "$t")" \
 			-rss_limit_mb="$rss" -timeout="${FUZZ_TIMEOUT:-120}" -print_final_stats=1 \
-			-artifact_prefix="build/fuzz-artifacts/$t/" \
+			-artifact_prefix="$art/" \
 			"build/fuzz-corpus/$t" "$seeds" "$regress" >"$log" 2>&1 || rc=$?
 		# a finding that was ignored to go on still fails the run
-		if compgen -G "build/fuzz-artifacts/$t/crash-*" >/dev/null ||
-			compgen -G "build/fuzz-artifacts/$t/timeout-*" >/dev/null ||
-			compgen -G "build/fuzz-artifacts/$t/oom-*" >/dev/null; then
+		if compgen -G "$art/crash-*" >/dev/null ||
+			compgen -G "$art/timeout-*" >/dev/null ||
+			compgen -G "$art/oom-*" >/dev/null; then
 			[ "$rc" = 0 ] && rc=1
 		fi
 	fi
+	rmdir "$art" 2>/dev/null || true
 	local runs
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	# fork mode reports its executions on its progress lines ("#N: cov: ...")
@@ -115,8 +119,7 @@ run_one() {
 	grep -E 'ERROR: |runtime error|FUZZ INVARIANT|SUMMARY|Test unit written|Running:|^ *#[0-9]+ ' "$log" | head -n 60
 	if [ "$mode" != regress ] && [ "${FUZZ_SAVE:-0}" = 1 ]; then
 		local a
-		for a in "build/fuzz-artifacts/$t"/crash-* "build/fuzz-artifacts/$t"/timeout-* \
-			"build/fuzz-artifacts/$t"/oom-* "build/fuzz-artifacts/$t"/leak-*; do
+		for a in "$art"/crash-* "$art"/timeout-* "$art"/oom-* "$art"/leak-*; do
 			[ -f "$a" ] || continue
 			cp -n "$a" "$regress/" && echo "  saved $regress/$(basename "$a")"
 		done
