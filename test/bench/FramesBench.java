@@ -38,8 +38,8 @@ import javax.sql.DataSource;
  * world is saved first, untimed. Then, one connection each: versions 1-24
  * of every island, saved by the bytea table and the loader in turn, each
  * version's saves followed by two loads of every island by each, at least
- * 32 a round (the hub's one world loaded 32
- * times: 10 loads a run were too few to tell its runs apart), the two
+ * 32 a round (the hub's one world loaded 32 times: 10 loads a run were
+ * too few to tell its runs apart), the two
  * tables' loads in 4 alternating slices (saves/s, loads/s, WAL bytes a save from
  * pg_current_wal_insert_lsn, backend CPU ms an operation from
  * /proc/<pid>/schedstat); then versions 25-49 saved by 4 connections at
@@ -115,14 +115,6 @@ public final class FramesBench {
                 + "OR c.relname IN ('" + loader + "', '" + loader + "_worlds', '" + loader + "_frames'))");
     }
 
-    // The backend of this thread's connection of ds.
-    private static int backendPid(DataSource ds) throws Exception {
-        try (Connection c = ds.getConnection(); ResultSet r = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
-            r.next();
-            return r.getInt(1);
-        }
-    }
-
     private static long byteaBytes(String table) throws Exception {
         return scalarLong("SELECT pg_total_relation_size('" + table + "')");
     }
@@ -194,7 +186,7 @@ public final class FramesBench {
                             List<List<byte[]>> versions, int oneClientTo) throws Exception {
         int n = versions.size();
         int last = versions.get(0).size();
-        int slimePid = backendPid(ds), byteaPid = backendPid(bds);
+        int slimePid = LoaderBench.backendPidOf(ds), byteaPid = LoaderBench.backendPidOf(bds);
         Db.execute("CREATE TABLE " + byteaTable + " (name text PRIMARY KEY, world bytea NOT NULL)");
         PostgresSlimeLoader slime = new PostgresSlimeLoader(ds, loaderTable, 10);
         if (DEFER)

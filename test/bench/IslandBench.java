@@ -125,10 +125,7 @@ public final class IslandBench {
 
     public static void main(String[] args) throws Exception {
         DataSource ds = Db.pooled();
-        try (Connection c = ds.getConnection(); ResultSet r = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
-            r.next();
-            LoaderBench.backendPid = r.getInt(1);
-        }
+        LoaderBench.backendPid = LoaderBench.backendPidOf(ds);
         List<List<byte[]>> islands = new ArrayList<>();
         long bytes = 0;
         for (int i = 0; i < REGIONS.length; i++) {

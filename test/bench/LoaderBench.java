@@ -81,6 +81,14 @@ public final class LoaderBench {
     // The backend that serves this thread's pooled connection (IslandBench uses these too).
     static int backendPid;
 
+    // The backend of this thread's connection of ds (a pool keeps it: the one its operations run on).
+    static int backendPidOf(DataSource ds) throws Exception {
+        try (Connection c = ds.getConnection(); ResultSet r = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
+            r.next();
+            return r.getInt(1);
+        }
+    }
+
     // CPU seconds the backend has run so far: /proc/<pid>/schedstat counts nanoseconds; stat (10-ms ticks) where it is missing.
     static double backendCpu() throws Exception {
         Path sched = Path.of("/proc/" + backendPid + "/schedstat");
@@ -142,10 +150,7 @@ public final class LoaderBench {
         System.out.println("loader benchmark: " + REGION + " (1.21.1), " + ROUNDS
                 + " rounds, saves each with one new chunk, retention " + PostgresSlimeLoader.DEFAULT_RETENTION
                 + ", binary protocol, one connection");
-        try (Connection c = ds.getConnection(); ResultSet r = c.createStatement().executeQuery("SELECT pg_backend_pid()")) {
-            r.next();
-            backendPid = r.getInt(1);
-        }
+        backendPid = backendPidOf(ds);
         System.out.printf("%-22s %7s %9s %9s %7s %10s %10s%n", "", "file B", "bytea/s", "slime/s", "ratio",
                 "bytea CPU", "slime CPU");
         bench("island 25 chunks", island(region, 5), 30, 5000, slime, bytea);

@@ -1,15 +1,15 @@
 /*
  * bench_frame_levels.c - what the bytes of a load and their checks cost
  * (issue #34, test/bench/bench_frame_levels.sh). Reads a loader world's
- * frames (the zstd frames a load concatenates, one a line in hex) on stdin
- * and prints, as markdown rows:
+ * frames (the zstd frames a load concatenates, one a line in bytea's text
+ * form, \x and hex digits) on stdin and prints, as markdown rows:
  *   - the frames' bytes compressed again frame by frame at zstd levels 3
  *     to 19 beside the bytea row's file (argv[2] bytes), with zstd's speed
  *     at each level (what a save, or a catch-up in the background, would
  *     spend on the chunks it writes), and the raw bytes as one frame;
  *   - the XXH64 a load checks every frame with (and XXH3-64 for
  *     comparison), timed over all the frames' bytes.
- * Usage: bench_frame_levels LABEL BYTEA_FILE_BYTES < frames.hex
+ * Usage: bench_frame_levels LABEL BYTEA_FILE_BYTES < frames.txt
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +19,7 @@
 #include <zstd.h>
 
 #include "corpus_util.h"
+#include "sl_text.h"
 
 typedef struct frame
 {
@@ -28,53 +29,28 @@ typedef struct frame
 	size_t		rlen;
 } frame;
 
-/* The value of hex digit c, or -1. */
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Read one hex line of stdin into a frame; 0 at the end of input. */
+/*
+ * Read one line of stdin, a frame in bytea's text form (\x and hex digits,
+ * sl_text_decode), into f; 0 at the end of input.
+ */
 static int
 read_frame(frame *f)
 {
-	size_t		cap = 1 << 16;
-	size_t		n = 0;
-	int			c;
-	int			hi = -1;
+	static char *line;
+	static size_t cap;
+	ssize_t		n = getline(&line, &cap, stdin);
+	sl_err		err;
 
-	f->z = xmalloc(cap);
-	while ((c = getchar()) != EOF && c != '\n')
+	if (n < 0)
 	{
-		int			v = hexval(c);
-
-		if (v < 0)
-			die("not a hex digit: %c", c);
-		if (hi < 0)
-		{
-			hi = v;
-			continue;
-		}
-		if (n == cap)
-			f->z = xrealloc(f->z, cap *= 2);
-		f->z[n++] = (uint8_t) (hi << 4 | v);
-		hi = -1;
+		free(line);
+		line = NULL;
+		return 0;
 	}
-	if (hi >= 0)
-		die("an odd number of hex digits");
-	f->zlen = n;
-	if (n == 0)
-	{
-		free(f->z);
-		return c != EOF;
-	}
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		n--;
+	if (sl_text_decode(line, (size_t) n, &f->z, &f->zlen, &err))
+		die("a frame line: %s", err.msg);
 	return 1;
 }
 
@@ -171,7 +147,7 @@ main(int argc, char **argv)
 	double		s;
 
 	if (argc != 3)
-		die("usage: bench_frame_levels LABEL BYTEA_FILE_BYTES < frames.hex");
+		die("usage: bench_frame_levels LABEL BYTEA_FILE_BYTES < frames.txt");
 	blob = strtoull(argv[2], NULL, 10);
 	for (;;)
 	{
@@ -180,7 +156,10 @@ main(int argc, char **argv)
 		if (!read_frame(&f))
 			break;
 		if (f.zlen == 0)
+		{
+			sl_free(f.z);
 			continue;
+		}
 		decompress(&f);
 		if (n == cap)
 			fs = xrealloc(fs, sizeof(frame) * (cap = cap ? cap * 2 : 64));
@@ -216,7 +195,7 @@ main(int argc, char **argv)
 	printf("| XXH3-64 (for comparison) | %.1f |\n", hash_us(fs, n, 1));
 	for (int i = 0; i < n; i++)
 	{
-		free(fs[i].z);
+		sl_free(fs[i].z);
 		free(fs[i].raw);
 	}
 	free(fs);

@@ -34,7 +34,7 @@ token=$(slime_psql -X -Atc "SELECT token FROM isl_worlds")
 for k in 1 2 3 4 5; do
     slime_psql -X -q -c "SELECT slime_loader_save('isl', 'w', $token, (SELECT f FROM files WHERE k = $k), 10)" >/dev/null
 done
-slime_psql -X -Atc "SELECT encode(frame, 'hex') FROM isl_frames WHERE world = 'w'" |
+slime_psql -X -Atc "SELECT frame FROM isl_frames WHERE world = 'w'" |
     ./build/bench_frame_levels "the island (island_versions.sql, version 5)" \
         "$(slime_psql -X -Atc "SELECT octet_length(f) FROM files WHERE k = 5")"
 echo
@@ -43,7 +43,7 @@ SELECT slime_loader_create('hubl');
 SELECT slime_lease_acquire('hubl', 'hub', 'bench', '1 day');
 SELECT slime_loader_save('hubl', 'hub', (SELECT token FROM hubl_worlds WHERE world = 'hub'), pg_read_binary_file(:'hub'));
 SQL
-slime_psql -X -Atc "SELECT encode(frame, 'hex') FROM hubl_frames WHERE world = 'hub'" |
+slime_psql -X -Atc "SELECT frame FROM hubl_frames WHERE world = 'hub'" |
     ./build/bench_frame_levels "slime/crawlspace/hub.slime (the file ASP wrote)" \
         "$(slime_psql -X -Atc "SELECT octet_length(pg_read_binary_file('$corpus/slime/crawlspace/hub.slime'))")"
 echo

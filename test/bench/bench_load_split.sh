@@ -6,8 +6,7 @@
 # LoadSplit.java: pgJDBC, binary protocol, what a game server runs; each
 # statement on a connection of its own, as a network runs either the
 # loader or the bytea table) times the loader's load and the bytea row's
-# select, then
-# statements doing part of their work: the same without sending the file
+# select, then statements doing part of their work: the same without sending the file
 # (octet_length), the world's frame rows read and copied by plain SQL, the
 # world's row alone, and SELECT 1 (a call's floor). The differences split a
 # load: sending the file, the loader's function against the bytea row's
